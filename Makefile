@@ -1,0 +1,40 @@
+# The two commands a new user needs: `make lab` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.threadlab-installed
+ARGS ?=
+
+.PHONY: lab test lint bench browser-deps js-deps data clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## Open JupyterLab on the notebooks (bundled data in data/). Headless: make lab ARGS=--no-browser
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ARGS)
+
+## The whole test suite: ruff, pytest (converters, loaders, widgets in a real browser), notebooks under nbval
+test: $(STAMP) browser-deps js-deps
+	$(VENV)/bin/ruff check threadlab tests benchmarks data
+	$(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check threadlab tests benchmarks data
+
+## Debian's Chromium for the browser tests (never a downloaded browser)
+browser-deps:
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
+
+## The npm `ai` package the stream tests drive (committed lockfile)
+js-deps:
+	@if [ -f tests/js/package-lock.json ]; then cd tests/js && npm ci --silent --no-audit --no-fund; fi
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,3 @@
+from threadlab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""The ``threadlab`` command: validate, summarise and convert thread files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from threadlab.core.problems import ThreadError
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from threadlab.load import expand_sources
+    from threadlab.reading import read_all
+
+    bad = 0
+    checked = 0
+    for item in expand_sources(args.paths):
+        try:
+            threads = read_all(item, args.format, strict=False)
+        except ThreadError as exc:
+            bad += len(exc.problems)
+            for problem in exc.problems:
+                print(f"✗ {problem}")
+            continue
+        for thread in threads:
+            checked += 1
+            if thread.problems:
+                bad += len(thread.problems)
+                print(f"✗ {item} — thread {thread.thread_id}: {len(thread.problems)} problem(s)")
+                for problem in thread.problems:
+                    print(f"    [{problem.rule}] {problem.message}" + (f" (sequence {problem.sequence})" if problem.sequence is not None else "") + (f" (line {problem.line})" if problem.line is not None else ""))
+            elif not args.quiet:
+                print(f"✓ {item} — thread {thread.thread_id}: {len(thread.actions)} actions, valid")
+    print(f"{checked} thread(s) checked, {bad} problem(s)")
+    return 1 if bad else 0
+
+
+def _cmd_summary(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from threadlab.load import load
+
+    frames = load(args.paths, format=args.format, progress=False)
+    columns = ["thread_id", "format", "title", "n_agents", "n_actions", "n_tool_calls", "n_tool_errors", "n_pending", "total_tokens", "cost_usd", "n_problems"]
+    with pd.option_context("display.max_rows", 500, "display.width", 200, "display.max_colwidth", 40):
+        print(frames.threads[columns].to_string(index=False))
+    if len(frames.problems):
+        print(f"\n{len(frames.problems)} problem(s):")
+        for row in frames.problems.itertuples():
+            where = ", ".join(str(x) for x in (row.source, row.thread_id) if x is not None and not pd.isna(x))
+            print(f"  {where}: [{row.rule}] {row.message}")
+    return 0
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from threadlab.formats import get_format
+    from threadlab.reading import read_all
+
+    threads = read_all(args.input, args.format, strict=not args.lenient)
+    writer = get_format(args.to)
+    out = Path(args.output) if args.output else None
+    if len(threads) > 1 and (out is None or not out.suffix or out.is_dir()):
+        folder = out or Path(".")
+        folder.mkdir(parents=True, exist_ok=True)
+        for thread in threads:
+            target = folder / f"{thread.thread_id}{writer.SUFFIX}"
+            target.write_bytes(writer.from_thread(thread))
+            print(f"wrote {target}", file=sys.stderr)
+        return 0
+    if len(threads) != 1:
+        raise SystemExit(f"{args.input} holds {len(threads)} threads; give -o a folder")
+    data = writer.from_thread(threads[0])
+    if out is None:
+        sys.stdout.buffer.write(data)
+    else:
+        out.write_bytes(data)
+        print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="threadlab", description="Validate, summarise and convert multi-agent conversation threads.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("validate", help="check files against the ThreadProtocol rules (exit 1 if any is broken)")
+    v.add_argument("paths", nargs="+")
+    v.add_argument("--format", default="auto")
+    v.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    v.set_defaults(func=_cmd_validate)
+    s = sub.add_parser("summary", help="print the threads table of files, folders or globs")
+    s.add_argument("paths", nargs="+")
+    s.add_argument("--format", default="auto")
+    s.set_defaults(func=_cmd_summary)
+    c = sub.add_parser("convert", help="convert a file to canonical ThreadProtocol JSON (or --to another format)")
+    c.add_argument("input")
+    c.add_argument("-o", "--output", help="file (or folder, for several threads); stdout when omitted")
+    c.add_argument("--to", default="threadprotocol", help="output format (threadprotocol, pydantic-ai, vercel-ai-stream, ...)")
+    c.add_argument("--format", default="auto", help="input format (auto-detected by default)")
+    c.add_argument("--lenient", action="store_true", help="convert even when rules are broken")
+    c.set_defaults(func=_cmd_convert)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ThreadError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"threadlab: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""ThreadBuilder: how every converter assembles a Thread.
+
+It numbers actions 1, 2, 3 ..., registers agents once, fills missing timestamps monotonically
+(and says so in the thread's metadata), and collects problems found while converting, so each
+format module only has to say what happened, in order."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from threadlab.core.model import AgentConfig, BaseAction, Thread, action_class
+from threadlab.core.problems import Problem
+from threadlab.core.timefmt import parse_timestamp
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_TICK = timedelta(microseconds=1)
+
+
+def slug(name: str) -> str:
+    text = "".join(c.lower() if c.isalnum() else "_" for c in name).strip("_")
+    return text or "agent"
+
+
+class ThreadBuilder:
+    def __init__(
+        self,
+        thread_id: str | None = None,
+        *,
+        title: str = "",
+        metadata: dict[str, Any] | None = None,
+        parent_thread_id: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.thread_id = thread_id or str(uuid.uuid4())
+        self.title = title
+        self.metadata: dict[str, Any] = dict(metadata or {})
+        self.parent_thread_id = parent_thread_id
+        self.source = source
+        self.agents: dict[str, AgentConfig] = {}
+        self.actions: list[BaseAction] = []
+        self.problems: list[Problem] = []
+        self._by_name: dict[str, str] = {}
+        self._last_time: datetime | None = None
+        self._synthetic = 0
+
+    # --- agents ---------------------------------------------------------------------------
+    def agent(
+        self,
+        name: str,
+        *,
+        agent_id: str | None = None,
+        identifier: str | None = None,
+        created_at: Any = None,
+        config_ref: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> str:
+        """Register an agent (once; later calls with the same id or name return it) and return
+        its agent_id. Metadata given later is merged in."""
+        key = agent_id or self._by_name.get(name) or slug(name)
+        existing = self.agents.get(key)
+        if existing is not None:
+            if metadata:
+                existing.metadata = {**(existing.metadata or {}), **metadata}
+            return key
+        self.agents[key] = AgentConfig(
+            agent_id=key,
+            agent_identifier=identifier or slug(name),
+            agent_name=name,
+            created_at=parse_timestamp(created_at) if created_at is not None else self._last_time or EPOCH,
+            config_ref=config_ref,
+            metadata=metadata or None,
+        )
+        self._by_name.setdefault(name, key)
+        return key
+
+    def agent_id_for(self, name: str) -> str | None:
+        return self._by_name.get(name) or (name if name in self.agents else None)
+
+    # --- actions --------------------------------------------------------------------------
+    def add(self, action_type: str, /, *, timestamp: Any = None, **fields: Any) -> BaseAction:
+        """Append an action of ``action_type`` with the next sequence number."""
+        moment = self._time(timestamp)
+        cls = action_class(action_type)
+        fields = {k: v for k, v in fields.items() if v is not None or k in ("args", "content", "data")}
+        action = cls(action_type=action_type, timestamp=moment, sequence=len(self.actions) + 1, **fields)
+        self.actions.append(action)
+        return action
+
+    def _time(self, timestamp: Any) -> datetime:
+        if timestamp is None:
+            self._synthetic += 1
+            moment = (self._last_time or EPOCH) + _TICK
+        else:
+            moment = parse_timestamp(timestamp)
+        if self._last_time is None or moment > self._last_time:
+            self._last_time = moment
+        return moment
+
+    def problem(self, rule: str, message: str, *, sequence: int | None = None, line: int | None = None) -> None:
+        self.problems.append(Problem(rule, message, self.thread_id, sequence, self.source, line))
+
+    @property
+    def last_time(self) -> datetime | None:
+        return self._last_time
+
+    # --- result ---------------------------------------------------------------------------
+    def build(self) -> Thread:
+        metadata = dict(self.metadata)
+        if self._synthetic:
+            metadata["synthetic_timestamps"] = self._synthetic
+        times = [a.timestamp for a in self.actions]
+        thread = Thread(
+            thread_id=self.thread_id,
+            parent_thread_id=self.parent_thread_id,
+            created_at=min(times) if times else self._last_time or EPOCH,
+            updated_at=max(times) if times else self._last_time or EPOCH,
+            title=self.title,
+            metadata=metadata or None,
+            agents=self.agents,
+            actions=self.actions,
+        )
+        thread.problems = list(self.problems)
+        return thread

@@ -1,0 +1,164 @@
+"""Source: one input to read (a file, a folder, bytes, text or an in-memory object), parsed at
+most once and only as far as a format needs, with errors that name the source and the line."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from threadlab.core.problems import Problem, ThreadError
+
+_MISSING: Any = object()
+
+
+class Source:
+    def __init__(self, obj: Any, *, name: str | None = None) -> None:
+        self.path: Path | None = None
+        self._data: bytes | None = None
+        self._obj: Any = _MISSING
+        if isinstance(obj, Source):
+            self.path, self._data, self._obj, self.name = obj.path, obj._data, obj._obj, obj.name
+            return
+        if isinstance(obj, os.PathLike) or (isinstance(obj, str) and not _looks_like_text(obj)):
+            self.path = Path(obj)
+            self.name = name or str(obj)
+        elif isinstance(obj, bytes | bytearray | memoryview):
+            self._data = bytes(obj)
+            self.name = name or "<bytes>"
+        elif isinstance(obj, str):
+            self._data = obj.encode("utf-8")
+            self.name = name or "<text>"
+        elif hasattr(obj, "read"):
+            self._data = _read_stream(obj)
+            self.name = name or getattr(obj, "name", None) or "<stream>"
+        else:
+            self._obj = obj
+            self.name = name or f"<{type(obj).__name__}>"
+
+    # --- what kind of thing it is ---------------------------------------------------------
+    @property
+    def is_dir(self) -> bool:
+        return self.path is not None and self.path.is_dir()
+
+    @property
+    def is_object(self) -> bool:
+        """True when the source is an in-memory Python object (not bytes, not a file)."""
+        return self._obj is not _MISSING and self._data is None and self.path is None
+
+    @property
+    def suffix(self) -> str:
+        return self.path.suffix.lower() if self.path is not None else ""
+
+    # --- bytes and text -------------------------------------------------------------------
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            if self.path is None:
+                raise TypeError(f"{self.name} is an in-memory object, not bytes")
+            if self.path.is_dir():
+                raise self.error("format", "is a folder, not a file")
+            try:
+                self._data = self.path.read_bytes()
+            except FileNotFoundError:
+                raise self.error("io", "no such file") from None
+            except OSError as exc:
+                raise self.error("io", f"cannot be read: {exc.strerror or exc}") from None
+        return self._data
+
+    def head(self, size: int = 8192) -> bytes:
+        """The first bytes, for sniffing, without reading a whole large file."""
+        if self._data is not None:
+            return self._data[:size]
+        if self.path is None or self.path.is_dir():
+            return b""
+        try:
+            with self.path.open("rb") as fh:
+                return fh.read(size)
+        except OSError:
+            return b""
+
+    def text(self) -> str:
+        data = self.data
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise self.error("encoding", f"is not UTF-8 (bad byte at offset {exc.start}, line {_line_of(data, exc.start)})", line=_line_of(data, exc.start)) from None
+
+    def lines(self) -> Iterator[tuple[int, bytes]]:
+        """(line number, line bytes without the newline), streamed from disk for a file."""
+        if self._data is None and self.path is not None and not self.path.is_dir():
+            with self.path.open("rb") as fh:
+                for number, line in enumerate(fh, 1):
+                    yield number, line.rstrip(b"\r\n")
+            return
+        for number, line in enumerate(self.data.splitlines(), 1):
+            yield number, line
+
+    # --- JSON -----------------------------------------------------------------------------
+    def json(self) -> Any:
+        """The parsed JSON value (parsed once)."""
+        if self._obj is _MISSING:
+            self._obj = parse_json(self.data, self.name)
+        return self._obj
+
+    def try_json(self) -> Any:
+        """The parsed JSON value, or ``None`` when the source is not JSON."""
+        if self._obj is not _MISSING:
+            return self._obj
+        head = self.head(64).lstrip()
+        if head[:1] not in (b"{", b"["):
+            return None
+        try:
+            return self.json()
+        except ThreadError:
+            return None
+
+    @property
+    def obj(self) -> Any:
+        """The in-memory object or parsed JSON."""
+        return self.json()
+
+    def error(self, rule: str, message: str, *, line: int | None = None) -> ThreadError:
+        return ThreadError([Problem(rule, f"{self.name} {message}", source=self.name, line=line)])
+
+    def __repr__(self) -> str:
+        return f"Source({self.name!r})"
+
+
+def _looks_like_text(value: str) -> bool:
+    stripped = value.lstrip()
+    return stripped[:1] in ("{", "[") or stripped.startswith(("data:", ":")) or "\n" in value
+
+
+def _read_stream(stream: IO[Any]) -> bytes:
+    data = stream.read()
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def parse_json(data: bytes, name: str) -> Any:
+    """orjson.loads with an error that names the source, line and column."""
+    if not data.strip():
+        raise ThreadError([Problem("empty", f"{name} is empty", source=name)])
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as uexc:
+            line = _line_of(data, uexc.start)
+            raise ThreadError(
+                [Problem("encoding", f"{name} is not UTF-8 (bad byte at offset {uexc.start})", source=name, line=line)]
+            ) from None
+        truncated = exc.pos >= len(data.rstrip()) - 1
+        reason = "ends before the JSON does (truncated?)" if truncated else f"is not valid JSON: {exc.msg}"
+        raise ThreadError(
+            [Problem("json", f"{name} {reason} at line {exc.lineno} column {exc.colno}", source=name, line=exc.lineno)]
+        ) from None
