@@ -16,6 +16,7 @@ and takes the first that recognises the source.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from types import ModuleType
 
 from threadlab.core.problems import Problem, ThreadError
@@ -26,14 +27,21 @@ FORMAT_MODULES = ("threadprotocol", "pydantic_ai", "vercel_ai", "claude", "agenc
 
 
 def format_modules() -> list[ModuleType]:
-    modules = []
+    """Every registered format module (imports them all)."""
+    return list(_iter_format_modules())
+
+
+def _iter_format_modules() -> Iterator[ModuleType]:
+    """Format modules in registry order, each imported only when reached."""
     for name in FORMAT_MODULES:
         try:
-            modules.append(importlib.import_module(f"threadlab.formats.{name}"))
+            module = importlib.import_module(f"threadlab.formats.{name}")
         except ModuleNotFoundError as exc:
             if exc.name != f"threadlab.formats.{name}":
                 raise
-    return modules
+            continue
+        if all(hasattr(module, attr) for attr in ("NAME", "detect", "to_threads", "from_thread")):
+            yield module
 
 
 def _norm(name: str) -> str:
@@ -51,9 +59,14 @@ def get_format(name: str) -> ModuleType:
 
 
 def detect_format(source: Source) -> ModuleType:
-    for module in format_modules():
+    for module in _iter_format_modules():
         if module.detect(source):
             return module
+    if not source.is_dir and not source.is_object:
+        # say what is really wrong with a file no format recognised: empty, not JSON, not UTF-8
+        head = source.head(64).lstrip()
+        if not head or head[:1] in (b"{", b"["):
+            source.json()
     raise ThreadError(
         [Problem("format", f"{source.name} is in no format threadlab reads ({', '.join(m.NAME for m in format_modules())})", source=source.name)]
     )

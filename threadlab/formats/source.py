@@ -91,7 +91,11 @@ class Source:
     def lines(self) -> Iterator[tuple[int, bytes]]:
         """(line number, line bytes without the newline), streamed from disk for a file."""
         if self._data is None and self.path is not None and not self.path.is_dir():
-            with self.path.open("rb") as fh:
+            try:
+                fh = self.path.open("rb")
+            except OSError:
+                self.data  # noqa: B018 - raises the Source's own error (no such file, unreadable)
+            with fh:
                 for number, line in enumerate(fh, 1):
                     yield number, line.rstrip(b"\r\n")
             return
