@@ -1,0 +1,93 @@
+"""Token usage: agency-swarm's run usage onto the model responses that spent it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from threadlab.core.builder import ThreadBuilder
+from threadlab.core.model import BaseAction, Usage
+from threadlab.formats.agency_swarm.common import META
+
+
+@dataclass
+class Response:
+    """The items one model request produced (an agent's consecutive outputs)."""
+
+    top: bool  # the entry agent's own request, not a sub-agent's
+    run: int
+    actions: list[BaseAction] = field(default_factory=list)
+
+
+def usage_fields(raw: Mapping[str, Any]) -> dict[str, int]:
+    """ThreadProtocol usage from an agency-swarm / openai-agents usage dict."""
+    def num(*keys: str) -> int | None:
+        for key in keys:
+            node: Any = raw
+            for part in key.split("."):
+                node = node.get(part) if isinstance(node, Mapping) else None
+            if isinstance(node, int) and not isinstance(node, bool):
+                return node
+        return None
+
+    out = {
+        "input_tokens": num("input_tokens"),
+        "output_tokens": num("output_tokens"),
+        "total_tokens": num("total_tokens"),
+        "thinking_tokens": num("reasoning_tokens", "output_tokens_details.reasoning_tokens"),
+        "cache_read_tokens": num("cached_tokens", "input_tokens_details.cached_tokens"),
+        "cache_write_tokens": num("cache_write_tokens"),
+    }
+    if out["total_tokens"] is None and out["input_tokens"] is not None and out["output_tokens"] is not None:
+        out["total_tokens"] = out["input_tokens"] + out["output_tokens"]
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def apply_usage(builder: ThreadBuilder, responses: list[Response], usage: Mapping[str, Any] | None) -> None:
+    """Usage the items carry stays on their response. The run's usage (agency-swarm's
+    ``extract_usage_from_run_result``) lists the entry agent's requests first, then its
+    sub-agents' (seen in agency-swarm 1.11): its entries go on the last run's responses in that
+    order when the counts agree; the totals always go on the thread's metadata."""
+    for response in responses:
+        for action in response.actions:
+            raw = ((action.metadata or {}).get(META) or {}).get("usage")
+            if isinstance(raw, Mapping):
+                _put_usage(response.actions, usage_fields(raw))
+                break
+    if not isinstance(usage, Mapping):
+        return
+    stats = usage.get("usage_stats") if isinstance(usage.get("usage_stats"), Mapping) else usage
+    entries = usage.get("request_usage_entries")
+    builder.metadata["usage"] = usage_fields(stats)
+    if isinstance(stats.get("total_cost"), int | float):
+        builder.metadata["cost_usd"] = stats["total_cost"]
+    if isinstance(stats.get("request_count"), int):
+        builder.metadata["request_count"] = stats["request_count"]
+    if not isinstance(entries, list):
+        return
+    last_run = [r for r in responses if r.run == (responses[-1].run if responses else 0)]
+    ordered = [r for r in last_run if r.top] + [r for r in last_run if not r.top]
+    if len(entries) != len(ordered) or any(_has_usage(r.actions) for r in ordered):
+        builder.problem(
+            "usage",
+            f"the usage lists {len(entries)} model requests but the last run holds {len(ordered)} model responses; "
+            "usage kept on the thread's metadata only",
+        )
+        return
+    for response, entry in zip(ordered, entries, strict=True):
+        if isinstance(entry, Mapping):
+            _put_usage(response.actions, usage_fields(entry))
+
+
+def _has_usage(response: list[BaseAction]) -> bool:
+    return any(getattr(a, "usage", None) is not None for a in response)
+
+
+def _put_usage(response: list[BaseAction], fields: dict[str, int]) -> None:
+    """Usage goes once per response: on its assistant_message, else on its first action."""
+    target = next((a for a in response if a.action_type == "assistant_message"), response[0])
+    if target.action_type in ("assistant_message", "thinking"):
+        target.usage = Usage(**fields)  # type: ignore[attr-defined]
+    else:  # a response of tool calls only: usage rides on its first action, as elsewhere in threadlab
+        target.usage = fields
