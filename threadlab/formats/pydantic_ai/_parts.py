@@ -1,0 +1,192 @@
+"""pydantic-ai parts ↔ ThreadProtocol fields, one part at a time.
+
+Everything here works on the JSON form of pydantic-ai's own types (what
+``ModelMessagesTypeAdapter`` writes), normalised by pydantic-ai 2.x itself, so 1.x dumps
+(``retry-prompt``, missing fields) arrive already converted. For an exact round trip each action
+keeps, in ``metadata["pydantic_ai"]``, only what its canonical fields cannot rebuild: the part is
+rebuilt from the canonical fields, normalised by pydantic-ai, and the keys that still differ are
+stored (``rest``). New fields of a future pydantic-ai are therefore kept without code changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import pydantic
+from pydantic_ai import messages as pai
+
+from threadlab.core.model import MediaPart, TextPart, UnknownPart
+from threadlab.core.timefmt import format_timestamp
+
+KEY = "pydantic_ai"  # metadata key of everything pydantic-ai specific
+SYSTEM_PREFIX = "system.pydantic_ai."  # framework-only parts travel as system.pydantic_ai.<kind>
+
+# part kinds that become core actions; every other part kind becomes system.pydantic_ai.<kind>
+USER_KINDS = ("user-prompt", "retry-feedback")
+RETURN_KINDS = ("tool-return", "builtin-tool-return")
+CALL_KINDS = ("tool-call", "builtin-tool-call")
+MESSAGE_KINDS = ("text", "file")  # merged into one assistant_message per response
+HELD_KINDS = ("system-prompt",)  # kept on the agent (and the first action of their request)
+
+_URL_CATEGORY = {"image-url": "image", "audio-url": "audio", "video-url": "video", "document-url": "document"}
+_CATEGORY_URL = {v: k for k, v in _URL_CATEGORY.items()}
+
+
+@cache
+def request_part_adapter() -> pydantic.TypeAdapter[Any]:
+    return pydantic.TypeAdapter(pai.ModelRequestPart)
+
+
+@cache
+def response_part_adapter() -> pydantic.TypeAdapter[Any]:
+    return pydantic.TypeAdapter(pai.ModelResponsePart)
+
+
+def messages_to_json(messages: Any) -> list[dict[str, Any]]:
+    """Any history (ModelMessage objects, their JSON bytes/text, or parsed JSON, 1.x or 2.x) as
+    pydantic-ai 2.x JSON objects."""
+    adapter = pai.ModelMessagesTypeAdapter
+    if isinstance(messages, bytes | bytearray | str):
+        parsed = adapter.validate_json(messages)
+    elif isinstance(messages, list) and all(isinstance(m, pai.ModelRequest | pai.ModelResponse) for m in messages):
+        parsed = messages
+    else:
+        parsed = adapter.validate_python(messages)
+    return adapter.dump_python(parsed, mode="json")
+
+
+def normalise_part(side: str, part: Mapping[str, Any]) -> dict[str, Any]:
+    """A part dict as pydantic-ai writes it (defaults filled, legacy kinds converted)."""
+    adapter = request_part_adapter() if side == "request" else response_part_adapter()
+    return adapter.dump_python(adapter.validate_python(dict(part)), mode="json")
+
+
+@cache
+def envelope_defaults(side: str) -> dict[str, Any]:
+    message = pai.ModelRequest(parts=[]) if side == "request" else pai.ModelResponse(parts=[])
+    dumped = pai.ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
+    dumped.pop("parts")
+    dumped.pop("timestamp")
+    return dumped
+
+
+def envelope_of(message: Mapping[str, Any]) -> dict[str, Any]:
+    """The message's own fields (not its parts) that differ from pydantic-ai's defaults; ``kind``
+    and ``timestamp`` are always kept."""
+    defaults = envelope_defaults(message["kind"])
+    out = {"kind": message["kind"]}
+    for key, value in message.items():
+        if key in ("parts", "kind"):
+            continue
+        default = defaults.get(key)
+        if isinstance(value, dict) and isinstance(default, dict):  # usage: only what is not zero
+            value = {k: v for k, v in value.items() if k not in default or default[k] != v}
+            if value:
+                out[key] = value
+        elif key == "timestamp" or key not in defaults or default != value:
+            out[key] = value
+    return out
+
+
+REQUEST_PART_KINDS = ("user-prompt", "tool-return", "system-prompt", "retry-feedback")
+
+
+def rest_of(full: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> dict[str, Any]:
+    """The keys of ``full`` that the part rebuilt from canonical fields does not reproduce."""
+    normal = normalise_part("request" if rebuilt["part_kind"] in REQUEST_PART_KINDS else "response", rebuilt)
+    return {k: v for k, v in full.items() if k not in normal or normal[k] != v}
+
+
+# --- user content (RC2 media form) ------------------------------------------------------------
+
+
+def _media_extra(item: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, Any] | None:
+    extra = {k: v for k, v in item.items() if k not in known and v not in (None, False)}
+    return extra or None
+
+
+def media_from_pai(item: Mapping[str, Any]) -> MediaPart:
+    """ImageUrl/AudioUrl/VideoUrl/DocumentUrl/BinaryContent JSON → an RC2 media part."""
+    kind = item.get("kind")
+    media_type = item.get("media_type") or "application/octet-stream"
+    if kind == "binary":
+        category = media_category(media_type)
+        extra = _media_extra(item, ("kind", "data", "media_type", "identifier"))
+        return MediaPart(content_type="binary", media_type=media_type, media_category=category, data=item.get("data"),
+                         identifier=item.get("identifier"), metadata=extra)
+    extra = _media_extra(item, ("kind", "url", "media_type", "identifier"))
+    return MediaPart(content_type="url", media_type=media_type, media_category=_URL_CATEGORY[str(kind)],
+                     url=item.get("url"), identifier=item.get("identifier"), metadata=extra)
+
+
+def media_category(media_type: str) -> Any:
+    head = media_type.split("/", 1)[0]
+    return head if head in ("image", "audio", "video") else "document"
+
+
+def media_to_pai(part: Mapping[str, Any]) -> dict[str, Any]:
+    """An RC2 media part (or v1.0.0 image part) → pydantic-ai content JSON."""
+    if part.get("type") == "image":  # v1.0.0 image part
+        if part.get("image_url"):
+            return {"kind": "image-url", "url": part["image_url"], **({"media_type": part["media_type"]} if part.get("media_type") else {})}
+        return {"kind": "binary", "data": part.get("image_base64") or "", "media_type": part.get("media_type") or "image/png"}
+    out: dict[str, Any]
+    if part.get("content_type") == "binary":
+        out = {"kind": "binary", "data": part.get("data") or "", "media_type": part.get("media_type")}
+    else:
+        out = {"kind": _CATEGORY_URL.get(str(part.get("media_category")), "document-url"), "url": part.get("url") or "",
+               "media_type": part.get("media_type")}
+    if part.get("identifier"):
+        out["identifier"] = part["identifier"]
+    out.update(part.get("metadata") or {})
+    return out
+
+
+def user_content_from_pai(content: Any) -> Any:
+    """UserPromptPart content → MessageContent (text parts, RC2 media parts, unknown parts kept)."""
+    if isinstance(content, str):
+        return content
+    parts: list[Any] = []
+    for item in content:
+        if isinstance(item, str):
+            parts.append(TextPart(text=item))
+        elif isinstance(item, Mapping) and (item.get("kind") in _URL_CATEGORY or item.get("kind") == "binary"):
+            parts.append(media_from_pai(item))
+        else:  # text-content, structured-content, cache-point, uploaded-file, ...: kept as they are
+            parts.append(UnknownPart.model_validate({**item, "type": f"pydantic_ai.{item.get('kind')}"}))
+    return parts
+
+
+def user_content_to_pai(content: Any) -> Any:
+    if content is None or isinstance(content, str):
+        return content or ""
+    items: list[Any] = []
+    for part in content:
+        data = part if isinstance(part, Mapping) else part.model_dump(exclude_none=True)
+        kind = data.get("type")
+        if kind == "text":
+            items.append(data.get("text", ""))
+        elif isinstance(kind, str) and kind.startswith("pydantic_ai."):
+            items.append({k: v for k, v in data.items() if k != "type"})
+        elif "content_type" in data or kind == "image":
+            items.append(media_to_pai(data))
+        else:  # a part pydantic-ai has no type for: say what it was, as text
+            items.append(f"[{kind or 'part'}]")
+    return items
+
+
+# --- canonical action fields -> part dicts (the inverse, used for rest and for writing) ---------
+
+
+def stamp(value: Any) -> str | None:
+    return None if value is None else format_timestamp(value)
+
+
+def text_of(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    import orjson
+
+    return orjson.dumps(value).decode()
