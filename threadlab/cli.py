@@ -60,18 +60,19 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
     threads = read_all(args.input, args.format, strict=not args.lenient)
     writer = get_format(args.to)
+    options = {"agent": args.agent} if args.agent else {}
     out = Path(args.output) if args.output else None
     if len(threads) > 1 and (out is None or not out.suffix or out.is_dir()):
         folder = out or Path(".")
         folder.mkdir(parents=True, exist_ok=True)
         for thread in threads:
             target = folder / f"{thread.thread_id}{writer.SUFFIX}"
-            target.write_bytes(writer.from_thread(thread))
+            target.write_bytes(writer.from_thread(thread, **options))
             print(f"wrote {target}", file=sys.stderr)
         return 0
     if len(threads) != 1:
         raise SystemExit(f"{args.input} holds {len(threads)} threads; give -o a folder")
-    data = writer.from_thread(threads[0])
+    data = writer.from_thread(threads[0], **options)
     if out is None:
         sys.stdout.buffer.write(data)
     else:
@@ -98,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--to", default="threadprotocol", help="output format (threadprotocol, pydantic-ai, vercel-ai-stream, ...)")
     c.add_argument("--format", default="auto", help="input format (auto-detected by default)")
     c.add_argument("--lenient", action="store_true", help="convert even when rules are broken")
+    c.add_argument("--agent", help="for per-agent formats (pydantic-ai): whose history to write from a multi-agent thread")
     c.set_defaults(func=_cmd_convert)
     return parser
 

@@ -91,12 +91,12 @@ def _problem(name: str, error: Mapping[str, Any]) -> Problem:
     return Problem("schema", f"{name}: {where} is not a pydantic-ai ModelMessage ({path}: {error.get('msg')})", source=name)
 
 
-def from_thread(thread: Thread) -> bytes:
+def from_thread(thread: Thread, *, agent: str | None = None) -> bytes:
     """The thread as ``ModelMessagesTypeAdapter`` JSON (one agent's history; see
-    ``to_pydantic_ai``)."""
+    ``to_pydantic_ai``; ``agent`` picks it in a merged thread)."""
     from threadlab.formats.pydantic_ai.writing import to_json
 
-    return to_json(thread)
+    return to_json(thread, agent)
 
 
 __all__ = [

@@ -279,5 +279,5 @@ def _agent_id(thread: Thread, agent: str) -> str:
     raise ValueError(f"thread {thread.thread_id} has no agent {agent!r}; its agents: {known}")
 
 
-def to_json(thread: Thread) -> bytes:
-    return pai.ModelMessagesTypeAdapter.dump_json(to_pydantic_ai(thread), indent=2) + b"\n"
+def to_json(thread: Thread, agent: str | None = None) -> bytes:
+    return pai.ModelMessagesTypeAdapter.dump_json(to_pydantic_ai(thread, agent), indent=2) + b"\n"

@@ -1,0 +1,98 @@
+"""Ordering: the ``parentUuid`` chain of a transcript, and the merge of the main session with its
+subagents by time.
+
+Claude Code links every chain entry to its parent. The chain forks where tool results arrive in
+parallel (each result points at its own ``tool_use`` entry), so the order is a walk of a tree:
+a child never comes before its parent and, among entries that are ready, the earliest goes
+first. Entries without a ``uuid`` (queue operations, api-request records, cost-state ...) stay
+right after the chain entry they followed in the file. Timestamps are made monotonic (an
+attachment is sometimes stamped a millisecond before its parent); the original stays in the
+raw entry kept in the action's metadata."""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from datetime import datetime
+
+from threadlab.core.timefmt import parse_timestamp
+from threadlab.formats.claude.wire import Entry
+
+
+def _stamp(entry: Entry) -> datetime | None:
+    value = entry.raw.get("timestamp")
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_timestamp(value)
+    except ValueError:
+        return None
+
+
+def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """(entries in chain order, entries whose ``parentUuid`` names no entry of the file)."""
+    by_uuid: dict[str, Entry] = {}
+    followers: dict[str | None, list[Entry]] = defaultdict(list)
+    previous: str | None = None
+    for entry in entries:
+        uuid = entry.uuid
+        if uuid is None or uuid in by_uuid:
+            followers[previous].append(entry)
+        else:
+            by_uuid[uuid] = entry
+            previous = uuid
+    children: dict[str, list[Entry]] = defaultdict(list)
+    roots: list[Entry] = []
+    dangling: list[Entry] = []
+    for entry in by_uuid.values():
+        parent = entry.raw.get("parentUuid")
+        if isinstance(parent, str) and parent in by_uuid and parent != entry.uuid:
+            children[parent].append(entry)
+        else:
+            roots.append(entry)
+            if isinstance(parent, str):
+                dangling.append(entry)
+    key: dict[int, float] = {}
+
+    def push(heap: list[tuple[float, int, int]], entry: Entry, inherited: float) -> None:
+        stamp = _stamp(entry)
+        key[id(entry)] = stamp.timestamp() if stamp is not None else inherited
+        heapq.heappush(heap, (key[id(entry)], entry.line, id(entry)))
+
+    objects = {id(e): e for e in by_uuid.values()}
+    heap: list[tuple[float, int, int]] = []
+    for root in roots:
+        push(heap, root, float("-inf"))
+    ordered: list[Entry] = list(followers[None])
+    while heap:
+        _, _, ident = heapq.heappop(heap)
+        entry = objects.pop(ident)
+        ordered.append(entry)
+        ordered.extend(followers[entry.uuid])
+        for child in children[entry.uuid or ""]:
+            push(heap, child, key[ident])
+    for entry in objects.values():  # unreachable (a parentUuid cycle): kept, in file order
+        dangling.append(entry)
+        ordered.append(entry)
+        ordered.extend(followers[entry.uuid])
+    return ordered, dangling
+
+
+def assign_times(entries: list[Entry], floor: datetime | None = None) -> None:
+    """Give every entry a non-decreasing effective time (its own when it has one and it does not
+    go backwards; otherwise the previous entry's), never earlier than ``floor``."""
+    current = floor
+    if current is None:
+        current = next((s for s in map(_stamp, entries) if s is not None), None)
+    for entry in entries:
+        stamp = _stamp(entry)
+        if stamp is not None and (current is None or stamp > current):
+            current = stamp
+        entry.time = current
+
+
+def merge_by_time(streams: list[list[Entry]]) -> list[Entry]:
+    """The streams (each already in order, with effective times) interleaved by time; on a tie
+    the earlier stream (the main session first) goes first."""
+    keyed = [[(e.time.timestamp() if e.time else 0.0, index, pos, e) for pos, e in enumerate(stream)] for index, stream in enumerate(streams)]
+    return [item[3] for item in heapq.merge(*keyed, key=lambda t: (t[0], t[1], t[2]))]

@@ -1,0 +1,72 @@
+"""What a session says about itself (not about any one action): where it ran, what it cost, its
+title — gathered while converting and written to the thread's metadata.
+
+``metadata.total_cost_usd`` / ``metadata.model_usage`` come from the last result message
+(stream-json, SDK) or the last ``cost-state`` entry (transcripts); both are cumulative for the
+session and include subagents. ``metadata.usage`` sums the result messages' ``usage``, which
+cover the main chain only."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from threadlab.formats.claude.usage import add_usage
+
+# envelope keys every transcript line repeats: kept once on the thread, not per action
+SESSION_KEYS = ("sessionId", "session_id", "cwd", "version", "gitBranch", "entrypoint", "userType")
+_TITLE_TYPES = ("custom-title", "ai-title", "summary")
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    fields: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    cost_state: dict[str, Any] | None = None
+    titles: dict[str, str] = field(default_factory=dict)
+    first_prompt: str | None = None
+
+    def saw(self, kind: str, raw: Mapping[str, Any]) -> None:
+        """Count an entry and keep the session fields it repeats (the first value of each)."""
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        for key in SESSION_KEYS:
+            if key in raw and key not in self.fields:
+                self.fields[key] = raw[key]
+        if kind == "cost-state":
+            self.cost_state = without_envelope(raw)
+        elif kind in _TITLE_TYPES:
+            value = raw.get("customTitle") or raw.get("aiTitle") or raw.get("title") or raw.get("summary")
+            if isinstance(value, str):
+                self.titles[kind] = value
+
+    def metadata(self) -> dict[str, Any]:
+        claude: dict[str, Any] = {**self.fields, "entry_counts": dict(sorted(self.counts.items()))}
+        meta: dict[str, Any] = {"claude": claude}
+        if self.cost_state is not None:
+            claude["cost_state"] = self.cost_state
+            meta["total_cost_usd"] = self.cost_state.get("totalCostUSD")
+            meta["model_usage"] = self.cost_state.get("modelUsage")
+        if self.results:
+            claude["results"] = self.results
+            last = self.results[-1]
+            meta["total_cost_usd"] = last.get("total_cost_usd", meta.get("total_cost_usd"))
+            meta["model_usage"] = last.get("modelUsage") or last.get("model_usage") or meta.get("model_usage")
+            total: dict[str, int] = {}
+            for result in self.results:
+                add_usage(total, result.get("usage"))
+            meta["usage"] = total
+        return {k: v for k, v in meta.items() if v is not None}
+
+    def title(self) -> str:
+        for kind in _TITLE_TYPES:
+            if kind in self.titles:
+                return self.titles[kind]
+        lines = (self.first_prompt or "").strip().splitlines()
+        return lines[0][:80] if lines else ""
+
+
+def without_envelope(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """An entry's own fields: its type and the repeated session fields left out."""
+    return {k: v for k, v in raw.items() if k != "type" and k not in SESSION_KEYS}

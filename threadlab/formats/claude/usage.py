@@ -1,0 +1,127 @@
+"""Claude usage → threadlab usage, counted once per API message.
+
+Claude Code writes one line per content block and repeats the message's usage on each; the
+stream-json lines carry a ``message_start`` snapshot (``output_tokens: 1``) that only a
+``message_delta`` stream event or the transcript on disk makes final. So usage is collected per
+``message.id`` first and given to exactly one action of that message."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from threadlab.formats.claude.wire import Entry
+
+_STOP_TO_FINISH = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_call",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "content_filter",
+}
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def to_usage(raw: Mapping[str, Any] | None) -> dict[str, int] | None:
+    """Anthropic usage (input excludes cache reads/writes) → threadlab usage (input counts every
+    input token, cached ones included, as genai-prices expects)."""
+    if not isinstance(raw, Mapping):
+        return None
+    fresh, read, write = _int(raw.get("input_tokens")), _int(raw.get("cache_read_input_tokens")), _int(raw.get("cache_creation_input_tokens"))
+    output = _int(raw.get("output_tokens"))
+    usage = {
+        "input_tokens": fresh + read + write,
+        "output_tokens": output,
+        "total_tokens": fresh + read + write + output,
+        "cache_read_tokens": read,
+        "cache_write_tokens": write,
+    }
+    details = raw.get("output_tokens_details")
+    if isinstance(details, Mapping) and isinstance(details.get("thinking_tokens"), int):
+        usage["thinking_tokens"] = details["thinking_tokens"]
+    return usage
+
+
+def add_usage(total: dict[str, int], raw: Mapping[str, Any] | None) -> None:
+    for key, value in (to_usage(raw) or {}).items():
+        total[key] = total.get(key, 0) + value
+
+
+def finish_reason(stop_reason: Any) -> str | None:
+    return _STOP_TO_FINISH.get(stop_reason) if isinstance(stop_reason, str) else None
+
+
+@dataclass(slots=True)
+class Response:
+    """What is known about one API message across all its lines."""
+
+    usage: dict[str, Any] | None = None
+    final: bool = False
+    stop_reason: str | None = None
+    model: str | None = None
+    block_types: list[str] = field(default_factory=list)
+
+    @property
+    def holder(self) -> str:
+        """The block type whose first action carries the usage: text if the message has any."""
+        return "text" if "text" in self.block_types else (self.block_types[0] if self.block_types else "")
+
+
+def collect_responses(entries: Iterable[Entry]) -> dict[str, Response]:
+    """message.id → Response, from assistant lines and (stream-json) ``message_delta`` events."""
+    responses: dict[str, Response] = {}
+    started: dict[Any, str] = {}  # parent_tool_use_id → id of the message being streamed
+    for entry in entries:
+        raw = entry.raw
+        if entry.type == "assistant" and isinstance(raw.get("message"), Mapping):
+            message = raw["message"]
+            mid = message.get("id")
+            if not isinstance(mid, str):
+                continue
+            response = responses.setdefault(mid, Response())
+            if isinstance(message.get("usage"), Mapping) and not response.final:
+                response.usage = dict(message["usage"])
+            if isinstance(message.get("stop_reason"), str):
+                response.stop_reason = message["stop_reason"]
+                response.final = True
+            response.model = response.model or message.get("model")
+            content = message.get("content")
+            blocks = content if isinstance(content, list) else [{"type": "text"}]
+            response.block_types.extend(b.get("type", "") for b in blocks if isinstance(b, Mapping))
+        elif entry.type == "stream_event":
+            _apply_event(raw, responses, started)
+    return responses
+
+
+def _apply_event(raw: Mapping[str, Any], responses: dict[str, Response], started: dict[Any, str]) -> None:
+    """``message_delta`` carries the final output tokens and stop reason. The raw line names its
+    message (``api_message_id``); the SDK's StreamEvent drops that, so the message of the last
+    ``message_start`` in the same (sub)agent stream is meant."""
+    event = raw.get("event")
+    if not isinstance(event, Mapping):
+        return
+    stream = raw.get("parent_tool_use_id")
+    if event.get("type") == "message_start" and isinstance(event.get("message"), Mapping):
+        mid = event["message"].get("id")
+        if isinstance(mid, str):
+            started[stream] = mid
+        return
+    if event.get("type") != "message_delta":
+        return
+    mid = raw.get("api_message_id") if isinstance(raw.get("api_message_id"), str) else started.get(stream)
+    if mid is None:
+        return
+    response = responses.setdefault(mid, Response())
+    usage = dict(response.usage or {})
+    if isinstance(event.get("usage"), Mapping):
+        usage.update({k: v for k, v in event["usage"].items() if v is not None})
+    response.usage = usage
+    delta = event.get("delta")
+    if isinstance(delta, Mapping) and isinstance(delta.get("stop_reason"), str):
+        response.stop_reason = delta["stop_reason"]
+    response.final = True
