@@ -23,7 +23,7 @@ from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.source import Source
 
 # most specific first; threadprotocol last but one so a ThreadProtocol file is never mistaken
-FORMAT_MODULES = ("threadprotocol", "pydantic_ai", "vercel_ai", "claude", "agency_swarm", "aitp")
+FORMAT_MODULES = ("threadprotocol", "vercel_ai_messages", "pydantic_ai", "vercel_ai", "claude", "agency_swarm", "aitp")
 
 
 def format_modules() -> list[ModuleType]:
