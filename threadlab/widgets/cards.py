@@ -1,0 +1,169 @@
+"""HTML cards for single actions: the pieces the transcript and the comparisons are made of.
+
+Every user-supplied string goes through ``esc``/``preview``; URLs become links only through
+``safe_url``; remote media are links unless ``fetch_media=True`` (inline base64 images are shown
+as thumbnails, they fetch nothing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadlab.core.model import (
+    AssistantMessage,
+    BaseAction,
+    SystemAction,
+    Thinking,
+    Thread,
+    ToolCall,
+    ToolReturn,
+    UserMessage,
+)
+from threadlab.widgets.colors import SYSTEM_COLOR, USER_COLOR, agent_color, status_color
+from threadlab.widgets.text import as_text, esc, preview, safe_url
+
+
+def _field(part: Any, name: str) -> Any:
+    if isinstance(part, dict):
+        return part.get(name)
+    value = getattr(part, name, None)
+    if value is None and getattr(part, "__pydantic_extra__", None):
+        value = part.__pydantic_extra__.get(name)
+    return value
+
+
+def _size(data: Any) -> str:
+    if not isinstance(data, str):
+        return ""
+    kb = len(data) * 3 / 4 / 1024
+    return f", {kb:.0f} KB inline"
+
+
+def media_html(label: str, media_type: Any, url: Any = None, data: Any = None, *, fetch_media: bool = False) -> str:
+    """One media item: a thumbnail for inline images (and remote images when asked), else a
+    link; an unsafe URL is shown as text."""
+    kind = esc(media_type or label)
+    if isinstance(data, str) and str(media_type or "").startswith("image/"):
+        src = safe_url(f"data:{media_type};base64,{data}")
+        if src:
+            return f'<span class="tl-media"><img alt="{kind}" src="{esc(src)}"></span>'
+    if data is not None and url is None:
+        return f'<span class="tl-media">[{esc(label)}: {kind}{_size(data)}]</span>'
+    link = safe_url(url)
+    if link is None:
+        return f'<span class="tl-media">[{esc(label)}: {kind}] <code>{preview(url, 120)}</code> (not a safe link)</span>'
+    if fetch_media and str(media_type or label).startswith("image"):
+        return f'<span class="tl-media"><img alt="{kind}" src="{esc(link)}" referrerpolicy="no-referrer"></span>'
+    return f'<span class="tl-media">[{esc(label)}: {kind}] <a href="{esc(link)}" target="_blank" rel="noopener noreferrer">{preview(link, 80)}</a></span>'
+
+
+def content_html(content: Any, *, fetch_media: bool = False) -> str:
+    """Message content (a string or a list of text/image/media/unknown parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return f'<div class="tl-text">{esc(content)}</div>'
+    if not isinstance(content, list):
+        return f"<pre>{esc(as_text(content))}</pre>"
+    pieces = []
+    for part in content:
+        kind = _field(part, "type")
+        if kind == "text" and isinstance(_field(part, "text"), str):
+            pieces.append(f'<div class="tl-text">{esc(_field(part, "text"))}</div>')
+        elif kind == "image" and _field(part, "content_type") is None:
+            media_type = _field(part, "media_type") or "image/*"
+            pieces.append(media_html("image", media_type, _field(part, "image_url"), _field(part, "image_base64"), fetch_media=fetch_media))
+        elif _field(part, "media_category") is not None:
+            pieces.append(
+                media_html(str(_field(part, "media_category")), _field(part, "media_type"), _field(part, "url"), _field(part, "data"), fetch_media=fetch_media)
+            )
+        else:
+            raw = part.model_dump(mode="json") if hasattr(part, "model_dump") else part
+            pieces.append(f'<pre title="unknown part">{esc(as_text(raw))}</pre>')
+    return "".join(pieces)
+
+
+def attachments_html(action: BaseAction, *, fetch_media: bool = False) -> str:
+    items = getattr(action, "attachments", None) or []
+    return "".join(media_html(f"attachment {a.name}", a.media_type, a.url, a.data, fetch_media=fetch_media) for a in items)
+
+
+def speaker(name: Any, color: str, meta: str = "") -> str:
+    return f'<div class="tl-who" style="color:{color}">{esc(name)}<span class="tl-meta">{meta}</span></div>'
+
+
+def _meta(action: BaseAction, extra: str = "") -> str:
+    model = (action.metadata or {}).get("model_name")
+    bits = [f"#{action.sequence}", action.timestamp.strftime("%H:%M:%S")]
+    if model:
+        bits.append(str(model))
+    if extra:
+        bits.append(extra)
+    return esc(" · ".join(bits))
+
+
+def badge(status: Any) -> str:
+    return f'<span class="tl-badge" style="background:{status_color(status)}">{esc(status)}</span>'
+
+
+def tool_card(call: ToolCall | None, ret: ToolReturn | None, thread: Thread) -> str:
+    """A tool call with its return in one card (pending: no return yet; orphan: no call)."""
+    either = call or ret
+    assert either is not None
+    status = "orphan_return" if call is None else ("pending" if ret is None else ret.status)
+    border = status_color(status) if status != "success" else agent_color(call.agent_id if call else None)
+    who = thread.agent_name(call.agent_id) if call else "unknown caller"
+    latency = ""
+    if call is not None and ret is not None:
+        latency = f" · {(ret.timestamp - call.timestamp).total_seconds():.2f} s"
+    head = f"<span class=\"tl-meta\" style=\"margin:0 4px 0 0\">tool</span>{esc(either.tool_name)}{badge(status)}<span class=\"tl-meta\">{esc(who)} · #{either.sequence}{esc(latency)}</span>"
+    args = f"<div class=\"tl-meta\">args</div><pre>{esc(as_text(call.args))}</pre>" if call is not None else ""
+    result = f"<div class=\"tl-meta\">result #{ret.sequence}</div><pre>{esc(as_text(ret.content))}</pre>" if ret is not None else ""
+    if ret is None:
+        result = '<div class="tl-note">waiting for a return (pending)</div>'
+    return f'<div class="tl-tool" style="border-left-color:{border}"><div class="tl-who">{head}</div>{args}{result}</div>'
+
+
+def system_line(action: BaseAction) -> str:
+    data = getattr(action, "data", None)
+    if data is None and getattr(action, "__pydantic_extra__", None):
+        data = action.__pydantic_extra__
+    detail = f": {preview(data, 140)}" if data not in (None, {}, "") else ""
+    return f'<div class="tl-sys" style="border-color:{SYSTEM_COLOR}">{esc(action.action_type)}{detail} <span class="tl-meta">#{action.sequence}</span></div>'
+
+
+def action_card(action: BaseAction, thread: Thread, returns: dict[str, ToolReturn], *, fetch_media: bool = False) -> str:
+    """The HTML of one action in a chat view. ``returns`` maps tool_call_id → its return, so a
+    call is drawn with its return; returns that have a call are drawn there, not again."""
+    if isinstance(action, UserMessage):
+        body = content_html(action.content, fetch_media=fetch_media) + attachments_html(action, fetch_media=fetch_media)
+        return f'<div class="tl-msg" style="border-left-color:{USER_COLOR}">{speaker("User", USER_COLOR, _meta(action))}{body}</div>'
+    if isinstance(action, AssistantMessage):
+        color = agent_color(action.agent_id)
+        extra = f"finish: {action.finish_reason}" if action.finish_reason else ""
+        name = thread.agent_name(action.agent_id)
+        return f'<div class="tl-msg" style="border-left-color:{color}">{speaker(name, color, _meta(action, extra))}{content_html(action.content, fetch_media=fetch_media)}</div>'
+    if isinstance(action, Thinking):
+        color = agent_color(action.agent_id)
+        text = action.content or "(redacted)"
+        summary = f"{esc(thread.agent_name(action.agent_id))} thinking · {len(action.content or '')} chars · #{action.sequence}"
+        return f'<details class="tl-think" style="border-left:3px dotted {color};padding-left:6px"><summary>{summary}</summary><pre>{esc(text)}</pre></details>'
+    if isinstance(action, ToolCall):
+        return tool_card(action, returns.get(action.tool_call_id), thread)
+    if isinstance(action, ToolReturn):
+        return tool_card(None, action, thread)
+    if isinstance(action, SystemAction) or str(action.action_type).startswith("system."):
+        return system_line(action)
+    return system_line(action)
+
+
+def paired_returns(thread: Thread) -> tuple[dict[str, ToolReturn], set[int]]:
+    """tool_call_id → its return, and the sequences of returns drawn with their call."""
+    from threadlab.core.derive import tool_pairs
+
+    returns: dict[str, ToolReturn] = {}
+    drawn: set[int] = set()
+    for pair in tool_pairs(thread):
+        if pair.call is not None and pair.ret is not None:
+            returns[pair.tool_call_id] = pair.ret
+            drawn.add(pair.ret.sequence)
+    return returns, drawn

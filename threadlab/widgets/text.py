@@ -1,0 +1,94 @@
+"""Escaping and previews: every text a widget shows goes through here.
+
+Message text is data, never markup: ``esc`` turns ``<script>`` into ``&lt;script&gt;`` before it
+reaches HTML, plotly hover labels or legends; ``safe_url`` lets only http(s), mailto and inline
+image data become links, so a ``javascript:`` URL is shown as text."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import orjson
+
+_SPACE = re.compile(r"\s+")
+_SAFE_SCHEMES = ("http://", "https://", "mailto:")
+_SAFE_DATA = re.compile(r"^data:(image|audio|video)/[a-z0-9.+-]+;base64,[a-z0-9+/=\s]*$", re.IGNORECASE)
+
+
+def esc(value: Any) -> str:
+    """HTML-escape any value (None → empty string)."""
+    if value is None:
+        return ""
+    try:
+        import pandas as pd
+
+        if value is pd.NA:
+            return ""
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        pass
+    return html.escape(str(value), quote=True)
+
+
+def as_text(value: Any) -> str:
+    """Any content as plain text: strings as they are, structures as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_INDENT_2, default=str).decode()
+    except TypeError:
+        return str(value)
+
+
+def shorten(text: Any, limit: int = 160) -> str:
+    """One line, at most ``limit`` characters (ellipsis when cut); NOT escaped."""
+    flat = _SPACE.sub(" ", as_text(text)).strip()
+    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
+
+
+def preview(text: Any, limit: int = 160) -> str:
+    """An escaped one-line preview, safe inside HTML and plotly labels."""
+    return esc(shorten(text, limit))
+
+
+def safe_url(url: Any) -> str | None:
+    """The URL when it may become a link or an image source, else None (javascript:, vbscript:,
+    data: other than inline media, relative tricks)."""
+    if not isinstance(url, str):
+        return None
+    candidate = url.strip()
+    lowered = candidate.lower()
+    if lowered.startswith(_SAFE_SCHEMES) and not any(c in candidate for c in "\"'<>\\ \n\t"):
+        return candidate
+    if _SAFE_DATA.match(candidate):
+        return candidate
+    return None
+
+
+def arrow_strings(series: Any) -> Any:
+    """A pandas column as a pyarrow string array, missing values as ''."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = pa.array(series.astype(object).to_numpy(), from_pandas=True)
+    return pc.fill_null(pc.cast(values, pa.string()), "")
+
+
+def esc_arrow(values: Any) -> Any:
+    """``esc`` over a pyarrow string array, vectorised (the replacements html.escape makes)."""
+    import pyarrow.compute as pc
+
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&#x27;")):
+        values = pc.replace_substring(values, char, entity)
+    return values
+
+
+def clip_arrow(values: Any, limit: int) -> Any:
+    """One escaped line of at most ``limit`` characters per value (pyarrow, vectorised)."""
+    import pyarrow.compute as pc
+
+    flat = pc.utf8_slice_codeunits(pc.replace_substring_regex(values, r"\s+", " "), 0, limit)
+    return esc_arrow(flat)

@@ -1,0 +1,248 @@
+"""``timeline``: who did what when, one lane per participant.
+
+Lanes: the user, each agent (in order of first action), tools, system. Messages, thinking and
+tool calls are marks on their agent's lane; each tool call is also a span on the tools lane from
+call to return (errors red, pending calls dotted and open-ended to the end of the thread, orphan
+returns as crosses); system events are marks on the system lane. Hover shows an escaped preview.
+
+Built for size: vectorised pandas over the frames, a fixed number of traces (one per lane and
+kind, never one per action), numbers sent as binary arrays (dates as epoch milliseconds on a
+date axis), WebGL traces above ``WEBGL_THRESHOLD`` actions, shorter previews for huge threads,
+and the figure assembled without plotly's per-element validation (the values are built here,
+already in the shape plotly.js takes)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pyarrow.compute as pc
+from _plotly_utils.utils import to_typed_array_spec
+
+from threadlab.frames.frames import Frames
+from threadlab.widgets.colors import ERROR_COLOR, ORPHAN_COLOR, PENDING_COLOR, SYSTEM_COLOR, USER_COLOR, agent_color
+from threadlab.widgets.inputs import as_frames, objects, pick_thread_id, rows_of
+from threadlab.widgets.text import arrow_strings, clip_arrow, esc, esc_arrow
+
+WEBGL_THRESHOLD = 1_000
+# plotly symbol numbers: 0 circle, 1 square, 2 diamond, 8 triangle-right
+SYMBOLS = {"user_message": 0, "assistant_message": 0, "thinking": 2, "tool_call": 8}
+OTHER_SYMBOL = 1
+SPAN_SLOTS = 4  # parallel tool calls are stacked in up to this many sub-rows of the tools lane
+COMPACT_ABOVE = 20_000  # actions; above this, hover labels drop the type and agent (symbol and lane show them)
+
+
+def preview_limit(n_actions: int) -> int:
+    """Characters of hover preview per action: generous for small threads, short for huge ones
+    (the payload stays linear in the number of actions, with a smaller constant)."""
+    if n_actions <= WEBGL_THRESHOLD:
+        return 200
+    if n_actions <= COMPACT_ABOVE:
+        return 60
+    return 30
+
+
+def trace_values(value: Any) -> np.ndarray:
+    """A trace's array as numpy, whether plain or a plotly.js binary spec ({bdata, dtype})."""
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value)
+
+
+def _array(values: np.ndarray, dtype: str = "float64") -> Any:
+    """A plotly.js binary array (x needs float64: epoch milliseconds; lanes fit float32)."""
+    return to_typed_array_spec(np.ascontiguousarray(values, dtype=dtype))
+
+
+def _times_ms(series: pd.Series) -> np.ndarray:
+    """UTC datetimes → epoch milliseconds (NaN for missing), vectorised."""
+    stamps = pd.Series(series.array).dt.tz_convert("UTC").dt.tz_localize(None).astype("datetime64[ns]")
+    out = stamps.to_numpy().astype("int64").astype("float64") / 1e6
+    out[stamps.isna().to_numpy()] = np.nan
+    return out
+
+
+def _xs(frame: pd.DataFrame, x: str) -> np.ndarray:
+    if x == "sequence":
+        return frame["sequence"].astype("float64").to_numpy(na_value=np.nan)
+    return _times_ms(frame["timestamp"])
+
+
+def _join(*parts: Any) -> np.ndarray:
+    """Concatenate string arrays / literals element-wise into a numpy object array."""
+    return pc.binary_join_element_wise(*parts, "").to_numpy(zero_copy_only=False)
+
+
+def _hover(frame: pd.DataFrame, limit: int, *, compact: bool) -> np.ndarray:
+    """Escaped hover labels: '#seq type · who<br>preview'; for huge threads just
+    '#seq preview' (the lane says who, the symbol says what)."""
+    seq, preview = arrow_strings(frame["sequence"]), clip_arrow(arrow_strings(frame["text"]), limit)
+    if compact:
+        return _join("#", seq, " ", preview)
+    who = frame["agent_name"].astype(object).where(frame["agent_name"].notna(), frame["role"].astype(object))
+    return _join("#", seq, " ", esc_arrow(arrow_strings(frame["action_type"])), " · ", esc_arrow(arrow_strings(who)), "<br>", preview)
+
+
+def _pack_slots(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Greedy interval packing: the sub-row of each span so overlapping calls do not hide each
+    other (cycling through ``SPAN_SLOTS`` rows when more overlap)."""
+    slots = np.zeros(len(starts), dtype=np.int64)
+    free_at = [-np.inf] * SPAN_SLOTS
+    for i in np.argsort(starts, kind="stable"):
+        start = starts[i]
+        slot = next((s for s in range(SPAN_SLOTS) if free_at[s] <= start), int(i) % SPAN_SLOTS)
+        slots[i] = slot
+        free_at[slot] = max(ends[i], start)
+    return slots
+
+
+def _segments(x0: np.ndarray, x1: np.ndarray, y: np.ndarray, start_text: np.ndarray, end_text: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Line segments joined with NaN gaps, so one trace draws every span of a kind. The full
+    label sits on the call end; the return end gets a short one."""
+    n = len(x0)
+    xs, ys = np.empty(3 * n), np.empty(3 * n)
+    xs[0::3], xs[1::3], xs[2::3] = x0, x1, np.nan
+    ys[0::3], ys[1::3], ys[2::3] = y, y, np.nan
+    labels = np.empty(3 * n, dtype=object)
+    labels[0::3], labels[1::3], labels[2::3] = start_text, end_text, ""
+    return xs, ys, labels
+
+
+class _Traces:
+    """Trace dicts, WebGL above the threshold."""
+
+    def __init__(self, webgl: bool) -> None:
+        self.kind = "scattergl" if webgl else "scatter"
+        self.items: list[dict[str, Any]] = []
+
+    def add(self, x: np.ndarray, y: np.ndarray, hovertext: np.ndarray, **fields: Any) -> None:
+        # numpy object arrays, not lists: plotly copies them in one step, not string by string
+        self.items.append({"type": self.kind, "x": _array(x), "y": _array(y, "float32"), "hovertext": hovertext, "hoverinfo": "text", **fields})
+
+
+def timeline(
+    data: Any,
+    *,
+    x: Literal["time", "sequence"] = "time",
+    thread_id: str | None = None,
+    webgl_threshold: int = WEBGL_THRESHOLD,
+    height: int | None = None,
+) -> go.Figure:
+    """A plotly timeline of one thread (a Thread, or Frames and an optional ``thread_id``).
+
+    ``x="time"`` places actions at their timestamps, ``x="sequence"`` at their sequence numbers
+    (useful when timestamps are synthetic)."""
+    if x not in ("time", "sequence"):
+        raise ValueError(f"timeline x must be 'time' or 'sequence', not {x!r}")
+    frames = as_frames(data)
+    tid = pick_thread_id(frames, thread_id)
+    acts = rows_of(frames.actions, tid, frames)
+    calls = rows_of(frames.tool_calls, tid, frames)
+    n = len(acts)
+    small = n <= webgl_threshold
+    traces = _Traces(webgl=not small)
+    limit = preview_limit(n)
+    roles, kinds, agents = objects(acts["role"]), objects(acts["action_type"]), objects(acts["agent_id"])
+
+    # lanes, top to bottom
+    is_agent = roles == "agent"
+    agent_ids = [a for a in dict.fromkeys(agents[is_agent].tolist()) if a is not None]
+    names = dict(zip(agents[is_agent], objects(acts["agent_name"])[is_agent], strict=True))
+    lanes: list[tuple[str, str]] = []  # (key, label)
+    if (roles == "user").any():
+        lanes.append(("user", "User"))
+    lanes += [(f"agent:{a}", str(names.get(a) or a)) for a in agent_ids]
+    if len(calls):
+        lanes.append(("tools", "Tools"))
+    is_system = np.isin(roles, ["system", "other"])
+    if is_system.any():
+        lanes.append(("system", "System"))
+    lane_y = {key: float(i) for i, (key, _) in enumerate(lanes)}
+
+    xs_all = _xs(acts, x)
+    hover_all = _hover(acts, limit, compact=n > COMPACT_ABOVE)
+    symbols_all = np.array([SYMBOLS.get(k, OTHER_SYMBOL) for k in kinds], dtype=np.int64)
+
+    def marks(mask: np.ndarray, name: str, lane: str, color: str) -> None:
+        if mask.any():
+            marker = {"color": color, "size": 9 if small else 5, "symbol": symbols_all[mask].tolist(), "line": {"width": 0}}
+            traces.add(xs_all[mask], np.full(int(mask.sum()), lane_y[lane]), hover_all[mask], mode="markers", name=esc(name), legendgroup=lane, marker=marker)
+
+    marks(roles == "user", "User", "user", USER_COLOR)
+    for agent in agent_ids:
+        marks(is_agent & (agents == agent), str(names.get(agent) or agent), f"agent:{agent}", agent_color(agent))
+    if len(calls):
+        _tool_spans(traces, calls, xs_all, x, lane_y["tools"], limit, small)
+    marks(is_system, "System", "system", SYSTEM_COLOR)
+
+    layout = {
+        "title": {"text": _title(frames, tid, hint=thread_id is None), "font": {"size": 14}},
+        "height": height or max(260, 90 + 60 * len(lanes)),
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 40},
+        "hovermode": "closest",
+        "legend": {"orientation": "h", "y": -0.25},
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "font": {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1d2327"},
+        "yaxis": {"tickvals": [lane_y[k] for k, _ in lanes], "ticktext": [esc(label) for _, label in lanes], "autorange": "reversed",
+                  "zeroline": False, "showgrid": True, "gridcolor": "#eceff3"},
+        "xaxis": {"type": "date" if x == "time" else "linear", "title": {"text": "time (UTC)" if x == "time" else "sequence"},
+                  "showgrid": True, "gridcolor": "#eceff3"},
+        "meta": {"threadlab": "timeline", "lanes": [label for _, label in lanes], "webgl": not small, "n_actions": n},
+    }
+    return go.Figure(data=traces.items, layout=layout, _validate=False)
+
+
+def _title(frames: Frames, tid: str, *, hint: bool) -> str:
+    rows = frames.threads[(frames.threads["thread_id"].astype(object) == tid).to_numpy()]
+    title = objects(rows["title"])[0] if len(rows) else None
+    count = int(rows["n_actions"].iloc[0]) if len(rows) else 0
+    extra = f" (1 of {len(frames.threads)} threads; pass thread_id=)" if hint and len(frames.threads) > 1 else ""
+    return f"{esc(title or tid)} — {count} actions{esc(extra)}"
+
+
+def _tool_spans(traces: _Traces, calls: pd.DataFrame, xs_all: np.ndarray, x: str, base_y: float, limit: int, small: bool) -> None:
+    """Spans from call to return on the tools lane, grouped by calling agent and status."""
+    status = objects(calls["status"])
+    status = np.where(pd.isna(status), "pending", status).astype(object)
+    if x == "sequence":
+        start = calls["call_sequence"].astype("float64").to_numpy(na_value=np.nan)
+        end = calls["return_sequence"].astype("float64").to_numpy(na_value=np.nan)
+    else:
+        start, end = _times_ms(calls["call_time"]), _times_ms(calls["return_time"])
+    thread_end = float(np.nanmax(xs_all)) if len(xs_all) and not np.all(np.isnan(xs_all)) else 0.0
+    pending = status == "pending"
+    end = np.where(pending, thread_end, end)
+    orphan = status == "orphan_return"
+    slots = _pack_slots(np.where(orphan, end, start), np.where(np.isnan(end), start, end))
+    y = base_y - 0.3 + slots * (0.6 / max(SPAN_SLOTS - 1, 1))
+    latency = calls["latency_s"].astype("Float64").round(3)
+    lat = pc.binary_join_element_wise(arrow_strings(latency), " s", "")
+    lat = pc.if_else(pc.equal(lat, " s"), "", lat)
+    short = pc.binary_join_element_wise(esc_arrow(arrow_strings(calls["tool_name"])), " · ", esc_arrow(arrow_strings(pd.Series(status))), " ", lat, "")
+    full = _join(short, " · ", esc_arrow(arrow_strings(calls["agent_name"])), "<br>args: ", clip_arrow(arrow_strings(calls["args"]), limit),
+                 "<br>result: ", clip_arrow(arrow_strings(calls["result"]), limit))
+    ends = _join("↩ ", short)
+    width = 4 if small else 2
+    agents, agent_names = objects(calls["agent_id"]), objects(calls["agent_name"])
+    ok = ~np.isin(status, ["error", "validation_error", "pending", "orphan_return"])
+    for agent_id in dict.fromkeys(agents[ok].tolist()):
+        mask = ok & (agents == agent_id)
+        name = agent_names[mask][0] or agent_id
+        sx, sy, st = _segments(start[mask], end[mask], y[mask], full[mask], ends[mask])
+        traces.add(sx, sy, st, mode="lines+markers", name=f"tool calls · {esc(name)}", legendgroup=f"agent:{agent_id}",
+                   line={"color": agent_color(agent_id), "width": width}, marker={"size": 4 if small else 2})
+    groups = (
+        (np.isin(status, ["error", "validation_error"]), "tool errors", ERROR_COLOR, "solid"),
+        (pending, "pending calls", PENDING_COLOR, "dot"),
+    )
+    for mask, name, color, dash in groups:
+        if mask.any():
+            sx, sy, st = _segments(start[mask], end[mask], y[mask], full[mask], ends[mask])
+            traces.add(sx, sy, st, mode="lines+markers", name=name, line={"color": color, "width": width, "dash": dash},
+                       marker={"size": 6, "symbol": "circle-open" if dash == "dot" else "circle"})
+    if orphan.any():
+        traces.add(end[orphan], y[orphan], full[orphan], mode="markers", name="orphan returns", marker={"color": ORPHAN_COLOR, "size": 11, "symbol": "x"})

@@ -1,0 +1,151 @@
+"""``tool_call_view``: every tool call paired with its return, latency and status.
+
+A table of pairs (click a row to unfold its args and result; pending calls, errors and orphan
+returns are tinted), sortable and filterable with two dropdowns, and a latency-per-tool chart.
+The table is HTML ``<details>`` rows, so unfolding needs no kernel and works in exported HTML."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from threadlab.frames.frames import Frames
+from threadlab.widgets.colors import ERROR_COLOR, PENDING_COLOR, agent_color, status_color
+from threadlab.widgets.inputs import as_frames, objects
+from threadlab.widgets.styles import CSS
+from threadlab.widgets.text import esc, preview
+from threadlab.widgets.view import HtmlView, figure_output
+
+SortKey = Literal["call order", "latency (slowest first)", "tool", "status"]
+SORTS: tuple[str, ...] = ("call order", "latency (slowest first)", "tool", "status")
+STATUS_FILTERS: tuple[str, ...] = ("all", "success", "error", "pending", "orphan_return", "validation_error")
+MAX_ROWS = 300
+STATUS_RANK = {"orphan_return": 0, "error": 1, "validation_error": 2, "pending": 3, "success": 4}
+
+
+def sorted_pairs(calls: pd.DataFrame, sort: str = "call order", status: str = "all") -> pd.DataFrame:
+    """The pairs to show: filtered by status, sorted as asked (stable)."""
+    if sort not in SORTS:
+        raise ValueError(f"sort must be one of {SORTS}, not {sort!r}")
+    rows = calls
+    if status != "all":
+        rows = rows[(rows["status"].astype(object) == status).to_numpy()]
+    order = np.arange(len(rows))
+    if sort == "latency (slowest first)":
+        order = np.argsort(-rows["latency_s"].astype("Float64").fillna(-1).to_numpy(dtype="float64"), kind="stable")
+    elif sort == "tool":
+        order = np.argsort(rows["tool_name"].astype(str).to_numpy(), kind="stable")
+    elif sort == "status":
+        order = np.argsort([STATUS_RANK.get(s, 5) for s in objects(rows["status"])], kind="stable")
+    return rows.iloc[order]
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)) else str(value)
+
+
+def pairs_table_html(calls: pd.DataFrame, *, sort: str = "call order", status: str = "all", max_rows: int = MAX_ROWS) -> str:
+    """The pairs as clickable rows: summary (sequence, tool, agent, status, latency, preview),
+    unfolding to the full args and result. Everything escaped."""
+    rows = sorted_pairs(calls, sort, status)
+    head = '<div class="tl-hdr"><span>call</span><span>tool</span><span>agent</span><span>status</span><span>latency</span><span>args</span></div>'
+    body = []
+    cols = {c: objects(rows[c]) for c in ("call_sequence", "return_sequence", "tool_name", "agent_name", "agent_id", "status", "args", "result", "thread_id")}
+    latency = rows["latency_s"].astype("Float64").to_numpy(dtype="float64", na_value=np.nan)
+    for i in range(min(len(rows), max_rows)):
+        state = str(cols["status"][i] or "pending")
+        seq = _cell(cols["call_sequence"][i]) or f"↩{_cell(cols['return_sequence'][i])}"
+        lat = "" if np.isnan(latency[i]) else f"{latency[i]:.2f} s"
+        who = cols["agent_name"][i] or "(no call)"
+        tint = "error" if state == "validation_error" else state
+        result = "(pending: no return yet)" if state == "pending" else _cell(cols["result"][i])
+        body.append(
+            f'<details class="tl-row tl-row-{esc(tint)}" data-status="{esc(state)}"><summary>'
+            f"<span>{esc(seq)}</span><span>{esc(cols['tool_name'][i])}</span>"
+            f'<span style="color:{agent_color(cols["agent_id"][i])}">{esc(who)}</span>'
+            f'<span style="color:{status_color(state)}">{esc(state)}</span><span>{esc(lat)}</span>'
+            f"<span>{preview(cols['args'][i], 80)}</span></summary>"
+            f'<div class="tl-meta">thread {esc(cols["thread_id"][i])} · return #{esc(_cell(cols["return_sequence"][i]))}</div>'
+            f'<div class="tl-meta">args</div><pre>{esc(_cell(cols["args"][i]))}</pre>'
+            f'<div class="tl-meta">result</div><pre>{esc(result)}</pre></details>'
+        )
+    more = f'<div class="tl-note">{len(rows) - max_rows} more rows not shown</div>' if len(rows) > max_rows else ""
+    return f'{CSS}<div class="tl-root tl-rows">{head}{"".join(body)}{more}</div>'
+
+
+def summary_html(calls: pd.DataFrame) -> str:
+    counts = calls["status"].astype(object).fillna("pending").value_counts()
+    badges = " ".join(
+        f'<span class="tl-badge" style="background:{status_color(s)}">{esc(s)}: {int(n)}</span>' for s, n in counts.items()
+    )
+    lat = calls["latency_s"].astype("Float64").dropna()
+    median = f" · median latency {float(lat.median()):.2f} s" if len(lat) else ""
+    return f'{CSS}<div class="tl-root"><b>{len(calls)} tool calls</b>{esc(median)} {badges}</div>'
+
+
+def latency_figure(calls: pd.DataFrame) -> go.Figure:
+    """Latency per tool (a box per tool, every call a point); pending calls and orphan returns
+    are counted in the title since they have no latency."""
+    fig = go.Figure()
+    done = calls[calls["latency_s"].notna().to_numpy()]
+    tools = [esc(t) for t in objects(done["tool_name"])]
+    for tool in sorted(set(tools)):
+        mask = [t == tool for t in tools]
+        fig.add_trace(go.Box(x=done["latency_s"].astype("float64")[mask], y=[tool] * sum(mask), name=tool, orientation="h",
+                             boxpoints=False, line={"color": "#4c78a8"}, hoverinfo="x"))
+    if len(done):
+        state = objects(done["status"])
+        colors = [ERROR_COLOR if s in ("error", "validation_error") else "#4c78a8" for s in state]
+        labels = [f"#{_cell(q)} {esc(_cell(a))} · {esc(s)}" for q, a, s in zip(objects(done["call_sequence"]), objects(done["agent_name"]), state, strict=True)]
+        fig.add_trace(go.Scatter(x=done["latency_s"].astype("float64"), y=tools, mode="markers", name="calls",
+                                 marker={"color": colors, "size": 8, "line": {"width": 1, "color": "#fff"}}, hovertext=labels, hoverinfo="text+x"))
+    status = calls["status"].astype(object)
+    pending, orphan = int((status == "pending").sum()), int((status == "orphan_return").sum())
+    extra = []
+    if pending:
+        extra.append(f'<span style="color:{PENDING_COLOR}">{pending} pending</span>')
+    if orphan:
+        extra.append(f'<span style="color:{ERROR_COLOR}">{orphan} orphan returns</span>')
+    fig.update_layout(
+        title={"text": "latency per tool (s)" + (" — " + ", ".join(extra) if extra else ""), "font": {"size": 14}},
+        showlegend=False, template="plotly_white", height=max(220, 120 + 40 * len(fig.data)),
+        margin={"l": 10, "r": 10, "t": 40, "b": 30}, meta={"threadlab": "tool_latency"},
+    )
+    fig.update_xaxes(title="seconds", rangemode="tozero")
+    return fig
+
+
+class ToolCallView(widgets.VBox):
+    """The tool-call widget: summary, sort/filter dropdowns, pairs table, latency chart."""
+
+    def __init__(self, frames: Frames) -> None:
+        self.calls = frames.tool_calls
+        self.sort = widgets.Dropdown(options=SORTS, value="call order", description="sort")
+        self.status = widgets.Dropdown(options=STATUS_FILTERS, value="all", description="status")
+        self.table = HtmlView(value=pairs_table_html(self.calls))
+        self.chart = figure_output(latency_figure(self.calls)) if len(self.calls) else widgets.HTML("<i>no tool calls</i>")
+        self.sort.observe(self._refresh, names="value")
+        self.status.observe(self._refresh, names="value")
+        super().__init__([HtmlView(value=summary_html(self.calls)), widgets.HBox([self.sort, self.status]), self.table, self.chart])
+        self.add_class("threadlab-tool-calls")
+
+    def _refresh(self, _change: Any = None) -> None:
+        self.table.value = pairs_table_html(self.calls, sort=self.sort.value, status=self.status.value)
+
+    def _repr_html_(self) -> str:
+        return summary_html(self.calls) + str(self.table.value)
+
+
+def tool_call_view(data: Any, *, thread_id: str | None = None) -> ToolCallView:
+    """Tool calls of a Thread or Frames (all threads, or one with ``thread_id``)."""
+    frames = as_frames(data)
+    if thread_id is not None:
+        from threadlab.widgets.inputs import pick_thread_id, rows_of
+
+        calls = rows_of(frames.tool_calls, pick_thread_id(frames, thread_id), frames)
+        frames = Frames(frames.actions, calls, frames.usage, frames.threads, frames.problems, frames._threads)
+    return ToolCallView(frames)

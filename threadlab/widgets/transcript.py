@@ -1,0 +1,46 @@
+"""``transcript``: a thread as a chat, one column, every text escaped.
+
+Speaker and agent colour on each message, thinking folded, each tool call paired with its
+return in one card, media as thumbnails or links, system actions as thin separators. Pure HTML
+and CSS (no script), so it renders the same in JupyterLab, VS Code and exported HTML;
+``Thread._repr_html_`` uses ``transcript_html``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from threadlab.core.model import Thread
+from threadlab.widgets.cards import action_card, paired_returns
+from threadlab.widgets.inputs import as_thread
+from threadlab.widgets.styles import CSS
+from threadlab.widgets.text import esc
+from threadlab.widgets.view import HtmlView
+
+DEFAULT_MAX_ACTIONS = 500
+
+
+def transcript_html(thread: Thread, *, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False) -> str:
+    """The chat view of ``thread`` as one HTML string (the first ``max_actions`` actions)."""
+    returns, drawn = paired_returns(thread)
+    shown = thread.actions if max_actions is None else thread.actions[:max_actions]
+    cards = [action_card(a, thread, returns, fetch_media=fetch_media) for a in shown if a.sequence not in drawn]
+    agents = ", ".join(esc(a.agent_name) for a in thread.agents.values())
+    head = (
+        f'<div class="tl-head">{esc(thread.title or thread.thread_id)}'
+        f'<span class="tl-meta">{len(thread.actions)} actions · {len(thread.agents)} agents: {agents}</span></div>'
+    )
+    more = ""
+    if max_actions is not None and len(thread.actions) > max_actions:
+        more = f'<div class="tl-note">… {len(thread.actions) - max_actions} more actions (transcript(thread, max_actions=None) shows all)</div>'
+    problems = ""
+    if thread.problems:
+        problems = f'<div class="tl-note">{len(thread.problems)} problems found when reading (see frames.problems)</div>'
+    return f'{CSS}<div class="tl-root tl-transcript">{head}{problems}{"".join(cards)}{more}</div>'
+
+
+def transcript(data: Any, *, thread_id: str | None = None, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False) -> HtmlView:
+    """A chat view of a Thread (or of one thread of Frames) as a widget.
+
+    Remote images are links unless ``fetch_media=True``; inline images are thumbnails."""
+    thread = as_thread(data, thread_id)
+    return HtmlView(value=transcript_html(thread, max_actions=max_actions, fetch_media=fetch_media))
