@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.problems import Problem
 from threadlab.core.timefmt import parse_timestamp
 
+_CORE = frozenset(CORE_ACTION_TYPES)
 SYSTEM_NAME = re.compile(r"^system\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 # system actions whose ``data`` names agents (spec + RC2)
 AGENT_KEYS_IN_SYSTEM_DATA = ("agent_id",)
@@ -56,11 +57,11 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
     last_time: datetime | None = None
     last_time_seq: int | None = None
     for index, action in enumerate(actions):
-        if not isinstance(action, Mapping):
+        if type(action) is not dict and not isinstance(action, Mapping):
             report("schema", f"action #{index + 1} is {type(action).__name__}, not an object", None)
             continue
         seq = action.get("sequence")
-        where = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+        where = seq if type(seq) is int or (isinstance(seq, int) and not isinstance(seq, bool)) else None
         # 1. sequence
         if where is None:
             report("sequence-order", f"action #{index + 1} has no integer sequence (got {seq!r})", None)
@@ -72,13 +73,13 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
             seen_sequences.add(where)
         kind = action.get("action_type")
         # 4. action type names
-        if kind not in CORE_ACTION_TYPES and not (isinstance(kind, str) and SYSTEM_NAME.match(kind)):
+        if kind not in _CORE and not (isinstance(kind, str) and SYSTEM_NAME.match(kind)):
             report("action-type-name", f"action_type {kind!r} is neither a core action nor system.<snake_case name>", where)
         # 3. agent references
         agent_id = action.get("agent_id")
         if agent_id is not None and agent_id not in agents:
             report("agent-ref", f"{kind} names agent_id {agent_id!r}, which is not in the agents registry", where)
-        if isinstance(kind, str) and kind.startswith("system."):
+        if kind not in _CORE and isinstance(kind, str) and kind.startswith("system."):
             data = action.get("data")
             if isinstance(data, Mapping):
                 for key in AGENT_KEYS_IN_SYSTEM_DATA:
@@ -103,7 +104,7 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
         # 5. time order
         stamp = action.get("timestamp")
         try:
-            moment = parse_timestamp(stamp) if stamp is not None else None
+            moment = _moment(stamp) if stamp is not None else None
         except ValueError:
             report("schema", f"timestamp {stamp!r} is not ISO 8601", where)
             moment = None
@@ -118,3 +119,17 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
         else:
             last_time, last_time_seq = moment, where
     return problems
+
+
+def _moment(stamp: Any) -> datetime:
+    """``parse_timestamp``, with its common case (ISO text with ``Z`` or an offset) taken by
+    ``datetime.fromisoformat`` alone: aware datetimes compare correctly in any zone."""
+    if type(stamp) is str:
+        try:
+            moment = datetime.fromisoformat(stamp)
+        except ValueError:
+            return parse_timestamp(stamp)
+        if moment.tzinfo is None:
+            return moment.replace(tzinfo=UTC)
+        return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
+    return parse_timestamp(stamp)

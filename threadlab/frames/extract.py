@@ -1,21 +1,26 @@
 """Extract frame rows from thread JSON objects, straight into column lists.
 
 Works on the JSON object (as parsed from disk, or ``Thread.to_dict()``), never on one pydantic
-object per action: this is the loaders' hot path. Values are left raw (timestamps as text);
-``table.py`` turns each column into its declared dtype in one vectorised step."""
+object per action: this is the loaders' hot path. Each column of a batch of threads is built
+by one list comprehension over all their actions (not one ``append`` per cell), which is what
+makes it fast in CPython; only tool pairs and agent lookups are walked per thread. Values are
+left raw (timestamps as text); ``arrow.py`` types each column in one vectorised step and adds
+what is computed from whole columns (cost, latency, per-thread totals)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import orjson
 
 from threadlab.core.problems import Problem
 from threadlab.frames.columns import TABLES
-from threadlab.frames.pricing import cost_usd
 
 Columns = dict[str, list[Any]]
+Batch = dict[str, Columns]
 
 _ROLE = {
     "user_message": "user",
@@ -24,7 +29,9 @@ _ROLE = {
     "tool_call": "agent",
     "tool_return": "tool",
 }
-_TOKEN_KEYS = (
+MESSAGE_TYPES = frozenset(("user_message", "assistant_message"))
+TOOL_ERRORS = frozenset(("error", "validation_error"))
+TOKEN_KEYS = (
     "input_tokens",
     "output_tokens",
     "thinking_tokens",
@@ -32,22 +39,43 @@ _TOKEN_KEYS = (
     "cache_write_tokens",
     "total_tokens",
 )
+# internal columns beside the declared ones: the row's thread (index into the batch's threads),
+# whether the action carries usage, and the provider (usage frame only)
+THREAD_INDEX = "_thread"
+HAS_USAGE = "_has_usage"
+PROVIDER = "_provider_name"
+
+
+@dataclass(slots=True)
+class ThreadRecord:
+    """One thread's JSON object and where it came from."""
+
+    doc: Mapping[str, Any]
+    source: str | None
+    format: str | None
+    problems: Sequence[Problem] = field(default_factory=tuple)
 
 
 def empty_columns(table: str) -> Columns:
     return {c.name: [] for c in TABLES[table]}
 
 
-def new_batch() -> dict[str, Columns]:
-    return {name: empty_columns(name) for name in TABLES}
+def new_batch() -> Batch:
+    """Empty column lists; columns computed in arrow.py from whole columns stay empty here."""
+    batch = {name: empty_columns(name) for name in TABLES}
+    batch["actions"].update({THREAD_INDEX: [], HAS_USAGE: [], PROVIDER: []})
+    return batch
 
 
 def to_text(value: Any) -> str | None:
-    """Content as one string: text parts joined; anything structured as compact JSON."""
+    """Content as one string: text parts joined; anything structured as compact JSON with
+    sorted keys (the canonical form, so a raw file and its Thread give the same text)."""
     if value is None:
         return None
     if isinstance(value, str):
         return value
+    if type(value) is dict:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS).decode()
     if isinstance(value, list) and all(isinstance(p, Mapping) for p in value):
         texts = [p.get("text") for p in value if isinstance(p.get("text"), str)]
         if texts and len(texts) == len(value):
@@ -63,7 +91,7 @@ def to_text(value: Any) -> str | None:
                 pieces.append(f"[{label}{': ' + ref if ref else ''}]")
         return "\n".join(pieces)
     try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS).decode()
     except TypeError:
         return str(value)
 
@@ -80,170 +108,246 @@ def count_media(action: Mapping[str, Any]) -> int:
 
 
 def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if type(value) is int else None
 
 
-def extract_thread(
-    doc: Mapping[str, Any],
-    batch: dict[str, Columns],
-    *,
-    source: str | None,
-    format: str | None,
-    problems: list[Problem] = (),  # type: ignore[assignment]
-) -> None:
-    """Append the rows of one thread to every table of ``batch``."""
-    thread_id = doc.get("thread_id")
-    agents = doc.get("agents") if isinstance(doc.get("agents"), Mapping) else {}
-    names = {k: (v.get("agent_name") if isinstance(v, Mapping) else None) or k for k, v in agents.items()}
-    agent_model = {
-        k: (v.get("metadata") or {}).get("model_name") for k, v in agents.items() if isinstance(v, Mapping) and isinstance(v.get("metadata"), Mapping)
-    }
-    actions = [a for a in (doc.get("actions") or []) if isinstance(a, Mapping)]
+def _role(kind: Any) -> str:
+    role = _ROLE.get(kind) if isinstance(kind, str) else None
+    if role is not None:
+        return role
+    return "system" if isinstance(kind, str) and kind.startswith("system.") else "other"
 
-    # tool pairs first: tool_call rows carry their pair's status, returns their caller
-    calls: dict[str, Mapping[str, Any]] = {}
-    returns: dict[str, Mapping[str, Any]] = {}
-    orphans: list[Mapping[str, Any]] = []
-    for action in actions:
-        kind = action.get("action_type")
-        if kind == "tool_call":
-            calls[str(action.get("tool_call_id"))] = action
-        elif kind == "tool_return":
-            key = str(action.get("tool_call_id"))
-            if key in calls and key not in returns:
-                returns[key] = action
-            else:
-                orphans.append(action)
 
-    a = batch["actions"]
-    u = batch["usage"]
-    totals = dict.fromkeys(_TOKEN_KEYS, 0)
-    seen_tokens = dict.fromkeys(_TOKEN_KEYS, False)
-    cost_total = 0.0
-    has_cost = False
-    n_messages = n_calls = n_errors = 0
-    for action in actions:
-        kind = action.get("action_type")
-        kind_s = kind if isinstance(kind, str) else None
-        meta = action.get("metadata") if isinstance(action.get("metadata"), Mapping) else {}
-        agent_id = action.get("agent_id")
-        status = None
-        tool_call_id = action.get("tool_call_id")
-        if kind_s == "tool_return":
-            call = calls.get(str(tool_call_id))
-            agent_id = call.get("agent_id") if call is not None else None
-            status = action.get("status")
-            text = to_text(action.get("content"))
-            if status in ("error", "validation_error"):
-                n_errors += 1
-        elif kind_s == "tool_call":
-            n_calls += 1
-            ret = returns.get(str(tool_call_id))
-            status = "pending" if ret is None else ret.get("status")
-            text = to_text(action.get("args"))
-        elif kind_s is not None and kind_s.startswith("system."):
-            text = to_text(action.get("data"))
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+BLOCK_ACTIONS = 2048  # columns are built per block of threads: their dicts stay in the CPU cache
+
+
+def extract(items: Sequence[ThreadRecord | Problem], batch: Batch | None = None) -> Batch:
+    """The rows of every thread record in ``items``. Problems among the items (a file that
+    could not be read) go to the problems frame in their place, so problems keep input order.
+
+    Per-action columns are one comprehension each over the actions of a block of threads
+    (column-wise is what is fast in CPython; blocks keep the dicts being walked in the CPU
+    cache); columns that repeat per thread (source, thread_id) and what is counted per thread
+    are left to ``arrow.py``, which does them with array operations. The rows are appended to
+    ``batch`` when one is given (a new batch by default)."""
+    out = batch if batch is not None else new_batch()
+    records = [item for item in items if isinstance(item, ThreadRecord)]
+    names, models = _agent_lookup(records)
+    block: list[ThreadRecord] = []
+    size = 0
+    first_thread = len(out["threads"]["thread_id"])
+    first_action = len(out["actions"]["action_type"])
+    base = first_thread
+    for record in records:
+        block.append(record)
+        size += len(record.doc.get("actions") or ())
+        if size >= BLOCK_ACTIONS:
+            first_action += _extract_block(out, block, first_thread, first_action, names, models, base)
+            first_thread += len(block)
+            block, size = [], 0
+    if block:
+        _extract_block(out, block, first_thread, first_action, names, models, base)
+    for item in items:
+        if isinstance(item, ThreadRecord):
+            add_problems(out, item.problems, source=item.source)
         else:
-            text = to_text(action.get("content"))
-            if kind_s in ("user_message", "assistant_message"):
-                n_messages += 1
-        role = _ROLE.get(kind_s or "", "system" if kind_s and kind_s.startswith("system.") else "other")
-        usage = action.get("usage") if isinstance(action.get("usage"), Mapping) else None
-        tokens = dict.fromkeys(_TOKEN_KEYS)
-        if usage is not None:
-            for key in _TOKEN_KEYS:
-                tokens[key] = _int(usage.get(key))
-            if tokens["total_tokens"] is None and (tokens["input_tokens"] is not None or tokens["output_tokens"] is not None):
-                tokens["total_tokens"] = (tokens["input_tokens"] or 0) + (tokens["output_tokens"] or 0)
-        model = meta.get("model_name") or agent_model.get(agent_id)
-        agent_name = names.get(agent_id, agent_id) if agent_id is not None else None
-        a["source"].append(source)
-        a["thread_id"].append(thread_id)
-        a["sequence"].append(_int(action.get("sequence")))
-        a["timestamp"].append(action.get("timestamp"))
-        a["action_type"].append(kind_s)
-        a["role"].append(role)
-        a["agent_id"].append(agent_id)
-        a["agent_name"].append(agent_name)
-        a["tool_name"].append(action.get("tool_name"))
-        a["tool_call_id"].append(tool_call_id)
-        a["status"].append(status)
-        a["text"].append(text)
-        a["n_chars"].append(len(text) if text is not None else None)
-        for key in _TOKEN_KEYS:
-            a[key].append(tokens[key])
-        a["finish_reason"].append(action.get("finish_reason"))
-        a["model_name"].append(model)
-        a["n_media"].append(count_media(action))
-        if usage is not None:
-            provider = meta.get("provider_name") or (action.get("provider_name") if kind_s == "thinking" else None)
-            cost = cost_usd(model, provider, tokens)
-            u["source"].append(source)
-            u["thread_id"].append(thread_id)
-            u["sequence"].append(_int(action.get("sequence")))
-            u["timestamp"].append(action.get("timestamp"))
-            u["action_type"].append(kind_s)
-            u["agent_id"].append(agent_id)
-            u["agent_name"].append(agent_name)
-            u["model_name"].append(model)
-            u["provider_name"].append(provider)
-            for key in _TOKEN_KEYS:
-                u[key].append(tokens[key])
-                if tokens[key] is not None:
-                    totals[key] += tokens[key]
-                    seen_tokens[key] = True
-            u["cost_usd"].append(cost)
-            if cost is not None:
-                cost_total += cost
-                has_cost = True
+            add_problems(out, (item,), source=None)
+    return out
 
-    t = batch["tool_calls"]
+
+def _extract_block(
+    out: Batch, records: list[ThreadRecord], first_thread: int, first_action: int, names: Any, models: Any, base: int
+) -> int:
+    """Append the rows of ``records`` (threads ``first_thread``... whose actions start at row
+    ``first_action``; ``names``/``models`` count threads from ``base``); returns the number of
+    actions."""
+    per_thread = [[a for a in (r.doc.get("actions") or []) if type(a) is dict or isinstance(a, Mapping)] for r in records]
+    acts = list(chain.from_iterable(per_thread))
+    kinds = [k if type(k) is str else None for k in [a.get("action_type") for a in acts]]
+    agent_ids = [a.get("agent_id") for a in acts]
+    call_ids = [a.get("tool_call_id") for a in acts]
+    statuses: list[Any] = [None] * len(acts)
+    tool_rows = [i for i, k in enumerate(kinds) if k == "tool_call" or k == "tool_return"]
+    fields = [_TEXT_FIELD.get(k) or ("data" if k is not None and k.startswith("system.") else "content") for k in kinds]
+    values = [x.get(f) for x, f in zip(acts, fields, strict=True)]
+    texts = [v if type(v) is str else to_text(v) for v in values]  # a call's args, a return's content
+    thread_index: list[int] = []
+    start = 0
+    rows = iter(tool_rows)
+    row = next(rows, None)
+    for offset, (record, actions) in enumerate(zip(records, per_thread, strict=True), first_thread):
+        end = start + len(actions)
+        thread_index += [offset] * len(actions)
+        mine = []
+        while row is not None and row < end:
+            mine.append(row)
+            row = next(rows, None)
+        _pair_tools(out, record, acts, texts, mine, kinds, agent_ids, statuses, call_ids, names(offset - base))
+        _thread_row(out, record, names(offset - base))
+        start = end
+    for i in tool_rows:  # a tool_return's status is its own
+        if kinds[i] == "tool_return":
+            statuses[i] = acts[i].get("status")
+
+    a = out["actions"]
+    a[THREAD_INDEX] += thread_index
+    a["sequence"] += [v if type(v) is int else None for v in [x.get("sequence") for x in acts]]
+    a["timestamp"] += [x.get("timestamp") for x in acts]
+    a["action_type"] += kinds
+    a["role"] += [_ROLE.get(k) or _role(k) for k in kinds]
+    a["agent_id"] += agent_ids
+    local = [t - base for t in thread_index]
+    a["agent_name"] += _names_of(names, local, agent_ids)
+    a["tool_name"] += [x.get("tool_name") for x in acts]
+    a["tool_call_id"] += call_ids
+    a["status"] += statuses
+    a["text"] += texts
+    a["finish_reason"] += [x.get("finish_reason") for x in acts]
+    metas = [x.get("metadata") for x in acts]
+    metas = [m if type(m) is dict else _EMPTY for m in metas]
+    a["model_name"] += _models_of(models, local, agent_ids, metas)
+    a["n_media"] += [count_media(x) if type(x.get("content")) is list or "attachments" in x else 0 for x in acts]
+    usages = [x.get("usage") for x in acts]
+    usage_rows = [i for i, u in enumerate(usages) if u is not None and (type(u) is dict or isinstance(u, Mapping))]
+    a[HAS_USAGE] += [first_action + i for i in usage_rows]  # row numbers of the actions that carry usage
+    used = [usages[i] for i in usage_rows]
+    for key in TOKEN_KEYS:  # for the usage rows only; arrow.py spreads them over the actions
+        a[key] += [v if type(v) is int else None for v in [u.get(key) for u in used]]
+    a[PROVIDER] += [metas[i].get("provider_name") or (acts[i].get("provider_name") if kinds[i] == "thinking" else None) for i in usage_rows]
+    return len(acts)
+
+
+_TEXT_FIELD = {"tool_call": "args", "user_message": "content", "assistant_message": "content", "thinking": "content", "tool_return": "content"}
+_EMPTY: Mapping[str, Any] = {}
+
+
+def _agent_lookup(records: list[ThreadRecord]) -> tuple[Any, Any]:
+    """Agent names and default models, as functions of the thread's position: one shared map
+    when every thread agrees on what each agent_id means (the common case), else per thread."""
+    maps = [_agent_maps(r.doc) for r in records]
+    shared_names: dict[Any, Any] = {}
+    shared_models: dict[Any, Any] = {}
+    agree = all(not r.problems for r in records)  # fast-path threads: every agent_id is registered
+    for names, models in maps:
+        for key, name in names.items():
+            if shared_names.setdefault(key, name) != name or shared_models.setdefault(key, models.get(key)) != models.get(key):
+                agree = False
+    if agree:
+        return SharedMap(shared_names), SharedMap(shared_models)
+    return (lambda i: maps[i][0]), (lambda i: maps[i][1])
+
+
+class SharedMap:
+    """The same map for every thread."""
+
+    def __init__(self, table: dict[Any, Any]) -> None:
+        self.table = table
+
+    def __call__(self, index: int) -> dict[Any, Any]:
+        return self.table
+
+
+def _names_of(names: Any, thread_index: list[int], agent_ids: list[Any]) -> list[Any]:
+    if isinstance(names, SharedMap):
+        table = names.table
+        return [table.get(x, x) if x is not None else None for x in agent_ids]
+    return [names(t).get(x, x) if x is not None else None for t, x in zip(thread_index, agent_ids, strict=True)]
+
+
+def _models_of(models: Any, thread_index: list[int], agent_ids: list[Any], metas: list[Mapping[str, Any]]) -> list[Any]:
+    if isinstance(models, SharedMap):
+        table = models.table
+        return [m.get("model_name") or table.get(x) for m, x in zip(metas, agent_ids, strict=True)]
+    return [m.get("model_name") or models(t).get(x) for t, m, x in zip(thread_index, metas, agent_ids, strict=True)]
+
+
+def _agent_maps(doc: Mapping[str, Any]) -> tuple[dict[Any, Any], dict[Any, Any]]:
+    agents = _mapping(doc.get("agents"))
+    # in agent_id order, as canonical JSON has them (so a raw file and its Thread agree)
+    names = {k: (v.get("agent_name") if isinstance(v, Mapping) else None) or k for k, v in sorted(agents.items())}
+    models = {k: _mapping(v.get("metadata")).get("model_name") for k, v in agents.items() if isinstance(v, Mapping)}
+    return names, models
+
+
+def _pair_tools(
+    out: Batch,
+    record: ThreadRecord,
+    acts: list[Mapping[str, Any]],
+    texts: list[str | None],
+    rows: list[int],
+    kinds: list[Any],
+    agent_ids: list[Any],
+    statuses: list[Any],
+    call_ids: list[Any],
+    names: Mapping[Any, Any],
+) -> None:
+    """One thread's tool actions (``rows``): a tool_return takes its call's agent, a tool_call
+    its pair's status (pending until answered; the first return answers, later ones are
+    orphans); and the thread's rows of the tool_calls frame."""
+    calls: dict[str, int] = {}
+    returns: dict[str, int] = {}
+    orphans: list[int] = []
+    for i in rows:
+        key = str(call_ids[i])
+        if kinds[i] == "tool_call":
+            calls[key] = i
+            statuses[i] = "pending"
+        else:
+            call = calls.get(key)
+            agent_ids[i] = agent_ids[call] if call is not None else None
+            if call is not None and key not in returns:
+                returns[key] = i
+                statuses[call] = acts[i].get("status")
+            else:
+                orphans.append(i)
+    t = out["tool_calls"]
+    thread_id = record.doc.get("thread_id")
     pairs = [(call, returns.get(key)) for key, call in calls.items()] + [(None, ret) for ret in orphans]
-    for call, ret in pairs:
+    for ci, ri in pairs:
+        call = acts[ci] if ci is not None else None
+        ret = acts[ri] if ri is not None else None
+        either: Mapping[str, Any] = call if call is not None else ret  # type: ignore[assignment]
         agent_id = call.get("agent_id") if call is not None else None
-        either = call if call is not None else ret
-        t["source"].append(source)
+        t["source"].append(record.source)
         t["thread_id"].append(thread_id)
-        t["tool_call_id"].append(either.get("tool_call_id"))  # type: ignore[union-attr]
+        t["tool_call_id"].append(either.get("tool_call_id"))
         t["agent_id"].append(agent_id)
         t["agent_name"].append(names.get(agent_id, agent_id) if agent_id is not None else None)
-        t["tool_name"].append(either.get("tool_name"))  # type: ignore[union-attr]
+        t["tool_name"].append(either.get("tool_name"))
         t["call_sequence"].append(_int(call.get("sequence")) if call is not None else None)
         t["return_sequence"].append(_int(ret.get("sequence")) if ret is not None else None)
         t["call_time"].append(call.get("timestamp") if call is not None else None)
         t["return_time"].append(ret.get("timestamp") if ret is not None else None)
-        t["latency_s"].append(None)  # computed vectorised in table.py
         t["status"].append("orphan_return" if call is None else ("pending" if ret is None else ret.get("status")))
-        t["args"].append(to_text(call.get("args")) if call is not None else None)
-        t["result"].append(to_text(ret.get("content")) if ret is not None else None)
+        t["args"].append(texts[ci] if ci is not None else None)
+        t["result"].append(texts[ri] if ri is not None else None)
+    h = out["threads"]
+    h["n_tool_calls"].append(len(calls))
+    h["n_pending"].append(sum(1 for key in calls if key not in returns))
 
-    times = [x.get("timestamp") for x in actions if x.get("timestamp") is not None]
-    h = batch["threads"]
-    h["source"].append(source)
-    h["format"].append(format)
-    h["thread_id"].append(thread_id)
+
+def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> None:
+    """The thread's own fields; counts and totals over its actions are made in arrow.py."""
+    doc = record.doc
+    agents = _mapping(doc.get("agents"))
+    h = out["threads"]
+    h["source"].append(record.source)
+    h["format"].append(record.format)
+    h["thread_id"].append(doc.get("thread_id"))
     h["parent_thread_id"].append(doc.get("parent_thread_id"))
     h["title"].append(doc.get("title"))
     h["created_at"].append(doc.get("created_at"))
     h["updated_at"].append(doc.get("updated_at"))
-    h["first_action_at"].append(times[0] if times else None)
-    h["last_action_at"].append(times[-1] if times else None)
-    h["duration_s"].append(None)  # computed vectorised in table.py
     h["n_agents"].append(len(agents))
-    h["agents"].append(", ".join(str(n) for n in names.values()))
-    h["n_actions"].append(len(actions))
-    h["n_messages"].append(n_messages)
-    h["n_tool_calls"].append(n_calls)
-    h["n_tool_errors"].append(n_errors)
-    h["n_pending"].append(sum(1 for key in calls if key not in returns))
-    h["n_problems"].append(len(problems))
-    for key in _TOKEN_KEYS:
-        h[key].append(totals[key] if seen_tokens[key] else None)
-    h["cost_usd"].append(cost_total if has_cost else None)
-    add_problems(batch, problems, source=source)
+    h["agents"].append(", ".join(str(names.get(k, k)) for k in sorted(agents)))
+    h["n_problems"].append(len(record.problems))
 
 
-def add_problems(batch: dict[str, Columns], problems: Any, *, source: str | None) -> None:
+def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:
     p = batch["problems"]
     for problem in problems:
         p["source"].append(problem.source or source)
@@ -252,13 +356,3 @@ def add_problems(batch: dict[str, Columns], problems: Any, *, source: str | None
         p["line"].append(problem.line)
         p["rule"].append(problem.rule)
         p["message"].append(problem.message)
-
-
-def merge_batches(batches: list[dict[str, Columns]]) -> dict[str, Columns]:
-    """Concatenate batches column by column (keeps input order)."""
-    out = new_batch()
-    for batch in batches:
-        for table, columns in batch.items():
-            for name, values in columns.items():
-                out[table][name].extend(values)
-    return out

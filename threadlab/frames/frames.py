@@ -3,16 +3,20 @@ produce and widgets consume."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem
-from threadlab.frames.extract import Columns, extract_thread, merge_batches, new_batch
-from threadlab.frames.table import assemble
+from threadlab.frames.arrow import batch_to_tables, frame_to_table, tables_to_frames
+from threadlab.frames.extract import Batch, ThreadRecord, extract
 
 TABLE_NAMES = ("actions", "tool_calls", "usage", "threads", "problems")
 
@@ -27,8 +31,31 @@ class Frames:
     _threads: dict[str, Thread] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_batch(cls, batch: dict[str, Columns], threads: dict[str, Thread] | None = None) -> Frames:
-        return cls(**{name: assemble(name, batch[name]) for name in TABLE_NAMES}, _threads=dict(threads or {}))
+    def from_batch(cls, batch: Batch, threads: dict[str, Thread] | None = None) -> Frames:
+        return cls.from_tables(batch_to_tables(batch), threads)
+
+    @classmethod
+    def from_tables(cls, tables: dict[str, pa.Table], threads: dict[str, Thread] | None = None) -> Frames:
+        """Frames of typed Arrow tables (``threadlab.frames.arrow.SCHEMAS``)."""
+        return cls(**tables_to_frames(tables), _threads=dict(threads or {}))
+
+    def to_arrow(self) -> dict[str, pa.Table]:
+        """Each frame as an Arrow table (labels as plain strings)."""
+        return {name: frame_to_table(name, frame) for name, frame in self.tables().items()}
+
+    def to_parquet(self, folder: str | os.PathLike[str]) -> Path:
+        """Write ``<folder>/<table>.parquet`` for the five frames (read back with
+        ``threadlab.read_parquet``)."""
+        from threadlab.loading.parquet import write_frames
+
+        return write_frames(self, folder)
+
+    def to_duckdb(self, con: Any = None, *, prefix: str = "") -> Any:
+        """Register the five frames as DuckDB tables (``actions``, ``tool_calls``, ...) on
+        ``con`` (a new in-memory connection by default) and return the connection."""
+        from threadlab.loading.parquet import register_duckdb
+
+        return register_duckdb(self, con, prefix=prefix)
 
     def thread(self, thread_id: str) -> Thread:
         """The Thread behind a row of these frames (re-read from its source when needed)."""
@@ -62,16 +89,10 @@ class Frames:
 
 def frames_from_threads(threads: Iterable[Thread], *, problems: Iterable[Problem] = ()) -> Frames:
     """Frames of in-memory threads (each thread's own problems included)."""
-    batch = new_batch()
-    kept: dict[str, Thread] = {}
-    for thread in threads:
-        source, fmt = thread.origin
-        extract_thread(thread.to_dict(), batch, source=source, format=fmt, problems=thread.problems)
-        kept[thread.thread_id] = thread
-    from threadlab.frames.extract import add_problems
-
-    add_problems(batch, list(problems), source=None)
-    return Frames.from_batch(batch, kept)
+    threads = list(threads)
+    kept = {thread.thread_id: thread for thread in threads}
+    records = [ThreadRecord(t.to_dict(), t.origin[0], t.origin[1], t.problems) for t in threads]
+    return Frames.from_batch(extract([*records, *problems]), kept)
 
 
-__all__ = ["TABLE_NAMES", "Frames", "frames_from_threads", "merge_batches"]
+__all__ = ["TABLE_NAMES", "Frames", "frames_from_threads"]

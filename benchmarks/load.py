@@ -1,0 +1,258 @@
+"""How fast is ``threadlab.load``? Timed against the alternatives on the same corpus, in one run.
+
+    python benchmarks/load.py 200MB 1GB          # corpora are made under benchmarks/corpus/
+
+Each method runs in its own subprocess (a cold interpreter, the corpus already in the OS page
+cache after a warm-up read) so its peak memory is its own: RSS of the process and all its
+children (pool workers), sampled every 20 ms.
+
+    threadlab   threadlab.load(folder): all five frames (default workers, no cache)
+    naive       json.load each file + pandas.json_normalize(actions) + concat: one flat table
+    orjson      orjson.loads of every file, nothing else: the parse floor (one process)
+    duckdb      DuckDB read_json + unnest(actions) to an Arrow table: one flat table
+    cached      threadlab.load(folder, cache=...) again after a first load filled the cache
+
+Targets (issue #6): 200 MB at least 8x faster than naive, at most 1.5x the orjson floor, no
+slower than DuckDB; 1 GB in under 15 s with peak RSS under 3x the corpus; cached reload of
+1 GB at least 5x faster; frames memory (deep) no more than the corpus bytes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from benchmarks.corpus import parse_size, write_corpus  # noqa: E402
+
+METHODS = ("threadlab", "naive", "orjson", "duckdb", "cached")
+
+
+# --- one method, in a subprocess ------------------------------------------------------------
+
+
+class PeakRSS:
+    """Peak resident memory of this process plus its children, sampled in a thread."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self.me = psutil.Process()
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        import psutil
+
+        total = 0
+        for proc in (self.me, *self.me.children(recursive=True)):
+            try:
+                total += proc.memory_info().rss
+            except psutil.Error:
+                pass
+        self.peak = max(self.peak, total)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            self._sample()
+
+    def __enter__(self) -> PeakRSS:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("thread-*.json"))
+
+
+def run_threadlab(folder: Path, cache: Path | None = None) -> dict[str, Any]:
+    import threadlab
+
+    frames = threadlab.load(folder, progress=False, cache=cache)
+    memory = sum(int(df.memory_usage(deep=True).sum()) for df in frames.tables().values())
+    return {"rows": len(frames.actions), "frames_bytes": memory, "problems": len(frames.problems)}
+
+
+def run_naive(folder: Path) -> dict[str, Any]:
+    import pandas as pd
+
+    frames = []
+    for path in _files(folder):
+        with path.open() as fh:
+            doc = json.load(fh)
+        frame = pd.json_normalize(doc["actions"])
+        frame["thread_id"] = doc["thread_id"]
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    return {"rows": len(table), "frames_bytes": int(table.memory_usage(deep=True).sum())}
+
+
+def run_orjson(folder: Path) -> dict[str, Any]:
+    import orjson
+
+    n = 0
+    for path in _files(folder):
+        n += len(orjson.loads(path.read_bytes())["actions"])
+    return {"rows": n}
+
+
+def run_duckdb(folder: Path) -> dict[str, Any]:
+    import duckdb
+
+    con = duckdb.connect()
+    pattern = str(folder / "**" / "thread-*.json")
+    query = f"select thread_id, unnest(actions, recursive := true) from read_json('{pattern}', maximum_object_size=67108864)"
+    table = con.sql(query).to_arrow_table()
+    return {"rows": table.num_rows, "frames_bytes": table.nbytes}
+
+
+def _import_first(method: str) -> None:
+    """Imports are not what is measured: each method's libraries are loaded before the clock."""
+    import orjson  # noqa: F401
+    import pandas  # noqa: F401
+
+    if method in ("threadlab", "cached", "fill-cache"):
+        from threadlab.formats import format_modules
+        from threadlab.loading.pool import warm_up
+
+        format_modules()  # the converters a folder walk asks about
+        warm_up()
+    if method == "duckdb":
+        import duckdb  # noqa: F401
+
+
+def child(method: str, folder: Path, cache: Path) -> None:
+    _import_first(method)
+    runs = {
+        "threadlab": lambda: run_threadlab(folder),
+        "naive": lambda: run_naive(folder),
+        "orjson": lambda: run_orjson(folder),
+        "duckdb": lambda: run_duckdb(folder),
+        "cached": lambda: run_threadlab(folder, cache),
+        "fill-cache": lambda: run_threadlab(folder, cache),
+    }
+    with PeakRSS() as rss:
+        start, cpu = time.perf_counter(), time.process_time()
+        result = runs[method]()
+        result["seconds"] = time.perf_counter() - start
+        result["cpu_parent"] = time.process_time() - cpu
+    result["peak_rss"] = rss.peak
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # pool workers, reaped by now
+    result["cpu_total"] = result["cpu_parent"] + children.ru_utime + children.ru_stime
+    print(json.dumps(result))
+
+
+# --- the driver ------------------------------------------------------------------------------
+
+
+def measure(method: str, folder: Path, cache: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", method, str(folder), "--cache", str(cache)],
+        capture_output=True, text=True, check=False,
+    )
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _warm(folder: Path) -> int:
+    """Read every file once so every method starts with the corpus in the page cache."""
+    return sum(len(p.read_bytes()) for p in _files(folder))
+
+
+def bench(size: int, root: Path, methods: tuple[str, ...]) -> dict[str, Any]:
+    label = f"{size / (1 << 20):.0f}MB" if size < 1 << 30 else f"{size / (1 << 30):.0f}GB"
+    folder = root / label.lower()
+    made = time.perf_counter()
+    paths = write_corpus(folder, size)
+    corpus_bytes = _warm(folder)
+    print(f"\n## corpus {label}: {len(paths)} files, {corpus_bytes / 1e6:.0f} MB ({time.perf_counter() - made:.0f} s to make/check)", flush=True)
+    cache = root / f".cache-{label.lower()}"
+    shutil.rmtree(cache, ignore_errors=True)
+    results: dict[str, Any] = {}
+    for method in methods:
+        if method == "cached":
+            results["fill-cache"] = measure("fill-cache", folder, cache)
+        results[method] = measure(method, folder, cache)
+        r = results[method]
+        print(f"  {method:<10} " + (f"{r['seconds']:7.2f} s" if "seconds" in r else r.get("error", "?")), flush=True)
+    shutil.rmtree(cache, ignore_errors=True)
+    report(label, corpus_bytes, results)
+    return {"label": label, "files": len(paths), "corpus_bytes": corpus_bytes, "results": results}
+
+
+def report(label: str, corpus_bytes: int, results: dict[str, Any]) -> None:
+    mb = corpus_bytes / 1e6
+    print(f"\n| {label} | seconds | CPU s (all processes) | MB/s | peak RSS MB | RSS / corpus | rows | frames MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for method, r in results.items():
+        if "seconds" not in r:
+            print(f"| {method} | failed: {r.get('error', '?')} |")
+            continue
+        frames = f"{r['frames_bytes'] / 1e6:.0f}" if "frames_bytes" in r else ""
+        print(f"| {method} | {r['seconds']:.2f} | {r['cpu_total']:.2f} | {mb / r['seconds']:.0f} | {r['peak_rss'] / 1e6:.0f} | "
+              f"{r['peak_rss'] / corpus_bytes:.2f} | {r['rows']:,} | {frames} |")
+    a = results.get("threadlab", {}).get("seconds")
+
+    def ratio(other: str) -> str:
+        b = results.get(other, {}).get("seconds")
+        return f"{a / b:.2f}" if a and b else "n/a"
+
+    print(f"\nratios (threadlab time / other time): a/b naive {ratio('naive')}  a/c orjson floor {ratio('orjson')}  a/d duckdb {ratio('duckdb')}")
+    cpu = results.get("threadlab", {}).get("cpu_total")
+    floor = results.get("orjson", {}).get("cpu_total")
+    if cpu and floor:
+        print(f"CPU seconds, all processes: threadlab {cpu:.2f} vs orjson floor {floor:.2f} ({cpu / floor:.2f}x)")
+    if a and results.get("naive", {}).get("seconds"):
+        print(f"threadlab is {results['naive']['seconds'] / a:.1f}x faster than naive")
+    cached = results.get("cached", {}).get("seconds")
+    first = results.get("fill-cache", {}).get("seconds")
+    if cached and first:
+        print(f"cached reload: {cached:.2f} s vs {first:.2f} s first load with cache writes ({first / cached:.1f}x); vs no-cache load {a / cached:.1f}x")
+    frames_bytes = results.get("threadlab", {}).get("frames_bytes")
+    if frames_bytes:
+        print(f"frames memory (deep) {frames_bytes / 1e6:.0f} MB = {frames_bytes / corpus_bytes:.2f} x corpus bytes")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="threadlab.load against naive pandas, the orjson floor and DuckDB")
+    parser.add_argument("sizes", nargs="*", type=parse_size, default=[parse_size("200MB")], help="corpus sizes (10MB .. 1GB)")
+    parser.add_argument("--root", type=Path, default=HERE / "corpus")
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--delete-over", type=parse_size, default=parse_size("500MB"), help="delete corpora at least this big afterwards")
+    parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
+    parser.add_argument("--cache", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child[0], Path(args.child[1]), args.cache)
+        return 0
+    print(f"# threadlab.load benchmark — {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    out_dir = HERE / "out"
+    out_dir.mkdir(exist_ok=True)
+    for size in args.sizes:
+        summary = bench(size, args.root, tuple(args.methods.split(",")))
+        (out_dir / f"load-{summary['label'].lower()}.json").write_text(json.dumps(summary, indent=2))
+        if size >= args.delete_over:
+            shutil.rmtree(args.root / summary["label"].lower(), ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,31 @@
+"""``make bench``: every benchmark script, one after another (add a line to SCRIPTS)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# (script, arguments)
+SCRIPTS: list[tuple[str, list[str]]] = [
+    ("load.py", ["200MB"]),
+    # naive pandas would take a quarter of an hour at 1 GB; the 1 GB targets are about threadlab
+    ("load.py", ["1GB", "--methods", "threadlab,orjson,duckdb,cached"]),
+]
+
+
+def main() -> int:
+    failed = []
+    for script, args in SCRIPTS:
+        print(f"\n===== {script} {' '.join(args)} =====", flush=True)
+        if subprocess.run([sys.executable, str(HERE / script), *args], check=False).returncode != 0:
+            failed.append(script)
+    if failed:
+        print(f"failed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

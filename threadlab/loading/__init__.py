@@ -1,0 +1,8 @@
+"""Loading at scale: files → Frames, fast (no pydantic object per action), parallel (a process
+pool), lenient, cached (Parquet), and out to a Dask cluster. ``threadlab.load`` is the door."""
+
+from threadlab.loading.api import load
+from threadlab.loading.files import DATA_SUFFIXES, expand_sources
+from threadlab.loading.parquet import read_parquet
+
+__all__ = ["DATA_SUFFIXES", "expand_sources", "load", "read_parquet"]

@@ -1,0 +1,142 @@
+"""``threadlab.load``: files, folders, globs or Threads → Frames; fast, parallel, cached.
+
+Lenient by default: a bad file costs only that file (it is listed in ``frames.problems`` with
+its path and reason) and everything else loads. ``strict=True`` raises with every problem."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import pandas as pd
+import pyarrow as pa
+
+from threadlab.core.model import Thread
+from threadlab.core.problems import Problem, ThreadError
+from threadlab.formats.source import Source
+from threadlab.frames.arrow import batch_to_tables, concat_tables
+from threadlab.frames.extract import ThreadRecord, extract
+from threadlab.frames.frames import Frames
+from threadlab.loading.cache import cache_folder
+from threadlab.loading.chunks import no_gc
+from threadlab.loading.files import CHUNK_BYTES, Chunk, FileRef, expand_sources, make_chunks
+from threadlab.loading.pool import Progress, default_workers, run_chunks
+from threadlab.loading.reader import careful
+
+if TYPE_CHECKING:
+    from threadlab.loading.dask_engine import DaskFrames
+
+HANDFUL = 8  # more files than this and a progress bar is shown (unless progress=False)
+MIN_CHUNK_BYTES = 1 << 20
+MAX_CHUNK_BYTES = 32 << 20
+
+
+def load(
+    source: Any,
+    *,
+    format: str = "auto",
+    strict: bool = False,
+    progress: bool | None = None,
+    workers: int | None = None,
+    cache: bool | str | os.PathLike[str] | None = None,
+    engine: Literal["pandas", "dask"] = "pandas",
+) -> Frames | DaskFrames:
+    """Load every thread in ``source`` (a path, folder, glob, a list of those, or Threads and
+    other in-memory objects) into Frames.
+
+    ``workers``: processes that parse files (default: one per core, no more than there are
+    chunks of files, capped at 16; 1 = in this process; results keep the input order). ``progress``: a tqdm bar (files and
+    MB), shown by default for more than a handful of files. ``cache``: True (``./.threadlab-cache``)
+    or a folder where the frames of unchanged files are kept as Parquet. ``strict``: raise
+    ``ThreadError`` listing every problem instead of reporting them in ``frames.problems``.
+    ``engine="dask"``: Dask DataFrames, one partition per chunk of files (``threadlab[dask]``)."""
+    items = list(expand_sources(source))
+    folder = cache_folder(cache)
+    cache_dir = str(folder) if folder is not None else None
+    refs = {item: FileRef.of(item) for item in items if isinstance(item, Path)}
+    files = list(refs.values())
+    # with a cache, chunk boundaries must not depend on the machine (they key the entries)
+    target = CHUNK_BYTES if cache_dir else _adaptive_target(files, workers)
+    if engine == "dask":
+        if len(files) != len(items):
+            raise TypeError("engine='dask' loads files only; pass paths, folders or globs")
+        from threadlab.loading.dask_engine import load_dask
+
+        return load_dask(make_chunks(files, format, target_bytes=target), cache_dir=cache_dir, strict=strict)
+    if engine != "pandas":
+        raise ValueError(f"unknown engine {engine!r}; use 'pandas' or 'dask'")
+
+    segments = _segments(items, refs, format, target)
+    chunks = [c for seg in segments if isinstance(seg, list) for c in seg]
+    n_workers = workers if workers is not None else default_workers(len(chunks))
+    show = progress if progress is not None else len(files) > HANDFUL
+    bar = Progress(sum(f.size for f in files if f.size > 0), len(files), show)
+    try:
+        results = iter(run_chunks(chunks, workers=n_workers, cache_dir=cache_dir, on_done=bar.advance))
+    finally:
+        bar.close()
+    parts: list[dict[str, pa.Table]] = []
+    kept: dict[str, Thread] = {}
+    for seg in segments:
+        if isinstance(seg, list):
+            parts.extend(next(results) for _ in seg)
+        else:
+            parts.append(_object_tables(seg, format, kept))
+    with no_gc():
+        frames = Frames.from_tables(concat_tables(parts), kept)
+    if strict and len(frames.problems):
+        raise ThreadError(problems_of(frames.problems))
+    return frames
+
+
+def _adaptive_target(files: list[FileRef], workers: int | None) -> int:
+    """Without a cache, chunk size is free: about four chunks per worker, 1-32 MB each."""
+    total = sum(f.size for f in files if f.size > 0)
+    n = workers or default_workers(len(files))
+    return int(min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total / max(1, 4 * n))))
+
+
+def _segments(items: list[Any], refs: dict[Path, FileRef], format: str, target: int) -> list[list[Chunk] | Any]:
+    """Runs of files (as chunks) and in-memory objects, in input order."""
+    out: list[list[Chunk] | Any] = []
+    run: list[FileRef] = []
+    for item in items:
+        if isinstance(item, Path):
+            run.append(refs[item])
+            continue
+        if run:
+            out.append(make_chunks(run, format, target_bytes=target))
+            run = []
+        out.append(item)
+    if run:
+        out.append(make_chunks(run, format, target_bytes=target))
+    return out
+
+
+def _object_tables(item: Any, format: str, kept: dict[str, Thread]) -> dict[str, pa.Table]:
+    """A Thread or any in-memory input ``read_all`` understands (read in this process)."""
+    if isinstance(item, Thread):
+        kept[item.thread_id] = item
+        name, fmt = item.origin
+        return batch_to_tables(extract([ThreadRecord(item.to_dict(), name, fmt, item.problems)]))
+    return batch_to_tables(extract(list(careful(Source(item), format))))
+
+
+def problems_of(frame: pd.DataFrame) -> list[Problem]:
+    """The rows of a problems frame as Problem objects (for ThreadError)."""
+
+    def value(v: Any) -> Any:
+        return None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else v
+
+    return [
+        Problem(
+            str(row.rule),
+            str(row.message),
+            value(row.thread_id),
+            None if value(row.sequence) is None else int(row.sequence),
+            None if value(row.source) is None else str(row.source),
+            None if value(row.line) is None else int(row.line),
+        )
+        for row in frame.itertuples(index=False)
+    ]

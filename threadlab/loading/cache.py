@@ -1,0 +1,70 @@
+"""The Parquet cache: the frames of a chunk of unchanged files, kept on disk.
+
+An entry is a folder named by a hash of the threadlab version, the format asked for and every
+file's (path, size, mtime); it holds one Parquet file per frame. A file that changes changes
+its chunk's key, so that chunk is read again; the old entry is simply never used again."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from threadlab.frames.arrow import SCHEMAS
+from threadlab.frames.columns import TABLES
+from threadlab.loading.files import Chunk
+
+DEFAULT_FOLDER = ".threadlab-cache"
+
+
+def cache_folder(cache: bool | str | os.PathLike[str] | None) -> Path | None:
+    """``cache=True`` → ``./.threadlab-cache``; a path → that folder; False/None → no cache."""
+    if cache is None or cache is False:
+        return None
+    return Path(DEFAULT_FOLDER if cache is True else cache)
+
+
+def chunk_key(chunk: Chunk) -> str:
+    from threadlab import __version__
+
+    digest = hashlib.sha1(f"threadlab {__version__}\n{chunk.format}\n".encode())
+    for ref in chunk.files:
+        digest.update(f"{os.path.abspath(ref.path)}\0{ref.size}\0{ref.mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def read_entry(folder: Path, chunk: Chunk) -> dict[str, pa.Table] | None:
+    entry = folder / chunk_key(chunk)
+    if not entry.is_dir():
+        return None
+    try:
+        tables = {name: pq.read_table(entry / f"{name}.parquet", schema=schema) for name, schema in SCHEMAS.items()}
+    except (OSError, pa.ArrowInvalid):  # a damaged entry is read again
+        return None
+    return tables
+
+
+def write_entry(folder: Path, chunk: Chunk, tables: dict[str, pa.Table]) -> None:
+    """Write the entry in a temporary folder and rename it into place, so a reader never sees
+    half an entry (and two writers of the same entry do not collide)."""
+    if any(ref.size < 0 for ref in chunk.files):
+        return  # a missing file: nothing worth keeping
+    folder.mkdir(parents=True, exist_ok=True)
+    entry = folder / chunk_key(chunk)
+    if entry.is_dir():
+        return
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=folder))
+    try:
+        for name, table in tables.items():
+            # written for reload speed, not size: no compression, dictionary pages only for the
+            # repeated labels (decoding dictionary-encoded free text costs more than it saves)
+            labels = [c.name for c in TABLES[name] if c.kind == "label"]
+            pq.write_table(table, tmp / f"{name}.parquet", compression="none", use_dictionary=labels, write_statistics=False)
+        tmp.rename(entry)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)

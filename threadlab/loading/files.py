@@ -1,0 +1,116 @@
+"""What to read: paths, folders and globs → files, in a stable order, and files → chunks (the
+unit of work of a process-pool task, a Dask partition and a cache entry)."""
+
+from __future__ import annotations
+
+import glob as globlib
+import math
+import os
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from stat import S_ISDIR
+from typing import Any
+
+from threadlab.core.model import Thread
+from threadlab.formats import format_modules
+from threadlab.formats.source import Source
+
+# files a folder walk picks up; a folder a format claims as a whole (a Claude Code project)
+# is read as one source instead
+DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".sse")
+CHUNK_BYTES = 8 << 20  # a cache entry / Dask partition holds about this much JSON
+
+
+def expand_sources(source: Any) -> Iterator[Any]:
+    """Paths, folders and globs → the sources to read, in a stable order; Threads and other
+    objects pass through."""
+    items = source if isinstance(source, list | tuple) else [source]
+    for item in items:
+        if isinstance(item, Thread) or not isinstance(item, str | os.PathLike):
+            yield item
+            continue
+        text = os.fspath(item)
+        if any(ch in text for ch in "*?[") and not Path(text).exists():
+            for match in sorted(globlib.glob(text, recursive=True)):
+                yield from expand_sources(match)
+            continue
+        path = Path(text)
+        if path.is_dir():
+            yield from _walk(path)
+        else:
+            yield path
+
+
+def _claims_folder(path: Path) -> bool:
+    src = Source(path)
+    return any(getattr(m, "CLAIMS_FOLDERS", False) and m.detect(src) for m in format_modules())
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    if _claims_folder(folder):
+        yield folder
+        return
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            yield from _walk(entry)
+        elif entry.suffix.lower() in DATA_SUFFIXES:
+            yield entry
+
+
+@dataclass(frozen=True, slots=True)
+class FileRef:
+    """A file as the cache sees it: a changed size or mtime means changed content."""
+
+    path: str
+    size: int
+    mtime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> FileRef:
+        try:
+            stat = path.stat()
+        except OSError:  # reading it will say what is wrong
+            return cls(str(path), -1, -1)
+        if S_ISDIR(stat.st_mode):  # a folder read as one source: its files' bytes, newest mtime
+            files = [p.stat() for p in path.rglob("*") if p.is_file()]
+            return cls(str(path), sum(f.st_size for f in files), max((f.st_mtime_ns for f in files), default=stat.st_mtime_ns))
+        return cls(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Files read together by one task, in order."""
+
+    files: tuple[FileRef, ...]
+    format: str = "auto"
+
+    @property
+    def size(self) -> int:
+        return sum(max(f.size, 0) for f in self.files)
+
+
+def make_chunks(files: Sequence[FileRef], format: str, *, target_bytes: int = CHUNK_BYTES) -> list[Chunk]:
+    """Group files into chunks of about ``target_bytes``. A chunk ends after a file whose path
+    hash is 0 modulo k (k = files per chunk, rounded to a power of two), so the boundaries
+    depend on the paths only: adding, removing or changing one file leaves the other chunks
+    (and their cache entries) as they were. A chunk never exceeds 4 × target_bytes."""
+    if not files:
+        return []
+    mean = max(1, sum(max(f.size, 0) for f in files) // len(files))
+    k = 2 ** max(0, round(math.log2(max(1, target_bytes / mean))))
+    chunks: list[Chunk] = []
+    current: list[FileRef] = []
+    size = 0
+    for ref in files:
+        current.append(ref)
+        size += max(ref.size, 0)
+        if zlib.crc32(ref.path.encode()) % k == 0 or size >= 4 * target_bytes:
+            chunks.append(Chunk(tuple(current), format))
+            current, size = [], 0
+    if current:
+        chunks.append(Chunk(tuple(current), format))
+    return chunks

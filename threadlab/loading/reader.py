@@ -1,0 +1,151 @@
+"""One file → thread records (JSON objects ready for ``frames.extract``) and file problems.
+
+The fast path is for ThreadProtocol JSON: the file is read once and parsed once with orjson;
+each thread object that fits the models exactly (``shape.thread_fits``) and breaks none of the
+five rules (``core.validate.validate_dict``, run on the same parsed object) goes straight to the
+column extractor, without one pydantic object per action. Anything else (another wire format,
+a thread that breaks a rule or the schema, a file that is not JSON) goes the careful way,
+through ``read_all`` and the converters, with the bytes already read handed over, so the frames
+and problems are the same either way. JSON Lines files are streamed line by line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.validate import validate_dict
+from threadlab.formats.source import Source, parse_json
+from threadlab.formats.threadprotocol import NAME as THREADPROTOCOL
+from threadlab.formats.threadprotocol import is_thread_doc, thread_from_dict
+from threadlab.frames.extract import ThreadRecord
+from threadlab.loading.shape import thread_fits
+from threadlab.reading import read_all
+
+Item = ThreadRecord | Problem
+_FAST_FORMATS = ("auto", "threadprotocol", "thread", "json", "threadprotocol-json")
+_LINES_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def read_items(path: Path, format: str = "auto") -> Iterator[Item]:
+    """Every thread record in the file at ``path``, and the problems that cost a whole file."""
+    name = str(path)
+    try:
+        if format.lower() not in _FAST_FORMATS or not path.is_file():
+            yield from careful(Source(path), format)
+        elif path.suffix.lower() in _LINES_SUFFIXES:
+            yield from _lines(path, name, format)
+        else:
+            yield from _whole(path, name, format)
+    except ThreadError as exc:
+        yield from (p.with_source(name) for p in exc.problems)
+    except Exception as exc:  # a bug in a converter costs only this file, and says so
+        yield Problem("internal", f"{name} could not be loaded: {type(exc).__name__}: {exc}", source=name)
+
+
+def careful(source: Source, format: str = "auto") -> Iterator[Item]:
+    """The converter path: ``read_all`` (lenient), every thread as its canonical JSON object."""
+    try:
+        threads = read_all(source, format, strict=False)
+    except ThreadError as exc:
+        yield from (p.with_source(source.name) for p in exc.problems)
+        return
+    for thread in threads:
+        yield ThreadRecord(thread.to_dict(), thread.origin[0], thread.origin[1], thread.problems)
+
+
+def fast_record(doc: Any, name: str) -> ThreadRecord | None:
+    """The record of a thread object that needs no converter, else None."""
+    if not is_thread_doc(doc) or not thread_fits(doc) or validate_dict(doc):
+        return None
+    return ThreadRecord(doc, name, THREADPROTOCOL, ())
+
+
+def _prefilled(path: Path, data: bytes, obj: Any = None) -> Source:
+    """A Source for ``path`` that will not read or parse the file again."""
+    source = Source(path)
+    source._data = data
+    if obj is not None:
+        source._obj = obj
+    return source
+
+
+def _whole(path: Path, name: str, format: str) -> Iterator[Item]:
+    data = path.read_bytes()
+    if data.lstrip()[:1] not in (b"{", b"["):
+        yield from careful(_prefilled(path, data), format)
+        return
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        if _first_line_is_thread(data):  # JSON Lines in a .json file
+            yield from _each_line(enumerate(data.splitlines(), 1), name)
+        else:  # broken JSON: the careful path says where
+            yield from careful(_prefilled(path, data), format)
+        return
+    docs = obj if isinstance(obj, list) else [obj]
+    if not docs or not all(is_thread_doc(d) for d in docs):
+        yield from careful(_prefilled(path, data, obj), format)
+        return
+    for doc in docs:
+        record = fast_record(doc, name)
+        yield record if record is not None else from_thread_doc(doc, name)
+
+
+def from_thread_doc(doc: Any, name: str, line: int | None = None) -> ThreadRecord:
+    """The careful way for one thread object (as ``threadprotocol.to_threads`` + ``read_all``
+    do it for a whole file: schema problems carry the line, rule problems do not)."""
+    thread = thread_from_dict(doc, source=name)
+    if line is not None:
+        thread.problems = [Problem(p.rule, p.message, p.thread_id, p.sequence, p.source, line) for p in thread.problems]
+    (thread,) = read_all(Source(thread, name=name), THREADPROTOCOL, strict=False)
+    return ThreadRecord(thread.to_dict(), name, THREADPROTOCOL, thread.problems)
+
+
+def _first_line_is_thread(data: bytes) -> bool:
+    first, _, rest = data.partition(b"\n")
+    try:
+        return is_thread_doc(orjson.loads(first)) and bool(rest.strip())
+    except orjson.JSONDecodeError:
+        return False
+
+
+def _lines(path: Path, name: str, format: str) -> Iterator[Item]:
+    with path.open("rb") as fh:
+        first = fh.readline()
+        try:
+            is_lines = is_thread_doc(orjson.loads(first))
+        except orjson.JSONDecodeError:
+            is_lines = False
+        if not is_lines:
+            yield from _whole(path, name, format)
+            return
+        fh.seek(0)
+        yield from _each_line(enumerate(fh, 1), name)
+
+
+def _each_line(lines: Any, name: str) -> Iterator[Item]:
+    """Threads of a JSON Lines source, one line at a time (a broken line costs that line)."""
+    for number, raw in lines:
+        line = raw.rstrip(b"\r\n")
+        if not line.strip():
+            continue
+        try:
+            doc = parse_json(line, name)
+        except ThreadError as exc:
+            yield from_broken_line(exc, name, number)
+            continue
+        record = fast_record(doc, name)
+        yield record if record is not None else from_thread_doc(doc, name, number)
+
+
+def from_broken_line(exc: ThreadError, name: str, number: int) -> ThreadRecord:
+    from threadlab.core.model import Thread
+
+    thread = Thread(thread_id=f"{name}:{number}")
+    thread.problems = [Problem(p.rule, p.message, source=name, line=number) for p in exc.problems]
+    (thread,) = read_all(Source(thread, name=name), THREADPROTOCOL, strict=False)
+    return ThreadRecord(thread.to_dict(), name, THREADPROTOCOL, thread.problems)
