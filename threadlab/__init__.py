@@ -7,9 +7,7 @@ imported on first use so ``import threadlab`` stays light.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from threadlab._lazy import lazy_getattr
 from threadlab.core import (
     PROTOCOL_VERSION,
     AgentConfig,
@@ -66,13 +64,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'threadlab' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 def __dir__() -> list[str]:

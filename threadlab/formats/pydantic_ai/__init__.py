@@ -9,10 +9,10 @@ pydantic-ai's own types are used throughout: nothing of its schema is re-declare
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from threadlab._lazy import lazy_getattr
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.source import Source
@@ -23,20 +23,12 @@ if TYPE_CHECKING:  # pydantic-ai is imported on first use, not when the registry
     from threadlab.formats.pydantic_ai.writing import to_pydantic_ai
 
 _PUBLIC = {
-    "from_pydantic_ai": "reading",
-    "from_pydantic_ai_runs": "reading",
-    "to_pydantic_ai": "writing",
-    "perspective": "perspective",
+    "from_pydantic_ai": ".reading",
+    "from_pydantic_ai_runs": ".reading",
+    "to_pydantic_ai": ".writing",
+    "perspective": ".perspective",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _PUBLIC)
 
 NAME = "pydantic-ai"
 ALIASES = ("pydantic_ai", "pai", "pydantic-ai-json")
