@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.threadlab-installed
 ARGS ?=
+# JupyterLab refuses to start as root unless told; containers and CI machines often are root
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: lab test lint bench browser-deps js-deps data clean
 
@@ -15,7 +17,7 @@ $(STAMP): pyproject.toml
 
 ## Open JupyterLab on the notebooks (bundled data in data/). Headless: make lab ARGS=--no-browser
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ARGS)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(ARGS)
 
 ## The whole test suite: ruff, pytest (converters, loaders, widgets in a real browser), notebooks under nbval
 test: $(STAMP) browser-deps js-deps
