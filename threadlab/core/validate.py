@@ -56,31 +56,38 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
     seen_sequences: set[int] = set()
     last_time: datetime | None = None
     last_time_seq: int | None = None
-    for index, action in enumerate(actions):
+    core = _CORE
+    system_name = SYSTEM_NAME.match
+    fromisoformat = datetime.fromisoformat
+    for index, action in enumerate(actions, 1):
         if type(action) is not dict and not isinstance(action, Mapping):
-            report("schema", f"action #{index + 1} is {type(action).__name__}, not an object", None)
+            report("schema", f"action #{index} is {type(action).__name__}, not an object", None)
             continue
-        seq = action.get("sequence")
+        get = action.get
+        seq = get("sequence")
         where = seq if type(seq) is int or (isinstance(seq, int) and not isinstance(seq, bool)) else None
         # 1. sequence
         if where is None:
-            report("sequence-order", f"action #{index + 1} has no integer sequence (got {seq!r})", None)
+            report("sequence-order", f"action #{index} has no integer sequence (got {seq!r})", None)
+        elif where == index and where not in seen_sequences:
+            seen_sequences.add(where)
         else:
             if where in seen_sequences:
                 report("sequence-order", f"sequence {where} is used more than once", where)
-            elif where != index + 1:
-                report("sequence-order", f"action #{index + 1} has sequence {where}; expected {index + 1}", where)
+            elif where != index:
+                report("sequence-order", f"action #{index} has sequence {where}; expected {index}", where)
             seen_sequences.add(where)
-        kind = action.get("action_type")
+        kind = get("action_type")
+        is_core = kind in core
         # 4. action type names
-        if kind not in _CORE and not (isinstance(kind, str) and SYSTEM_NAME.match(kind)):
+        if not is_core and not (isinstance(kind, str) and system_name(kind)):
             report("action-type-name", f"action_type {kind!r} is neither a core action nor system.<snake_case name>", where)
         # 3. agent references
-        agent_id = action.get("agent_id")
+        agent_id = get("agent_id")
         if agent_id is not None and agent_id not in agents:
             report("agent-ref", f"{kind} names agent_id {agent_id!r}, which is not in the agents registry", where)
-        if kind not in _CORE and isinstance(kind, str) and kind.startswith("system."):
-            data = action.get("data")
+        if not is_core and isinstance(kind, str) and kind.startswith("system."):
+            data = get("data")
             if isinstance(data, Mapping):
                 for key in AGENT_KEYS_IN_SYSTEM_DATA:
                     ref = data.get(key)
@@ -88,28 +95,39 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
                         report("agent-ref", f"{kind} data.{key} {ref!r} is not in the agents registry", where)
         # 2. tool call/return correlation
         if kind == "tool_call":
-            call_id = action.get("tool_call_id")
+            call_id = get("tool_call_id")
             if isinstance(call_id, str):
-                calls[call_id] = action.get("tool_name")
+                calls[call_id] = get("tool_name")
         elif kind == "tool_return":
-            call_id = action.get("tool_call_id")
+            call_id = get("tool_call_id")
             if call_id not in calls:
                 report("tool-call-match", f"tool_return {call_id!r} answers no earlier tool_call", where)
-            elif calls[call_id] != action.get("tool_name"):
+            elif calls[call_id] != get("tool_name"):
                 report(
                     "tool-call-match",
-                    f"tool_return {call_id!r} names tool {action.get('tool_name')!r} but the call was to {calls[call_id]!r}",
+                    f"tool_return {call_id!r} names tool {get('tool_name')!r} but the call was to {calls[call_id]!r}",
                     where,
                 )
         # 5. time order
-        stamp = action.get("timestamp")
-        try:
-            moment = _moment(stamp) if stamp is not None else None
-        except ValueError:
-            report("schema", f"timestamp {stamp!r} is not ISO 8601", where)
-            moment = None
-        if moment is None:
+        stamp = get("timestamp")
+        if stamp is None:
             continue
+        moment = None
+        if type(stamp) is str:  # the common case, inline: aware ISO text
+            try:
+                moment = fromisoformat(stamp)
+                if moment.tzinfo is None:
+                    moment = moment.replace(tzinfo=UTC)
+                elif moment.tzinfo is not UTC:
+                    moment = moment.astimezone(UTC)
+            except ValueError:
+                moment = None
+        if moment is None:
+            try:
+                moment = _moment(stamp)
+            except ValueError:
+                report("schema", f"timestamp {stamp!r} is not ISO 8601", where)
+                continue
         if last_time is not None and moment < last_time:
             report(
                 "time-order",

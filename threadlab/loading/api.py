@@ -91,10 +91,11 @@ def load(
 
 
 def _adaptive_target(files: list[FileRef], workers: int | None) -> int:
-    """Without a cache, chunk size is free: about four chunks per worker, 1-32 MB each."""
+    """Without a cache, chunk size is free: about eight chunks per worker (so the last ones
+    leave little idle time on the other cores), 1-32 MB each."""
     total = sum(f.size for f in files if f.size > 0)
     n = workers or default_workers(len(files))
-    return int(min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total / max(1, 4 * n))))
+    return int(min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total / max(1, 8 * n))))
 
 
 def _segments(items: list[Any], refs: dict[Path, FileRef], format: str, target: int) -> list[list[Chunk] | Any]:

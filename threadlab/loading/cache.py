@@ -10,6 +10,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 import pyarrow as pa
@@ -33,9 +34,24 @@ def chunk_key(chunk: Chunk) -> str:
     from threadlab import __version__
 
     digest = hashlib.sha1(f"threadlab {__version__}\n{chunk.format}\n".encode())
+    cwd = os.getcwd()
     for ref in chunk.files:
-        digest.update(f"{os.path.abspath(ref.path)}\0{ref.size}\0{ref.mtime_ns}\n".encode())
+        digest.update(f"{_absolute(ref.path, cwd)}\0{ref.size}\0{ref.mtime_ns}\n".encode())
     return digest.hexdigest()
+
+
+def _absolute(path: str, cwd: str) -> str:
+    """``os.path.abspath(path)`` (``cwd`` being the current folder), with the folder's part
+    worked out once per folder."""
+    folder, name = os.path.split(path)
+    if not name or name in (".", "..") or os.name != "posix":
+        return os.path.abspath(path)
+    return os.path.join(_absolute_folder(folder, cwd), name)
+
+
+@lru_cache(maxsize=4096)
+def _absolute_folder(folder: str, cwd: str) -> str:
+    return os.path.normpath(os.path.join(cwd, folder)) if folder else cwd
 
 
 def read_entry(folder: Path, chunk: Chunk) -> dict[str, pa.Table] | None:

@@ -8,7 +8,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Any
 
@@ -46,10 +46,14 @@ def run_chunks(
     read here (Arrow's Parquet reader is multi-threaded already); the rest go to the pool."""
     results: list[dict[str, pa.Table] | None] = [None] * len(chunks)
     if cache_dir is not None:
-        for i, chunk in enumerate(chunks):
-            results[i] = read_entry(Path(cache_dir), chunk)
-            if results[i] is not None and on_done:
-                on_done(chunk)
+        # entries are read on a few threads (Parquet decoding releases the GIL): the reads of
+        # one entry are too small to keep the cores busy on their own
+        folder = Path(cache_dir)
+        with ThreadPoolExecutor(max_workers=min(4, max(2, workers))) as threads:
+            for i, (chunk, found) in enumerate(zip(chunks, threads.map(lambda c: read_entry(folder, c), chunks), strict=True)):
+                results[i] = found
+                if found is not None and on_done:
+                    on_done(chunk)
     todo = [i for i, found in enumerate(results) if found is None]
     if workers <= 1 or len(todo) <= 1:
         for i in todo:

@@ -123,6 +123,13 @@ def _expression(annotation: Any, consts: dict[str, Any], loose_time: bool) -> st
         name = f"L{len(consts)}"
         consts[name] = frozenset(args)
         return f"type(v) is str and v in {name}"
+    if origin in (typing.Union, types.UnionType):  # any alternative, inline (str first when there is one)
+        alternatives = sorted(args, key=lambda a: a is not str)
+        return " or ".join(f"({_expression(a, consts, loose_time)})" for a in alternatives)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):  # a nested model (usage)
+        name = f"M{len(consts)}"
+        consts[name] = _compiled(annotation, loose_time)
+        return f"type(v) is dict and {name}(v)"
     name = f"C{len(consts)}"
     consts[name] = compile_check(annotation, time_text=_is_str if loose_time else _is_time)
     return f"{name}(v)"
@@ -136,6 +143,20 @@ def _compiled(cls: type[BaseModel], loose_time: bool) -> Check:
     lines = ["def check(d):"]
     for name, info in cls.model_fields.items():
         default = info.default if info.default is not PydanticUndefined and info.default_factory is None else None
+        if info.annotation is not Any:
+            test = _expression(info.annotation, consts, loose_time)
+            if not info.is_required() and default is None and test.startswith("v is None or "):
+                # optional, None by default: a missing field reads as None, which passes
+                lines.append(f"    v = d.get({name!r})")
+                lines.append(f"    if v is not None and not ({test[len('v is None or '):]}):")
+                lines.append("        return False")
+                continue
+            if info.is_required() and test.startswith("type(v) is ") and " or " not in test:
+                # required, and None (what a missing field reads as) fails the type test
+                lines.append(f"    v = d.get({name!r})")
+                lines.append(f"    if not ({test}):")
+                lines.append("        return False")
+                continue
         lines.append(f"    v = d.get({name!r}, _MISSING)")
         lines.append("    if v is _MISSING:")
         if info.is_required():
@@ -146,7 +167,7 @@ def _compiled(cls: type[BaseModel], loose_time: bool) -> Check:
         else:
             lines.append("        pass")
         if info.annotation is not Any:
-            lines.append(f"    elif not ({_expression(info.annotation, consts, loose_time)}):")
+            lines.append(f"    elif not ({test}):")
             lines.append("        return False")
     lines.append("    return True")
     namespace = dict(consts)
@@ -185,6 +206,8 @@ def thread_fits(doc: Mapping[str, Any]) -> bool:
             if type(kind) is not str:
                 return False
             check = _compiled(action_class(kind), True)
+            if len(checks) < 256:  # system.<name> kinds: one lookup of the class per kind
+                checks[kind] = check
         if not check(action):
             return False
     return True
