@@ -329,6 +329,8 @@ class Thread(_Timestamped):
             f"agents={len(self.agents)}, actions={len(self.actions)})"
         )
 
+    __str__ = __repr__  # print(thread) stays one line; the JSON is thread.to_dict() / dumps(thread)
+
 
 def now_utc() -> datetime:
     return datetime.now(UTC)
