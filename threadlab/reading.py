@@ -6,9 +6,23 @@ from typing import Any
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
-from threadlab.core.validate import validate
+from threadlab.core.validate import validate_dict
 from threadlab.formats import detect_format, get_format
 from threadlab.formats.source import Source
+
+
+def read_documents(source: Any, format: str = "auto") -> list[tuple[Thread, dict[str, Any]]]:
+    """Lenient ``read_all`` that also returns each thread's canonical JSON object: computed once,
+    it serves the validation rules here and the frames in the loaders."""
+    src = source if isinstance(source, Source) else Source(source)
+    module = detect_format(src) if format == "auto" else get_format(format)
+    out = []
+    for thread in module.to_threads(src):
+        doc = thread.to_dict()
+        thread.problems = _unique([p.with_source(src.name) for p in (*thread.problems, *validate_dict(doc))])
+        thread.origin = (src.name, module.NAME)
+        out.append((thread, doc))
+    return out
 
 
 def read_all(source: Any, format: str = "auto", *, strict: bool = True) -> list[Thread]:
@@ -18,14 +32,8 @@ def read_all(source: Any, format: str = "auto", *, strict: bool = True) -> list[
     Strict (default): raise ``ThreadError`` listing every problem. Lenient: return the threads
     with their problems on ``thread.problems``; whatever broke a rule is kept, not dropped."""
     src = source if isinstance(source, Source) else Source(source)
-    module = detect_format(src) if format == "auto" else get_format(format)
-    threads = module.to_threads(src)
-    problems: list[Problem] = []
-    for thread in threads:
-        found = [p.with_source(src.name) for p in (*thread.problems, *validate(thread))]
-        thread.problems = _unique(found)
-        thread.origin = (src.name, module.NAME)
-        problems.extend(thread.problems)
+    threads = [thread for thread, _ in read_documents(src, format)]
+    problems = [p for thread in threads for p in thread.problems]
     if strict and problems:
         raise ThreadError(problems, source=src.name)
     return threads

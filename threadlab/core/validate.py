@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.problems import Problem
-from threadlab.core.timefmt import parse_timestamp
+from threadlab.core.timefmt import format_timestamp, parse_timestamp
 
 _CORE = frozenset(CORE_ACTION_TYPES)
 SYSTEM_NAME = re.compile(r"^system\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
@@ -58,7 +58,6 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
     last_time_seq: int | None = None
     core = _CORE
     system_name = SYSTEM_NAME.match
-    fromisoformat = datetime.fromisoformat
     for index, action in enumerate(actions, 1):
         if type(action) is not dict and not isinstance(action, Mapping):
             report("schema", f"action #{index} is {type(action).__name__}, not an object", None)
@@ -112,42 +111,18 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
         stamp = get("timestamp")
         if stamp is None:
             continue
-        moment = None
-        if type(stamp) is str:  # the common case, inline: aware ISO text
-            try:
-                moment = fromisoformat(stamp)
-                if moment.tzinfo is None:
-                    moment = moment.replace(tzinfo=UTC)
-                elif moment.tzinfo is not UTC:
-                    moment = moment.astimezone(UTC)
-            except ValueError:
-                moment = None
-        if moment is None:
-            try:
-                moment = _moment(stamp)
-            except ValueError:
-                report("schema", f"timestamp {stamp!r} is not ISO 8601", where)
-                continue
+        try:
+            moment = parse_timestamp(stamp)
+        except ValueError:
+            report("schema", f"timestamp {stamp!r} is not ISO 8601", where)
+            continue
         if last_time is not None and moment < last_time:
             report(
                 "time-order",
-                f"timestamp {stamp} is earlier than sequence {last_time_seq}'s ({last_time.isoformat()})",
+                f"timestamp {stamp} is earlier than sequence {last_time_seq}'s ({format_timestamp(last_time)})",
                 where,
             )
         else:
             last_time, last_time_seq = moment, where
     return problems
 
-
-def _moment(stamp: Any) -> datetime:
-    """``parse_timestamp``, with its common case (ISO text with ``Z`` or an offset) taken by
-    ``datetime.fromisoformat`` alone: aware datetimes compare correctly in any zone."""
-    if type(stamp) is str:
-        try:
-            moment = datetime.fromisoformat(stamp)
-        except ValueError:
-            return parse_timestamp(stamp)
-        if moment.tzinfo is None:
-            return moment.replace(tzinfo=UTC)
-        return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
-    return parse_timestamp(stamp)

@@ -16,7 +16,9 @@ _MISSING: Any = object()
 
 
 class Source:
-    def __init__(self, obj: Any, *, name: str | None = None) -> None:
+    def __init__(self, obj: Any, *, name: str | None = None, data: bytes | None = None, parsed: Any = _MISSING) -> None:
+        """``data`` / ``parsed``: the file's bytes / JSON value when the caller already has them,
+        so nothing is read or parsed twice."""
         self.path: Path | None = None
         self._data: bytes | None = None
         self._obj: Any = _MISSING
@@ -38,6 +40,10 @@ class Source:
         else:
             self._obj = obj
             self.name = name or f"<{type(obj).__name__}>"
+        if data is not None:
+            self._data = data
+        if parsed is not _MISSING:
+            self._obj = parsed
 
     # --- what kind of thing it is ---------------------------------------------------------
     @property

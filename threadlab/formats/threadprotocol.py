@@ -80,13 +80,9 @@ def to_threads(source: Source) -> list[Thread]:
             try:
                 doc = parse_json(line, source.name)
             except ThreadError as exc:  # a broken line is reported; the other lines are read
-                problems = exc.problems
-                bad = Thread(thread_id=f"{source.name}:{number}")
-                bad.problems = [Problem(p.rule, p.message, source=source.name, line=number) for p in problems]
-                threads.append(bad)
+                threads.append(broken_line_thread(exc, source.name, number))
                 continue
-            thread = thread_from_dict(doc, source=source.name)
-            thread.problems = [Problem(p.rule, p.message, p.thread_id, p.sequence, p.source, number) for p in thread.problems]
+            thread = thread_from_dict(doc, source=source.name, line=number)
             threads.append(thread)
         return threads
     obj = source.json()
@@ -105,9 +101,24 @@ def _loc(error: Mapping[str, Any]) -> str:
     return ".".join(str(p) for p in error["loc"])
 
 
-def thread_from_dict(doc: Any, *, source: str | None = None) -> Thread:
+def broken_line_thread(error: ThreadError, source: str, line: int) -> Thread:
+    """The stand-in for a JSON Lines line that is not JSON: an empty thread carrying the problem,
+    so the line is reported where it is and the other lines are read."""
+    thread = Thread(thread_id=f"{source}:{line}")
+    thread.problems = [Problem(p.rule, p.message, source=source, line=line) for p in error.problems]
+    return thread
+
+
+def thread_from_dict(doc: Any, *, source: str | None = None, line: int | None = None) -> Thread:
     """Build a Thread from its JSON object; whatever breaks the schema is reported on
-    ``thread.problems`` and kept as it came."""
+    ``thread.problems`` (with ``line``, for JSON Lines) and kept as it came."""
+    thread = _thread_from_dict(doc, source)
+    if line is not None:
+        thread.problems = [Problem(p.rule, p.message, p.thread_id, p.sequence, p.source, line) for p in thread.problems]
+    return thread
+
+
+def _thread_from_dict(doc: Any, source: str | None) -> Thread:
     if not isinstance(doc, Mapping):
         thread = Thread(thread_id=source or "<unknown>")
         thread.problems = [Problem("schema", f"a thread must be a JSON object, got {type(doc).__name__}", source=source)]

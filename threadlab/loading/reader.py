@@ -16,14 +16,15 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.core.validate import validate_dict
 from threadlab.formats.source import Source, parse_json
 from threadlab.formats.threadprotocol import NAME as THREADPROTOCOL
-from threadlab.formats.threadprotocol import is_thread_doc, thread_from_dict
+from threadlab.formats.threadprotocol import broken_line_thread, is_thread_doc, thread_from_dict
 from threadlab.frames.extract import ThreadRecord
 from threadlab.loading.shape import thread_fits
-from threadlab.reading import read_all
+from threadlab.reading import read_documents
 
 Item = ThreadRecord | Problem
 _FAST_FORMATS = ("auto", "threadprotocol", "thread", "json", "threadprotocol-json")
@@ -49,12 +50,14 @@ def read_items(path: Path, format: str = "auto") -> Iterator[Item]:
 def careful(source: Source, format: str = "auto") -> Iterator[Item]:
     """The converter path: ``read_all`` (lenient), every thread as its canonical JSON object."""
     try:
-        threads = read_all(source, format, strict=False)
+        yield from records(source, format)
     except ThreadError as exc:
         yield from (p.with_source(source.name) for p in exc.problems)
-        return
-    for thread in threads:
-        yield ThreadRecord(thread.to_dict(), thread.origin[0], thread.origin[1], thread.problems)
+
+
+def records(source: Source, format: str = "auto") -> list[ThreadRecord]:
+    """Threads read leniently, each with the canonical JSON object validation already made."""
+    return [ThreadRecord(doc, thread.origin[0], thread.origin[1], thread.problems) for thread, doc in read_documents(source, format)]
 
 
 def fast_record(doc: Any, name: str) -> ThreadRecord | None:
@@ -64,19 +67,10 @@ def fast_record(doc: Any, name: str) -> ThreadRecord | None:
     return ThreadRecord(doc, name, THREADPROTOCOL, ())
 
 
-def _prefilled(path: Path, data: bytes, obj: Any = None) -> Source:
-    """A Source for ``path`` that will not read or parse the file again."""
-    source = Source(path)
-    source._data = data
-    if obj is not None:
-        source._obj = obj
-    return source
-
-
 def _whole(path: Path, name: str, format: str) -> Iterator[Item]:
     data = path.read_bytes()
     if data.lstrip()[:1] not in (b"{", b"["):
-        yield from careful(_prefilled(path, data), format)
+        yield from careful(Source(path, data=data), format)
         return
     try:
         obj = orjson.loads(data)
@@ -84,11 +78,11 @@ def _whole(path: Path, name: str, format: str) -> Iterator[Item]:
         if _first_line_is_thread(data):  # JSON Lines in a .json file
             yield from _each_line(enumerate(data.splitlines(), 1), name)
         else:  # broken JSON: the careful path says where
-            yield from careful(_prefilled(path, data), format)
+            yield from careful(Source(path, data=data), format)
         return
     docs = obj if isinstance(obj, list) else [obj]
     if not docs or not all(is_thread_doc(d) for d in docs):
-        yield from careful(_prefilled(path, data, obj), format)
+        yield from careful(Source(path, data=data, parsed=obj), format)
         return
     for doc in docs:
         record = fast_record(doc, name)
@@ -98,11 +92,7 @@ def _whole(path: Path, name: str, format: str) -> Iterator[Item]:
 def from_thread_doc(doc: Any, name: str, line: int | None = None) -> ThreadRecord:
     """The careful way for one thread object (as ``threadprotocol.to_threads`` + ``read_all``
     do it for a whole file: schema problems carry the line, rule problems do not)."""
-    thread = thread_from_dict(doc, source=name)
-    if line is not None:
-        thread.problems = [Problem(p.rule, p.message, p.thread_id, p.sequence, p.source, line) for p in thread.problems]
-    (thread,) = read_all(Source(thread, name=name), THREADPROTOCOL, strict=False)
-    return ThreadRecord(thread.to_dict(), name, THREADPROTOCOL, thread.problems)
+    return _record(thread_from_dict(doc, source=name, line=line), name)
 
 
 def _first_line_is_thread(data: bytes) -> bool:
@@ -143,9 +133,10 @@ def _each_line(lines: Any, name: str) -> Iterator[Item]:
 
 
 def from_broken_line(exc: ThreadError, name: str, number: int) -> ThreadRecord:
-    from threadlab.core.model import Thread
+    return _record(broken_line_thread(exc, name, number), name)
 
-    thread = Thread(thread_id=f"{name}:{number}")
-    thread.problems = [Problem(p.rule, p.message, source=name, line=number) for p in exc.problems]
-    (thread,) = read_all(Source(thread, name=name), THREADPROTOCOL, strict=False)
-    return ThreadRecord(thread.to_dict(), name, THREADPROTOCOL, thread.problems)
+
+def _record(thread: Thread, name: str) -> ThreadRecord:
+    """One thread built here, through ``read_documents`` so the rules are applied as for a file."""
+    (record,) = records(Source(thread, name=name), THREADPROTOCOL)
+    return record
