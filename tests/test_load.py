@@ -18,8 +18,7 @@ from benchmarks.corpus import thread_doc
 from threadlab import Problem, ThreadBuilder, ThreadError, frames_from_threads, read_all, write
 from threadlab.frames import DTYPES, TABLES
 from threadlab.frames.frames import Frames
-from threadlab.load import expand_sources
-from threadlab.loading import api, chunks
+from threadlab.loading import api, chunks, expand_sources
 from threadlab.loading.reader import fast_record
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -23,7 +23,7 @@ from threadlab.core import (
     write,
 )
 from threadlab.frames import Frames, frames_from_threads
-from threadlab.load import load
+from threadlab.loading import load
 from threadlab.reading import read, read_all
 
 __version__ = "0.1.0"
@@ -52,7 +52,7 @@ _LAZY: dict[str, str] = {
     "from_aitp": "threadlab.formats.aitp",
     "to_aitp": "threadlab.formats.aitp",
     # loading at scale
-    "read_parquet": "threadlab.load",
+    "read_parquet": "threadlab.loading",
     # widgets
     "timeline": "threadlab.widgets",
     "tool_call_view": "threadlab.widgets",

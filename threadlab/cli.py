@@ -11,7 +11,7 @@ from threadlab.core.problems import ThreadError
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from threadlab.load import expand_sources
+    from threadlab.loading import expand_sources
     from threadlab.reading import read_all
 
     bad = 0
@@ -40,7 +40,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def _cmd_summary(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from threadlab.load import load
+    from threadlab.loading import load
 
     frames = load(args.paths, format=args.format, progress=False)
     columns = ["thread_id", "format", "title", "n_agents", "n_actions", "n_tool_calls", "n_tool_errors", "n_pending", "total_tokens", "cost_usd", "n_problems"]
