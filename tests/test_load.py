@@ -6,6 +6,9 @@ generator and ThreadBuilder written into tmp_path; hand-written files only for b
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import orjson
@@ -18,7 +21,7 @@ from benchmarks.corpus import thread_doc
 from threadlab import Problem, ThreadBuilder, ThreadError, frames_from_threads, read_all, write
 from threadlab.frames import DTYPES, TABLES
 from threadlab.frames.frames import Frames
-from threadlab.loading import api, chunks, expand_sources
+from threadlab.loading import api, chunks, expand_sources, pool
 from threadlab.loading.reader import fast_record
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -77,6 +80,37 @@ def test_order_kept_across_workers(tmp_path: Path, small_chunks: None) -> None:
     assert_same_frames(many, one)
     # categories of a label are the union over all chunks
     assert set(many.actions["source"].cat.categories) == {str(p) for p in paths}
+
+
+def test_workers_fork_only_a_process_without_other_threads() -> None:
+    """Forking while another Python thread runs can copy a held lock into a worker, which then
+    waits forever (a Jupyter kernel always runs such threads); the pool must not fork then."""
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert pool._context().get_start_method() == "forkserver"
+    finally:
+        stop.set()
+        other.join()
+    # a plain script (no other thread) still gets fork: workers start in milliseconds
+    code = "from threadlab.loading import pool; print(pool._context().get_start_method())"
+    alone = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert alone.stdout.strip() == "fork"
+
+
+def test_pool_from_a_threaded_process_loads_everything(tmp_path: Path, small_chunks: None) -> None:
+    paths = corpus(tmp_path / "c", 12)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        frames = threadlab.load(tmp_path / "c", workers=2, progress=False)
+    finally:
+        stop.set()
+        other.join()
+    assert list(frames.threads["source"].astype(str)) == [str(p) for p in paths]
+    assert frames.problems.empty
 
 
 def test_fast_path_equals_converter_path(tmp_path: Path) -> None:
@@ -252,9 +286,10 @@ def test_dask_engine_equals_default(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(api, "MIN_CHUNK_BYTES", 24 << 10)  # a few partitions
     sources = [DATA / "threadprotocol", *corpus(tmp_path / "c", 16)]
     default = threadlab.load(sources, progress=False)
-    # forked workers start with threadlab already imported (spawned ones take seconds each)
+    # forkserver, not fork: this process runs threads (the test runner's, the cluster's event
+    # loop), and a worker forked from it can inherit a held lock and hang
     with (
-        dask.config.set({"distributed.worker.multiprocessing-method": "fork"}),
+        dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}),
         distributed.Client(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None) as client,
     ):
         lazy = threadlab.load(sources, engine="dask")

@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
@@ -30,9 +31,24 @@ def default_workers(n_chunks: int) -> int:
 
 
 def _context() -> Any:
-    # fork starts a worker in milliseconds with threadlab already imported; elsewhere (macOS,
-    # Windows) spawn is the safe default
-    return multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    """How workers start. fork starts one in milliseconds with threadlab already imported, but
+    forking while other Python threads run (a Jupyter kernel's heartbeat and IO threads, a
+    test runner's) can copy a lock one of them holds, and the worker then waits on it forever.
+    So fork only when no other Python thread runs (Arrow's and jemalloc's native threads guard
+    themselves with at-fork handlers); otherwise forkserver, a clean parent that imported
+    threadlab once; spawn where neither exists (Windows)."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and sys.platform == "linux" and _single_threaded():
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["threadlab.loading.worker_preload"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+def _single_threaded() -> bool:
+    return threading.active_count() == 1
 
 
 def run_chunks(
@@ -146,7 +162,10 @@ class Progress:
         if show:
             from tqdm.auto import tqdm
 
-            self.bar = tqdm(total=total_bytes, desc="threadlab.load", unit="B", unit_scale=True, unit_divisor=1024, dynamic_ncols=True)
+            class Bar(tqdm):  # type: ignore[misc,valid-type]
+                monitor_interval = 0  # no monitor thread: workers can still be forked
+
+            self.bar = Bar(total=total_bytes, desc="threadlab.load", unit="B", unit_scale=True, unit_divisor=1024, dynamic_ncols=True)
             self.bar.set_postfix_str(f"0/{total_files} files", refresh=False)
 
     def advance(self, chunk: Chunk) -> None:
