@@ -225,6 +225,32 @@ def test_generated_threads_round_trip_byte_identical(doc: dict[str, Any]) -> Non
     assert not [p for p in thread.problems if p.rule == "schema"]
 
 
+_BREAKS = (
+    ("sequence", lambda a, r: r.choice([0, 99, True, "1", None])),
+    ("action_type", lambda a, r: r.choice(["Tool_Call", "system.Bad", "system.ok_name", 7])),
+    ("agent_id", lambda a, r: r.choice(["ghost", 3, None])),
+    ("timestamp", lambda a, r: r.choice(["2020-01-01T00:00:00Z", "yesterday", "2026-01-01T00:00:00", None])),
+    ("tool_name", lambda a, r: r.choice(["other", None])),
+    ("tool_call_id", lambda a, r: r.choice(["c-none", None, 5])),
+    ("data", lambda a, r: {"agent_id": r.choice(["ghost", "ag0"])}),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(threads(), st.randoms(use_true_random=False), st.integers(0, 3))
+def test_quick_validity_check_agrees_with_the_walk(doc: dict[str, Any], rng: Any, n_breaks: int) -> None:
+    """validate_dict confirms a valid thread by whole-column checks and walks action by action
+    only otherwise: on threads broken at random both must give the same problems."""
+    from threadlab.core.validate import _walk, validate_dict
+
+    doc = copy.deepcopy(doc)
+    for _ in range(n_breaks if doc["actions"] else 0):
+        action = rng.choice(doc["actions"])
+        field, value = rng.choice(_BREAKS)
+        action[field] = value(action, rng)
+    assert validate_dict(doc) == _walk(doc)
+
+
 # --- derivations ------------------------------------------------------------------------------
 
 

@@ -1,8 +1,14 @@
-"""The Parquet cache: the frames of a chunk of unchanged files, kept on disk.
+"""The load cache: the frames of a chunk of unchanged files, kept on disk.
 
 An entry is a folder named by a hash of the threadlab version, the format asked for and every
-file's (path, size, mtime); it holds one Parquet file per frame. A file that changes changes
-its chunk's key, so that chunk is read again; the old entry is simply never used again."""
+file's (path, size, mtime); it holds one Feather file (Arrow IPC, LZ4-compressed) per frame. A
+file that changes changes its chunk's key, so that chunk is read again; the old entry is
+simply never used again.
+
+Feather rather than Parquet: the cache is read far more often than it is written, and on the
+benchmark corpus reading its frames back took 0.30 s as LZ4 Feather against 1.38 s as
+uncompressed Parquet, in about half the disk space (79 MB against 149 MB). Parquet is what
+``Frames.to_parquet`` writes for sharing; the cache is threadlab's own."""
 
 from __future__ import annotations
 
@@ -14,13 +20,13 @@ from functools import lru_cache
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow.feather as feather
 
 from threadlab.frames.arrow import SCHEMAS
-from threadlab.frames.columns import TABLES
 from threadlab.loading.files import Chunk
 
 DEFAULT_FOLDER = ".threadlab-cache"
+ENTRY_FORMAT = "feather-lz4"  # part of every key: entries of another layout are never read
 
 
 def cache_folder(cache: bool | str | os.PathLike[str] | None) -> Path | None:
@@ -33,7 +39,7 @@ def cache_folder(cache: bool | str | os.PathLike[str] | None) -> Path | None:
 def chunk_key(chunk: Chunk) -> str:
     from threadlab import __version__
 
-    digest = hashlib.sha1(f"threadlab {__version__}\n{chunk.format}\n".encode())
+    digest = hashlib.sha1(f"threadlab {__version__}\n{ENTRY_FORMAT}\n{chunk.format}\n".encode())
     cwd = os.getcwd()
     for ref in chunk.files:
         digest.update(f"{_absolute(ref.path, cwd)}\0{ref.size}\0{ref.mtime_ns}\n".encode())
@@ -59,8 +65,10 @@ def read_entry(folder: Path, chunk: Chunk) -> dict[str, pa.Table] | None:
     if not entry.is_dir():
         return None
     try:
-        tables = {name: pq.read_table(entry / f"{name}.parquet", schema=schema) for name, schema in SCHEMAS.items()}
+        tables = {name: feather.read_table(entry / f"{name}.feather", memory_map=False) for name in SCHEMAS}
     except (OSError, pa.ArrowInvalid):  # a damaged entry is read again
+        return None
+    if any(table.schema != SCHEMAS[name] for name, table in tables.items()):
         return None
     return tables
 
@@ -77,10 +85,7 @@ def write_entry(folder: Path, chunk: Chunk, tables: dict[str, pa.Table]) -> None
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=folder))
     try:
         for name, table in tables.items():
-            # written for reload speed, not size: no compression, dictionary pages only for the
-            # repeated labels (decoding dictionary-encoded free text costs more than it saves)
-            labels = [c.name for c in TABLES[name] if c.kind == "label"]
-            pq.write_table(table, tmp / f"{name}.parquet", compression="none", use_dictionary=labels, write_statistics=False)
+            feather.write_feather(table, tmp / f"{name}.feather", compression="lz4")
         tmp.rename(entry)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
