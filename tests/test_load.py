@@ -297,3 +297,20 @@ def test_dask_engine_equals_default(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         computed = lazy.compute()
         assert client.run(lambda: 1)  # really ran on the cluster's worker processes
     assert_same_frames(default, computed, check_categorical=False)
+
+
+def test_folder_walk_asks_only_the_formats_that_claim_folders(tmp_path: Path) -> None:
+    """Looking at folders must not import every format (pydantic-ai alone takes seconds):
+    the registry's list of folder formats is exactly the modules with CLAIMS_FOLDERS set."""
+    from threadlab.formats import FOLDER_FORMAT_MODULES, format_modules
+
+    claiming = {m.__name__.rsplit(".", 1)[1] for m in format_modules() if getattr(m, "CLAIMS_FOLDERS", False)}
+    assert claiming == set(FOLDER_FORMAT_MODULES)
+    corpus(tmp_path / "c" / "sub", 3)
+    code = (
+        "import sys, threadlab; from threadlab.loading import expand_sources; "
+        f"n = len(list(expand_sources({str(tmp_path / 'c')!r}))); "
+        "print(n, 'pydantic_ai' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["3", "False"]

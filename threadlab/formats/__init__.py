@@ -24,6 +24,10 @@ from threadlab.formats.source import Source
 
 # most specific first; threadprotocol last but one so a ThreadProtocol file is never mistaken
 FORMAT_MODULES = ("threadprotocol", "vercel_ai_messages", "pydantic_ai", "vercel_ai", "claude", "agency_swarm", "aitp")
+# the formats whose ``CLAIMS_FOLDERS`` is True (a folder of theirs is one source, such as a
+# Claude Code project): a folder walk asks only these, so it never imports pydantic-ai and the
+# other heavy formats just to look at a folder of ThreadProtocol files
+FOLDER_FORMAT_MODULES = ("claude",)
 
 
 def format_modules() -> list[ModuleType]:
@@ -31,9 +35,14 @@ def format_modules() -> list[ModuleType]:
     return list(_iter_format_modules())
 
 
-def _iter_format_modules() -> Iterator[ModuleType]:
+def folder_format_modules() -> list[ModuleType]:
+    """The format modules that read a whole folder as one source."""
+    return list(_iter_format_modules(FOLDER_FORMAT_MODULES))
+
+
+def _iter_format_modules(names: tuple[str, ...] = FORMAT_MODULES) -> Iterator[ModuleType]:
     """Format modules in registry order, each imported only when reached."""
-    for name in FORMAT_MODULES:
+    for name in names:
         try:
             module = importlib.import_module(f"threadlab.formats.{name}")
         except ModuleNotFoundError as exc:
@@ -76,4 +85,13 @@ def format_names() -> list[str]:
     return [m.NAME for m in format_modules()]
 
 
-__all__ = ["FORMAT_MODULES", "Source", "detect_format", "format_modules", "format_names", "get_format"]
+__all__ = [
+    "FOLDER_FORMAT_MODULES",
+    "FORMAT_MODULES",
+    "Source",
+    "detect_format",
+    "folder_format_modules",
+    "format_modules",
+    "format_names",
+    "get_format",
+]

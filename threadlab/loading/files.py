@@ -14,7 +14,7 @@ from stat import S_ISDIR
 from typing import Any
 
 from threadlab.core.model import Thread
-from threadlab.formats import format_modules
+from threadlab.formats import folder_format_modules
 from threadlab.formats.source import Source
 
 # files a folder walk picks up; a folder a format claims as a whole (a Claude Code project)
@@ -45,20 +45,21 @@ def expand_sources(source: Any) -> Iterator[Any]:
 
 def _claims_folder(path: Path) -> bool:
     src = Source(path)
-    return any(getattr(m, "CLAIMS_FOLDERS", False) and m.detect(src) for m in format_modules())
+    return any(m.detect(src) for m in folder_format_modules())
 
 
 def _walk(folder: Path) -> Iterator[Path]:
     if _claims_folder(folder):
         yield folder
         return
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith("."):
-            continue
+    # scandir: the entry's type comes with the listing, no stat per file
+    with os.scandir(folder) as listing:
+        entries = sorted((e for e in listing if not e.name.startswith(".")), key=lambda e: e.name)
+    for entry in entries:
         if entry.is_dir():
-            yield from _walk(entry)
-        elif entry.suffix.lower() in DATA_SUFFIXES:
-            yield entry
+            yield from _walk(folder / entry.name)
+        elif os.path.splitext(entry.name)[1].lower() in DATA_SUFFIXES:
+            yield folder / entry.name
 
 
 @dataclass(frozen=True, slots=True)
