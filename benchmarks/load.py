@@ -42,40 +42,31 @@ METHODS = ("threadlab", "naive", "orjson", "duckdb", "cached")
 
 
 class PeakRSS:
-    """Peak resident memory of this process plus its children, sampled in a thread."""
+    """Peak resident memory of a process and all its descendants (pool workers, a forkserver
+    and its workers), sampled every 20 ms from outside: a sampling thread inside the measured
+    process would change what it measures (threadlab forks workers only when no other thread
+    runs)."""
 
-    def __init__(self) -> None:
+    def __init__(self, pid: int) -> None:
         import psutil
 
-        self.me = psutil.Process()
+        self.proc = psutil.Process(pid)
         self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def _sample(self) -> None:
+    def sample(self) -> None:
         import psutil
 
         total = 0
-        for proc in (self.me, *self.me.children(recursive=True)):
+        try:
+            tree = [self.proc, *self.proc.children(recursive=True)]
+        except psutil.Error:
+            return
+        for proc in tree:
             try:
                 total += proc.memory_info().rss
             except psutil.Error:
                 pass
         self.peak = max(self.peak, total)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.02):
-            self._sample()
-
-    def __enter__(self) -> PeakRSS:
-        self._sample()
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
 
 
 def _files(folder: Path) -> list[Path]:
@@ -129,10 +120,10 @@ def _import_first(method: str) -> None:
     import pandas  # noqa: F401
 
     if method in ("threadlab", "cached", "fill-cache"):
-        from threadlab.formats import format_modules
+        from threadlab.formats import folder_format_modules
         from threadlab.loading.pool import warm_up
 
-        format_modules()  # the converters a folder walk asks about
+        folder_format_modules()  # the converters a folder walk asks about
         warm_up()
     if method == "duckdb":
         import duckdb  # noqa: F401
@@ -148,28 +139,49 @@ def child(method: str, folder: Path, cache: Path) -> None:
         "cached": lambda: run_threadlab(folder, cache),
         "fill-cache": lambda: run_threadlab(folder, cache),
     }
-    with PeakRSS() as rss:
-        start, cpu = time.perf_counter(), time.process_time()
-        result = runs[method]()
-        result["seconds"] = time.perf_counter() - start
-        result["cpu_parent"] = time.process_time() - cpu
-    result["peak_rss"] = rss.peak
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # pool workers, reaped by now
-    result["cpu_total"] = result["cpu_parent"] + children.ru_utime + children.ru_stime
-    print(json.dumps(result))
+    print("ready", flush=True)  # the driver's baseline memory sample comes after the imports
+    sys.stdin.readline()
+    start = time.perf_counter()
+    result = runs[method]()
+    result["seconds"] = time.perf_counter() - start
+    print(json.dumps(result), flush=True)
 
 
 # --- the driver ------------------------------------------------------------------------------
 
 
 def measure(method: str, folder: Path, cache: Path) -> dict[str, Any]:
-    out = subprocess.run(
+    """Run one method in a child; its peak memory (with all its descendants) is sampled here,
+    and its CPU time (all of them, after the imports) from the rusage of reaped children."""
+    proc = subprocess.Popen(
         [sys.executable, __file__, "--child", method, str(folder), "--cache", str(cache)],
-        capture_output=True, text=True, check=False,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    if out.returncode != 0:
-        return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    if proc.stdout.readline().strip() != "ready":
+        proc.wait()
+        return {"error": (proc.stderr.read().strip().splitlines() or ["failed"])[-1]}
+    rss = PeakRSS(proc.pid)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    while reader.is_alive():
+        rss.sample()
+        reader.join(0.02)
+    err = proc.stderr.read()
+    proc.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0 or not lines:
+        return {"error": (err.strip().splitlines() or ["failed"])[-1]}
+    result = json.loads(lines[-1])
+    result["peak_rss"] = rss.peak
+    # CPU of the child and all its workers over the child's whole life: its imports are in it
+    # too (about a second, much the same for every method)
+    result["cpu_total"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return result
 
 
 def _warm(folder: Path) -> int:
@@ -200,7 +212,7 @@ def bench(size: int, root: Path, methods: tuple[str, ...]) -> dict[str, Any]:
 
 def report(label: str, corpus_bytes: int, results: dict[str, Any]) -> None:
     mb = corpus_bytes / 1e6
-    print(f"\n| {label} | seconds | CPU s (all processes) | MB/s | peak RSS MB | RSS / corpus | rows | frames MB |")
+    print(f"\n| {label} | seconds | CPU s (all processes, with imports) | MB/s | peak RSS MB | RSS / corpus | rows | frames MB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for method, r in results.items():
         if "seconds" not in r:
