@@ -210,7 +210,7 @@ def _series(array: pa.ChunkedArray, kind: str, name: str) -> pd.Series:
 
 def table_to_frame(name: str, table: pa.Table) -> pd.DataFrame:
     """A typed Arrow table → the pandas frame with each column's declared dtype."""
-    return pd.DataFrame({c.name: _series(table[c.name], c.kind, c.name) for c in TABLES[name]})
+    return pd.DataFrame({c.name: _series(table[c.name], c.kind, c.name) for c in TABLES[name]}, copy=False)
 
 
 PARALLEL_ROWS = 100_000  # bigger tables have their columns converted on a few threads
@@ -229,7 +229,7 @@ def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
     columns: dict[str, dict[str, pd.Series]] = {name: {} for name in SCHEMAS}
     for (name, c), values in zip(jobs, series, strict=True):
         columns[name][c.name] = values
-    return {name: pd.DataFrame(columns[name]) for name in SCHEMAS}
+    return {name: pd.DataFrame(columns[name], copy=False) for name in SCHEMAS}
 
 
 def frame_to_table(name: str, frame: pd.DataFrame) -> pa.Table:

@@ -6,7 +6,6 @@ its path and reason) and everything else loads. ``strict=True`` raises with ever
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -20,7 +19,7 @@ from threadlab.frames.extract import ThreadRecord, extract
 from threadlab.frames.frames import Frames
 from threadlab.loading.cache import cache_folder
 from threadlab.loading.chunks import no_gc
-from threadlab.loading.files import CHUNK_BYTES, Chunk, FileRef, expand_sources, make_chunks
+from threadlab.loading.files import CHUNK_BYTES, Chunk, FileRef, file_refs, make_chunks
 from threadlab.loading.pool import Progress, default_workers, run_chunks
 from threadlab.loading.reader import careful
 
@@ -51,11 +50,10 @@ def load(
     or a folder where the frames of unchanged files are kept as Parquet. ``strict``: raise
     ``ThreadError`` listing every problem instead of reporting them in ``frames.problems``.
     ``engine="dask"``: Dask DataFrames, one partition per chunk of files (``threadlab[dask]``)."""
-    items = list(expand_sources(source))
+    items = list(file_refs(source))
     folder = cache_folder(cache)
     cache_dir = str(folder) if folder is not None else None
-    refs = {item: FileRef.of(item) for item in items if isinstance(item, Path)}
-    files = list(refs.values())
+    files = [item for item in items if isinstance(item, FileRef)]
     # with a cache, chunk boundaries must not depend on the machine (they key the entries)
     target = CHUNK_BYTES if cache_dir else _adaptive_target(files, workers)
     if engine == "dask":
@@ -67,7 +65,7 @@ def load(
     if engine != "pandas":
         raise ValueError(f"unknown engine {engine!r}; use 'pandas' or 'dask'")
 
-    segments = _segments(items, refs, format, target)
+    segments = _segments(items, format, target)
     chunks = [c for seg in segments if isinstance(seg, list) for c in seg]
     n_workers = workers if workers is not None else default_workers(len(chunks))
     show = progress if progress is not None else len(files) > HANDFUL
@@ -98,13 +96,13 @@ def _adaptive_target(files: list[FileRef], workers: int | None) -> int:
     return int(min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total / max(1, 8 * n))))
 
 
-def _segments(items: list[Any], refs: dict[Path, FileRef], format: str, target: int) -> list[list[Chunk] | Any]:
+def _segments(items: list[Any], format: str, target: int) -> list[list[Chunk] | Any]:
     """Runs of files (as chunks) and in-memory objects, in input order."""
     out: list[list[Chunk] | Any] = []
     run: list[FileRef] = []
     for item in items:
-        if isinstance(item, Path):
-            run.append(refs[item])
+        if isinstance(item, FileRef):
+            run.append(item)
             continue
         if run:
             out.append(make_chunks(run, format, target_bytes=target))
