@@ -1,5 +1,5 @@
 """Loading at scale: files → Frames, fast (no pydantic object per action), parallel (a process
-pool), lenient, cached (Parquet), and out to a Dask cluster. ``threadlab.load`` is the door."""
+pool), lenient, cached (LZ4 Feather), and out to a Dask cluster. ``threadlab.load`` is the door."""
 
 from threadlab.loading.api import load
 from threadlab.loading.files import DATA_SUFFIXES, expand_sources

@@ -47,7 +47,7 @@ def load(
     ``workers``: processes that parse files (default: one per core, no more than there are
     chunks of files, capped at 16; 1 = in this process; results keep the input order). ``progress``: a tqdm bar (files and
     MB), shown by default for more than a handful of files. ``cache``: True (``./.threadlab-cache``)
-    or a folder where the frames of unchanged files are kept as Parquet. ``strict``: raise
+    or a folder where the frames of unchanged files are kept (LZ4 Feather files). ``strict``: raise
     ``ThreadError`` listing every problem instead of reporting them in ``frames.problems``.
     ``engine="dask"``: Dask DataFrames, one partition per chunk of files (``threadlab[dask]``)."""
     items = list(file_refs(source))

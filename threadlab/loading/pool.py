@@ -59,10 +59,10 @@ def run_chunks(
     on_done: Callable[[Chunk], None] | None = None,
 ) -> list[dict[str, pa.Table]]:
     """``load_chunk`` over ``chunks``; results in the order of ``chunks``. Cached chunks are
-    read here (Arrow's Parquet reader is multi-threaded already); the rest go to the pool."""
+    read here (on a few threads); the rest go to the pool."""
     results: list[dict[str, pa.Table] | None] = [None] * len(chunks)
     if cache_dir is not None:
-        # entries are read on a few threads (Parquet decoding releases the GIL): the reads of
+        # entries are read on a few threads (Feather decoding releases the GIL): the reads of
         # one entry are too small to keep the cores busy on their own
         folder = Path(cache_dir)
         with ThreadPoolExecutor(max_workers=min(4, max(2, workers))) as threads:
