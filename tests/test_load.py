@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -82,17 +84,24 @@ def test_order_kept_across_workers(tmp_path: Path, small_chunks: None) -> None:
     assert set(many.actions["source"].cat.categories) == {str(p) for p in paths}
 
 
-def test_workers_fork_only_a_process_without_other_threads() -> None:
-    """Forking while another Python thread runs can copy a held lock into a worker, which then
-    waits forever (a Jupyter kernel always runs such threads); the pool must not fork then."""
+@contextmanager
+def another_thread() -> Iterator[None]:
+    """A second Python thread running for the duration (as a Jupyter kernel always has)."""
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        assert pool._context().get_start_method() == "forkserver"
+        yield
     finally:
         stop.set()
         other.join()
+
+
+def test_workers_fork_only_a_process_without_other_threads() -> None:
+    """Forking while another Python thread runs can copy a held lock into a worker, which then
+    waits forever (a Jupyter kernel always runs such threads); the pool must not fork then."""
+    with another_thread():
+        assert pool._context().get_start_method() == "forkserver"
     # a plain script (no other thread) still gets fork: workers start in milliseconds
     code = "from threadlab.loading import pool; print(pool._context().get_start_method())"
     alone = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -101,14 +110,8 @@ def test_workers_fork_only_a_process_without_other_threads() -> None:
 
 def test_pool_from_a_threaded_process_loads_everything(tmp_path: Path, small_chunks: None) -> None:
     paths = corpus(tmp_path / "c", 12)
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait)
-    other.start()
-    try:
+    with another_thread():
         frames = threadlab.load(tmp_path / "c", workers=2, progress=False)
-    finally:
-        stop.set()
-        other.join()
     assert list(frames.threads["source"].astype(str)) == [str(p) for p in paths]
     assert frames.problems.empty
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISDIR
-from typing import Any
+from typing import Any, NamedTuple
 
 from threadlab.core.model import Thread
 from threadlab.formats import folder_format_modules
@@ -26,14 +26,31 @@ CHUNK_BYTES = 8 << 20  # a cache entry / Dask partition holds about this much JS
 def expand_sources(source: Any) -> Iterator[Any]:
     """Paths, folders and globs → the sources to read, in a stable order; Threads and other
     objects pass through."""
-    for item in file_refs(source):
-        yield Path(item.path) if isinstance(item, FileRef) else item
+    for item in _found(source):
+        yield Path(item.path) if isinstance(item, Found) else item
 
 
 def file_refs(source: Any) -> Iterator[Any]:
     """``expand_sources`` as the loader needs it: each file as a FileRef (path, size, mtime),
-    made from the folder listing itself (no pathlib object per file: on 27,000 files that
-    was a second of a cached reload); Threads and other objects pass through."""
+    a walked file's made from its folder listing (no pathlib object per file: on 27,000 files
+    that was a second of a cached reload); Threads and other objects pass through."""
+    for item in _found(source):
+        if not isinstance(item, Found):
+            yield item
+        elif item.entry is None:
+            yield FileRef.of(Path(item.path))
+        else:
+            yield FileRef.of_entry(item.entry, item.path)
+
+
+class Found(NamedTuple):
+    """A file (or a folder read as one source) and, when a folder walk found it, its entry."""
+
+    path: str
+    entry: os.DirEntry[str] | None
+
+
+def _found(source: Any) -> Iterator[Found | Any]:
     items = source if isinstance(source, list | tuple) else [source]
     for item in items:
         if isinstance(item, Thread) or not isinstance(item, str | os.PathLike):
@@ -42,13 +59,13 @@ def file_refs(source: Any) -> Iterator[Any]:
         text = os.fspath(item)
         if any(ch in text for ch in "*?[") and not Path(text).exists():
             for match in sorted(globlib.glob(text, recursive=True)):
-                yield from file_refs(match)
+                yield from _found(match)
             continue
         path = Path(text)
         if path.is_dir():
             yield from _walk(str(path))
         else:
-            yield FileRef.of(path)
+            yield Found(str(path), None)
 
 
 def _claims_folder(path: Path) -> bool:
@@ -56,9 +73,9 @@ def _claims_folder(path: Path) -> bool:
     return any(m.detect(src) for m in folder_format_modules())
 
 
-def _walk(folder: str) -> Iterator[FileRef]:
+def _walk(folder: str) -> Iterator[Found]:
     if _claims_folder(Path(folder)):
-        yield FileRef.of(Path(folder))
+        yield Found(folder, None)
         return
     # scandir: the entry's type comes with the listing, no stat per entry to tell files from folders
     with os.scandir(folder) as listing:
@@ -68,7 +85,7 @@ def _walk(folder: str) -> Iterator[FileRef]:
         if entry.is_dir():
             yield from _walk(path)
         elif os.path.splitext(entry.name)[1].lower() in DATA_SUFFIXES:
-            yield FileRef.of_entry(entry, path)
+            yield Found(path, entry)
 
 
 @dataclass(frozen=True, slots=True)
