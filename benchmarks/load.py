@@ -189,7 +189,9 @@ def _warm(folder: Path) -> int:
     return sum(len(p.read_bytes()) for p in _files(folder))
 
 
-def bench(size: int, root: Path, methods: tuple[str, ...]) -> dict[str, Any]:
+def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int = 1) -> dict[str, Any]:
+    """Every method ``repeat`` times, in rounds (the order turns each round, so no method
+    always runs first or last); the report gives medians and each ratio's spread over rounds."""
     label = f"{size / (1 << 20):.0f}MB" if size < 1 << 30 else f"{size / (1 << 30):.0f}GB"
     folder = root / label.lower()
     made = time.perf_counter()
@@ -197,22 +199,52 @@ def bench(size: int, root: Path, methods: tuple[str, ...]) -> dict[str, Any]:
     corpus_bytes = _warm(folder)
     print(f"\n## corpus {label}: {len(paths)} files, {corpus_bytes / 1e6:.0f} MB ({time.perf_counter() - made:.0f} s to make/check)", flush=True)
     cache = root / f".cache-{label.lower()}"
+    rounds: list[dict[str, Any]] = []
+    for turn in range(repeat):
+        shutil.rmtree(cache, ignore_errors=True)
+        order = methods[turn % len(methods):] + methods[: turn % len(methods)]
+        results: dict[str, Any] = {}
+        for method in order:
+            if method == "cached":
+                results["fill-cache"] = measure("fill-cache", folder, cache)
+            results[method] = measure(method, folder, cache)
+            r = results[method]
+            print(f"  round {turn + 1}: {method:<10} " + (f"{r['seconds']:7.2f} s" if "seconds" in r else r.get("error", "?")), flush=True)
+        rounds.append(results)
     shutil.rmtree(cache, ignore_errors=True)
-    results: dict[str, Any] = {}
-    for method in methods:
-        if method == "cached":
-            results["fill-cache"] = measure("fill-cache", folder, cache)
-        results[method] = measure(method, folder, cache)
-        r = results[method]
-        print(f"  {method:<10} " + (f"{r['seconds']:7.2f} s" if "seconds" in r else r.get("error", "?")), flush=True)
-    shutil.rmtree(cache, ignore_errors=True)
-    report(label, corpus_bytes, results)
-    return {"label": label, "files": len(paths), "corpus_bytes": corpus_bytes, "results": results}
+    report(label, corpus_bytes, rounds)
+    return {"label": label, "files": len(paths), "corpus_bytes": corpus_bytes, "rounds": rounds}
 
 
-def report(label: str, corpus_bytes: int, results: dict[str, Any]) -> None:
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def _typical(rounds: list[dict[str, Any]], method: str) -> dict[str, Any]:
+    """The run of ``method`` with the median time (its memory and CPU figures with it)."""
+    runs = sorted((r[method] for r in rounds if "seconds" in r.get(method, {})), key=lambda r: r["seconds"])
+    if not runs:
+        return next((r[method] for r in rounds if method in r), {})
+    return runs[(len(runs) - 1) // 2]
+
+
+def _spread(rounds: list[dict[str, Any]], top: str, bottom: str) -> tuple[float, str] | None:
+    """Median of the per-round ratios top/bottom, and their range when there are several."""
+    ratios = [r[top]["seconds"] / r[bottom]["seconds"] for r in rounds if "seconds" in r.get(top, {}) and "seconds" in r.get(bottom, {})]
+    if not ratios:
+        return None
+    text = f"{_median(ratios):.2f}" + (f" ({min(ratios):.2f}-{max(ratios):.2f} over {len(ratios)} rounds)" if len(ratios) > 1 else "")
+    return _median(ratios), text
+
+
+def report(label: str, corpus_bytes: int, rounds: list[dict[str, Any]]) -> None:
     mb = corpus_bytes / 1e6
-    print(f"\n| {label} | seconds | CPU s (all processes, with imports) | MB/s | peak RSS MB | RSS / corpus | rows | frames MB |")
+    names = list(dict.fromkeys(name for r in rounds for name in r))
+    results = {name: _typical(rounds, name) for name in names}
+    note = f" (median of {len(rounds)} rounds)" if len(rounds) > 1 else ""
+    print(f"\n| {label}{note} | seconds | CPU s (all processes, with imports) | MB/s | peak RSS MB | RSS / corpus | rows | frames MB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for method, r in results.items():
         if "seconds" not in r:
@@ -221,24 +253,29 @@ def report(label: str, corpus_bytes: int, results: dict[str, Any]) -> None:
         frames = f"{r['frames_bytes'] / 1e6:.0f}" if "frames_bytes" in r else ""
         print(f"| {method} | {r['seconds']:.2f} | {r['cpu_total']:.2f} | {mb / r['seconds']:.0f} | {r['peak_rss'] / 1e6:.0f} | "
               f"{r['peak_rss'] / corpus_bytes:.2f} | {r['rows']:,} | {frames} |")
-    a = results.get("threadlab", {}).get("seconds")
 
     def ratio(other: str) -> str:
-        b = results.get(other, {}).get("seconds")
-        return f"{a / b:.2f}" if a and b else "n/a"
+        found = _spread(rounds, "threadlab", other)
+        return found[1] if found else "n/a"
 
-    print(f"\nratios (threadlab time / other time): a/b naive {ratio('naive')}  a/c orjson floor {ratio('orjson')}  a/d duckdb {ratio('duckdb')}")
-    cpu = results.get("threadlab", {}).get("cpu_total")
+    print("\nratios (threadlab time / other time, per round):")
+    print(f"  a/b naive        {ratio('naive')}")
+    print(f"  a/c orjson floor {ratio('orjson')}")
+    print(f"  a/d duckdb       {ratio('duckdb')}")
+    a = results.get("threadlab", {})
+    cpu = a.get("cpu_total")
     floor = results.get("orjson", {}).get("cpu_total")
     if cpu and floor:
         print(f"CPU seconds, all processes: threadlab {cpu:.2f} vs orjson floor {floor:.2f} ({cpu / floor:.2f}x)")
-    if a and results.get("naive", {}).get("seconds"):
-        print(f"threadlab is {results['naive']['seconds'] / a:.1f}x faster than naive")
-    cached = results.get("cached", {}).get("seconds")
-    first = results.get("fill-cache", {}).get("seconds")
-    if cached and first:
-        print(f"cached reload: {cached:.2f} s vs {first:.2f} s first load with cache writes ({first / cached:.1f}x); vs no-cache load {a / cached:.1f}x")
-    frames_bytes = results.get("threadlab", {}).get("frames_bytes")
+    naive = _spread(rounds, "naive", "threadlab")
+    if naive:
+        print(f"threadlab is {naive[1]} x faster than naive")
+    cached = _spread(rounds, "fill-cache", "cached")
+    if cached:
+        plain = _spread(rounds, "threadlab", "cached")
+        print(f"cached reload: {results['cached']['seconds']:.2f} s vs {results['fill-cache']['seconds']:.2f} s first load with cache writes: "
+              f"{cached[1]} x faster" + (f"; vs a no-cache load {plain[1]} x" if plain else ""))
+    frames_bytes = a.get("frames_bytes")
     if frames_bytes:
         print(f"frames memory (deep) {frames_bytes / 1e6:.0f} MB = {frames_bytes / corpus_bytes:.2f} x corpus bytes")
 
@@ -248,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sizes", nargs="*", type=parse_size, default=[parse_size("200MB")], help="corpus sizes (10MB .. 1GB)")
     parser.add_argument("--root", type=Path, default=HERE / "corpus")
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of every method (medians are reported)")
     parser.add_argument("--delete-over", type=parse_size, default=parse_size("500MB"), help="delete corpora at least this big afterwards")
     parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
     parser.add_argument("--cache", type=Path, help=argparse.SUPPRESS)
@@ -259,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = HERE / "out"
     out_dir.mkdir(exist_ok=True)
     for size in args.sizes:
-        summary = bench(size, args.root, tuple(args.methods.split(",")))
+        summary = bench(size, args.root, tuple(args.methods.split(",")), max(1, args.repeat))
         (out_dir / f"load-{summary['label'].lower()}.json").write_text(json.dumps(summary, indent=2))
         if size >= args.delete_over:
             shutil.rmtree(args.root / summary["label"].lower(), ignore_errors=True)

@@ -10,9 +10,10 @@ HERE = Path(__file__).resolve().parent
 
 # (script, arguments)
 SCRIPTS: list[tuple[str, list[str]]] = [
-    ("load.py", ["200MB"]),
+    # three rounds: this machine is noisy, and the report gives each ratio's median and spread
+    ("load.py", ["200MB", "--repeat", "3"]),
     # naive pandas would take a quarter of an hour at 1 GB; the 1 GB targets are about threadlab
-    ("load.py", ["1GB", "--methods", "threadlab,orjson,duckdb,cached"]),
+    ("load.py", ["1GB", "--methods", "threadlab,orjson,duckdb,cached", "--repeat", "2"]),
     # "run cell" to "figure drawn" for 1k/10k/100k-action timelines, in JupyterLab + Debian Chromium
     ("widgets_browser.py", ["--sizes", "1000,10000,100000"]),
 ]

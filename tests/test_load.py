@@ -24,6 +24,7 @@ from threadlab import Problem, ThreadBuilder, ThreadError, frames_from_threads, 
 from threadlab.frames import DTYPES, TABLES
 from threadlab.frames.frames import Frames
 from threadlab.loading import api, chunks, expand_sources, pool
+from threadlab.loading.files import FileRef, make_chunks
 from threadlab.loading.reader import fast_record
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -67,6 +68,27 @@ def converter_frames(paths: list[Path]) -> Frames:
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make small test corpora split into many chunks, so the pool really has several tasks."""
     monkeypatch.setattr(api, "MIN_CHUNK_BYTES", 4096)
+
+
+def test_chunks_without_a_cache_are_even_and_with_one_stay_put() -> None:
+    """No cache: each chunk closes as soon as it holds the target (no worker is handed a chunk
+    four times the others' at the end). With a cache: boundaries depend on the paths only, so
+    growing one file moves no other chunk's boundary."""
+    import random
+
+    rng = random.Random(3)
+    refs = [FileRef(f"/corpus/t{i:04d}.json", rng.randint(1_000, 90_000), 0) for i in range(3_000)]
+    target = 1_000_000
+    even = make_chunks(refs, "auto", target_bytes=target, stable=False)
+    assert [f for c in even for f in c.files] == refs
+    assert all(target <= c.size < target + c.files[-1].size for c in even[:-1])
+    stable = make_chunks(refs, "auto", target_bytes=target)
+    assert [f for c in stable for f in c.files] == refs
+    assert max(c.size for c in stable) > 1.5 * max(c.size for c in even)  # what even chunks avoid
+    grown = [*refs]
+    grown[1_500] = FileRef(refs[1_500].path, refs[1_500].size + 5_000, 1)
+    ends = {c.files[-1].path for c in stable}
+    assert {c.files[-1].path for c in make_chunks(grown, "auto", target_bytes=target)} == ends
 
 
 def test_order_kept_across_workers(tmp_path: Path, small_chunks: None) -> None:

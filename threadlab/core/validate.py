@@ -18,6 +18,7 @@ from threadlab.core.problems import Problem
 from threadlab.core.timefmt import format_timestamp, parse_timestamp
 
 _CORE = frozenset(CORE_ACTION_TYPES)
+_TOOL_KINDS = frozenset(("tool_call", "tool_return"))
 SYSTEM_NAME = re.compile(r"^system\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 # system actions whose ``data`` names agents (spec + RC2)
 AGENT_KEYS_IN_SYSTEM_DATA = ("agent_id",)
@@ -77,32 +78,29 @@ def _columns_valid(doc: Mapping[str, Any]) -> bool:
         return False
     system_kinds = {k for k in kind_set if k.startswith("system.")}
     if system_kinds:  # system data may name agents
-        for action, kind in zip(actions, kinds, strict=True):
-            if kind in system_kinds:
-                data = action.get("data")
-                if type(data) is not dict:
-                    if isinstance(data, Mapping):
-                        return False
-                    continue
-                for key in AGENT_KEYS_IN_SYSTEM_DATA:
-                    ref = data.get(key)
-                    if ref is not None and ref not in agents:
-                        return False
+        datas = [a.get("data") for a, k in zip(actions, kinds, strict=True) if k in system_kinds]
+        if any(type(d) is not dict and isinstance(d, Mapping) for d in datas):
+            return False
+        refs = {d.get(key) for d in datas if type(d) is dict for key in AGENT_KEYS_IN_SYSTEM_DATA}
+        refs.discard(None)
+        if not refs <= agents.keys():
+            return False
     agent_ids = set(map(get, actions, repeat("agent_id")))
     agent_ids.discard(None)
     if not all(type(a) is str and a in agents for a in agent_ids):
         return False
-    if "tool_return" in kind_set:
+    if "tool_return" in kind_set:  # the tool actions only, in order
+        tools = [a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]
         calls: dict[Any, Any] = {}
-        for action, kind in zip(actions, kinds, strict=True):
+        kinds_ids_names = zip(
+            map(get, tools, repeat("action_type")), map(get, tools, repeat("tool_call_id")), map(get, tools, repeat("tool_name")), strict=True
+        )
+        for kind, call_id, name in kinds_ids_names:
             if kind == "tool_call":
-                call_id = action.get("tool_call_id")
                 if type(call_id) is str:
-                    calls[call_id] = action.get("tool_name")
-            elif kind == "tool_return":
-                call_id = action.get("tool_call_id")
-                if type(call_id) is not str or call_id not in calls or calls[call_id] != action.get("tool_name"):
-                    return False
+                    calls[call_id] = name
+            elif type(call_id) is not str or call_id not in calls or calls[call_id] != name:
+                return False
     stamps = [s for s in map(get, actions, repeat("timestamp")) if s is not None]
     try:
         # ISO text straight through the C parser; aware datetimes of any offset compare as

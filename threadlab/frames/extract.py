@@ -122,7 +122,7 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-BLOCK_ACTIONS = 2048  # columns are built per block of threads: their dicts stay in the CPU cache
+BLOCK_ACTIONS = 256  # columns are built per block of threads: their dicts stay in the CPU cache
 
 
 def extract(items: Sequence[ThreadRecord | Problem], batch: Batch | None = None) -> Batch:

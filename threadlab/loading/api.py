@@ -61,11 +61,11 @@ def load(
             raise TypeError("engine='dask' loads files only; pass paths, folders or globs")
         from threadlab.loading.dask_engine import load_dask
 
-        return load_dask(make_chunks(files, format, target_bytes=target), cache_dir=cache_dir, strict=strict)
+        return load_dask(make_chunks(files, format, target_bytes=target, stable=cache_dir is not None), cache_dir=cache_dir, strict=strict)
     if engine != "pandas":
         raise ValueError(f"unknown engine {engine!r}; use 'pandas' or 'dask'")
 
-    segments = _segments(items, format, target)
+    segments = _segments(items, format, target, stable=cache_dir is not None)
     chunks = [c for seg in segments if isinstance(seg, list) for c in seg]
     n_workers = workers if workers is not None else default_workers(len(chunks))
     show = progress if progress is not None else len(files) > HANDFUL
@@ -96,7 +96,7 @@ def _adaptive_target(files: list[FileRef], workers: int | None) -> int:
     return int(min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total / max(1, 8 * n))))
 
 
-def _segments(items: list[Any], format: str, target: int) -> list[list[Chunk] | Any]:
+def _segments(items: list[Any], format: str, target: int, *, stable: bool) -> list[list[Chunk] | Any]:
     """Runs of files (as chunks) and in-memory objects, in input order."""
     out: list[list[Chunk] | Any] = []
     run: list[FileRef] = []
@@ -105,11 +105,11 @@ def _segments(items: list[Any], format: str, target: int) -> list[list[Chunk] | 
             run.append(item)
             continue
         if run:
-            out.append(make_chunks(run, format, target_bytes=target))
+            out.append(make_chunks(run, format, target_bytes=target, stable=stable))
             run = []
         out.append(item)
     if run:
-        out.append(make_chunks(run, format, target_bytes=target))
+        out.append(make_chunks(run, format, target_bytes=target, stable=stable))
     return out
 
 

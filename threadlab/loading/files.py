@@ -129,11 +129,16 @@ class Chunk:
         return sum(max(f.size, 0) for f in self.files)
 
 
-def make_chunks(files: Sequence[FileRef], format: str, *, target_bytes: int = CHUNK_BYTES) -> list[Chunk]:
-    """Group files into chunks of about ``target_bytes``. A chunk ends after a file whose path
-    hash is 0 modulo k (k = files per chunk, rounded to a power of two), so the boundaries
-    depend on the paths only: adding, removing or changing one file leaves the other chunks
-    (and their cache entries) as they were. A chunk never exceeds 4 × target_bytes."""
+def make_chunks(files: Sequence[FileRef], format: str, *, target_bytes: int = CHUNK_BYTES, stable: bool = True) -> list[Chunk]:
+    """Group files into chunks of about ``target_bytes``, in order.
+
+    ``stable`` (what the cache needs): a chunk ends after a file whose path hash is 0 modulo k
+    (k = files per chunk, rounded to a power of two), so the boundaries depend on the paths
+    only: adding, removing or changing one file leaves the other chunks (and their cache
+    entries) as they were. A chunk never exceeds 4 × target_bytes. Otherwise a chunk ends as
+    soon as it holds ``target_bytes``: even chunks, so no worker is left with a big one at the end."""
+    if not stable:
+        return _even_chunks(files, format, target_bytes)
     if not files:
         return []
     mean = max(1, sum(max(f.size, 0) for f in files) // len(files))
@@ -145,6 +150,21 @@ def make_chunks(files: Sequence[FileRef], format: str, *, target_bytes: int = CH
         current.append(ref)
         size += max(ref.size, 0)
         if zlib.crc32(ref.path.encode()) % k == 0 or size >= 4 * target_bytes:
+            chunks.append(Chunk(tuple(current), format))
+            current, size = [], 0
+    if current:
+        chunks.append(Chunk(tuple(current), format))
+    return chunks
+
+
+def _even_chunks(files: Sequence[FileRef], format: str, target_bytes: int) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    current: list[FileRef] = []
+    size = 0
+    for ref in files:
+        current.append(ref)
+        size += max(ref.size, 0)
+        if size >= target_bytes:
             chunks.append(Chunk(tuple(current), format))
             current, size = [], 0
     if current:
