@@ -280,6 +280,23 @@ def test_cost_is_genai_prices(tmp_path: Path) -> None:
     assert frames.threads["cost_usd"].iloc[0] == pytest.approx(frames.usage["cost_usd"].sum())
 
 
+def test_small_loads_stay_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under SMALL_LOAD_BYTES no pool starts (its workers would import the converters again on
+    every load); above it, the default is one worker per core. The frames are the same."""
+    corpus(tmp_path / "c", 6)
+    pools: list[int] = []
+    real_pool = pool._run_pool
+    monkeypatch.setattr(pool, "_run_pool", lambda chunks, workers, *rest: pools.append(workers) or real_pool(chunks, workers, *rest))
+    monkeypatch.setattr(api, "MIN_CHUNK_BYTES", 4096)
+    monkeypatch.setattr(api, "default_workers", lambda n_chunks: 2)  # as on a 2-core machine
+    small = threadlab.load([tmp_path / "c", DATA], progress=False)
+    assert pools == []
+    monkeypatch.setattr(api, "SMALL_LOAD_BYTES", 0)
+    pooled = threadlab.load([tmp_path / "c", DATA], progress=False)
+    assert pools == [2]
+    assert_same_frames(small, pooled)
+
+
 def test_jsonl_streamed_and_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     docs = [thread_doc(5, i, target_bytes=3000) for i in range(12)]
     path = tmp_path / "runs.jsonl"

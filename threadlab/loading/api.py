@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from threadlab.loading.dask_engine import DaskFrames
 
 HANDFUL = 8  # more files than this and a progress bar is shown (unless progress=False)
+# below this, files are read in this process: starting a pool (whose workers each import the
+# converters their files need, on every load) costs more than the second core saves
+SMALL_LOAD_BYTES = 8 << 20
 MIN_CHUNK_BYTES = 1 << 20
 MAX_CHUNK_BYTES = 32 << 20
 
@@ -45,7 +48,8 @@ def load(
     other in-memory objects) into Frames.
 
     ``workers``: processes that parse files (default: one per core, no more than there are
-    chunks of files, capped at 16; 1 = in this process; results keep the input order). ``progress``: a tqdm bar (files and
+    chunks of files, capped at 16; under 8 MB of files, this process only; 1 = in this process;
+    results keep the input order). ``progress``: a tqdm bar (files and
     MB), shown by default for more than a handful of files. ``cache``: True (``./.threadlab-cache``)
     or a folder where the frames of unchanged files are kept (LZ4 Feather files). ``strict``: raise
     ``ThreadError`` listing every problem instead of reporting them in ``frames.problems``.
@@ -67,9 +71,10 @@ def load(
 
     segments = _segments(items, format, target, stable=cache_dir is not None)
     chunks = [c for seg in segments if isinstance(seg, list) for c in seg]
-    n_workers = workers if workers is not None else default_workers(len(chunks))
+    total = sum(f.size for f in files if f.size > 0)
+    n_workers = workers if workers is not None else 1 if total < SMALL_LOAD_BYTES else default_workers(len(chunks))
     show = progress if progress is not None else len(files) > HANDFUL
-    bar = Progress(sum(f.size for f in files if f.size > 0), len(files), show)
+    bar = Progress(total, len(files), show)
     try:
         results = iter(run_chunks(chunks, workers=n_workers, cache_dir=cache_dir, on_done=bar.advance))
     finally:
