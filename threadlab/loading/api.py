@@ -58,20 +58,21 @@ def load(
     folder = cache_folder(cache)
     cache_dir = str(folder) if folder is not None else None
     files = [item for item in items if isinstance(item, FileRef)]
+    total = sum(f.size for f in files if f.size > 0)
     # with a cache, chunk boundaries must not depend on the machine (they key the entries)
-    target = CHUNK_BYTES if cache_dir else _adaptive_target(files, workers)
+    stable = cache_dir is not None
+    target = CHUNK_BYTES if stable else _adaptive_target(total, len(files), workers)
     if engine == "dask":
         if len(files) != len(items):
             raise TypeError("engine='dask' loads files only; pass paths, folders or globs")
         from threadlab.loading.dask_engine import load_dask
 
-        return load_dask(make_chunks(files, format, target_bytes=target, stable=cache_dir is not None), cache_dir=cache_dir, strict=strict)
+        return load_dask(make_chunks(files, format, target_bytes=target, stable=stable), cache_dir=cache_dir, strict=strict)
     if engine != "pandas":
         raise ValueError(f"unknown engine {engine!r}; use 'pandas' or 'dask'")
 
-    segments = _segments(items, format, target, stable=cache_dir is not None)
+    segments = _segments(items, format, target, stable=stable)
     chunks = [c for seg in segments if isinstance(seg, list) for c in seg]
-    total = sum(f.size for f in files if f.size > 0)
     n_workers = workers if workers is not None else 1 if total < SMALL_LOAD_BYTES else default_workers(len(chunks))
     show = progress if progress is not None else len(files) > HANDFUL
     bar = Progress(total, len(files), show)
@@ -93,11 +94,10 @@ def load(
     return frames
 
 
-def _adaptive_target(files: list[FileRef], workers: int | None) -> int:
+def _adaptive_target(total: int, n_files: int, workers: int | None) -> int:
     """Without a cache, chunk size is free: about eight chunks per worker (so the last ones
     leave little idle time on the other cores), 1-32 MB each."""
-    total = sum(f.size for f in files if f.size > 0)
-    n = workers or default_workers(len(files))
+    n = workers or default_workers(n_files)
     return int(min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total / max(1, 8 * n))))
 
 

@@ -137,34 +137,26 @@ def make_chunks(files: Sequence[FileRef], format: str, *, target_bytes: int = CH
     only: adding, removing or changing one file leaves the other chunks (and their cache
     entries) as they were. A chunk never exceeds 4 × target_bytes. Otherwise a chunk ends as
     soon as it holds ``target_bytes``: even chunks, so no worker is left with a big one at the end."""
-    if not stable:
-        return _even_chunks(files, format, target_bytes)
     if not files:
         return []
-    mean = max(1, sum(max(f.size, 0) for f in files) // len(files))
-    k = 2 ** max(0, round(math.log2(max(1, target_bytes / mean))))
+    if stable:
+        mean = max(1, sum(max(f.size, 0) for f in files) // len(files))
+        k = 2 ** max(0, round(math.log2(max(1, target_bytes / mean))))
+
+        def closes(ref: FileRef, size: int) -> bool:
+            return zlib.crc32(ref.path.encode()) % k == 0 or size >= 4 * target_bytes
+    else:
+
+        def closes(ref: FileRef, size: int) -> bool:
+            return size >= target_bytes
+
     chunks: list[Chunk] = []
     current: list[FileRef] = []
     size = 0
     for ref in files:
         current.append(ref)
         size += max(ref.size, 0)
-        if zlib.crc32(ref.path.encode()) % k == 0 or size >= 4 * target_bytes:
-            chunks.append(Chunk(tuple(current), format))
-            current, size = [], 0
-    if current:
-        chunks.append(Chunk(tuple(current), format))
-    return chunks
-
-
-def _even_chunks(files: Sequence[FileRef], format: str, target_bytes: int) -> list[Chunk]:
-    chunks: list[Chunk] = []
-    current: list[FileRef] = []
-    size = 0
-    for ref in files:
-        current.append(ref)
-        size += max(ref.size, 0)
-        if size >= target_bytes:
+        if closes(ref, size):
             chunks.append(Chunk(tuple(current), format))
             current, size = [], 0
     if current:
