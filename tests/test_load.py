@@ -341,6 +341,25 @@ def test_dask_engine_equals_default(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert_same_frames(default, computed, check_categorical=False)
 
 
+def test_folder_walk_sniffs_only_folders_a_format_could_claim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder of Claude project folders nested in a corpus is still read as one source, but
+    a plain folder of thread files (no subfolder, no .jsonl) is not sniffed: detect globs the
+    folder, a second listing of every file."""
+    import shutil
+
+    import threadlab.formats.claude as claude
+
+    project = Path(__file__).resolve().parent / "fixtures" / "claude" / "projects" / "-home-user-proj"
+    shutil.copytree(project, tmp_path / "root" / "sessions" / "proj")
+    plain = corpus(tmp_path / "root" / "plain", 3)
+    asked: list[str] = []
+    real_detect = claude.detect
+    monkeypatch.setattr(claude, "detect", lambda source: asked.append(Path(str(source.path)).name) or real_detect(source))
+    found = [str(p) for p in expand_sources(tmp_path / "root")]
+    assert found == [str(p) for p in plain] + [str(tmp_path / "root" / "sessions")]
+    assert sorted(asked) == ["root", "sessions"]
+
+
 def test_folder_walk_asks_only_the_formats_that_claim_folders(tmp_path: Path) -> None:
     """Looking at folders must not import every format (pydantic-ai alone takes seconds):
     the registry's list of folder formats is exactly the modules with CLAIMS_FOLDERS set."""

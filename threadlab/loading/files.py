@@ -68,29 +68,40 @@ def _found(source: Any) -> Iterator[Found | Any]:
             yield Found(str(path), None)
 
 
-def _claims_folder(path: Path) -> bool:
-    src = Source(path)
-    return any(m.detect(src) for m in folder_format_modules())
-
-
 def _walk(folder: str) -> Iterator[Found]:
-    if _claims_folder(Path(folder)):
-        yield Found(folder, None)
-        return
     # scandir: the entry's type comes with the listing, no stat per entry to tell files from folders
     with os.scandir(folder) as listing:
-        entries = sorted((e for e in listing if not e.name.startswith(".")), key=lambda e: e.name)
-    for entry in entries:
+        entries = list(listing)
+    if _claims_folder(folder, entries):
+        yield Found(folder, None)
+        return
+    for entry in sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name):
         path = entry.name if folder == "." else entry.path  # as pathlib spells it: no "./"
         if entry.is_dir():
             yield from _walk(path)
-        elif os.path.splitext(entry.name)[1].lower() in DATA_SUFFIXES:
+        elif entry.name.lower().endswith(DATA_SUFFIXES):
             yield Found(path, entry)
 
 
-@dataclass(frozen=True, slots=True)
-class FileRef:
-    """A file as the cache sees it: a changed size or mtime means changed content."""
+def _claims_folder(folder: str, entries: list[os.DirEntry[str]]) -> bool:
+    """Does a format read ``folder`` as one source? A folder-claiming module is asked only when
+    the folder has a subfolder or a file of its ``SUFFIX``: a plain folder of thread files, the
+    common case, costs no second listing (a module's ``detect`` globs the folder)."""
+    has_subfolder = any(e.is_dir() for e in entries)
+    source = None
+    for module in folder_format_modules():
+        suffix = getattr(module, "SUFFIX", None)
+        if not has_subfolder and suffix and not any(e.name.lower().endswith(suffix) for e in entries):
+            continue
+        source = source or Source(Path(folder))
+        if module.detect(source):
+            return True
+    return False
+
+
+class FileRef(NamedTuple):
+    """A file as the cache sees it: a changed size or mtime means changed content. (A named
+    tuple: a walk makes one per file, and a frozen dataclass costs several times more to make.)"""
 
     path: str
     size: int
