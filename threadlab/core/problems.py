@@ -6,6 +6,41 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+# The five ThreadProtocol validation rules (``threadlab.validate``).
+VALIDATION_RULES: dict[str, str] = {
+    "sequence-order": "sequence values are unique and run 1, 2, 3 ... in list order",
+    "tool-call-match": "every tool_return answers an earlier tool_call with the same tool name",
+    "agent-ref": "every agent_id is a key of the agents registry",
+    "action-type-name": "action_type is a core name or system.<snake_case name>",
+    "time-order": "timestamps do not go backwards as sequence goes forwards",
+}
+
+# Every rule name a Problem may carry, in one list (a test holds every reader to it): the
+# validation rules, then what reading a file can find wrong. Add a new name here, with its
+# meaning, before a reader uses it.
+RULES: dict[str, str] = {
+    **VALIDATION_RULES,
+    # the file as a whole
+    "io": "the file cannot be read (missing, unreadable, a special file)",
+    "empty": "the file or input holds nothing",
+    "encoding": "the bytes are not UTF-8",
+    "json": "the text (or a line of it) is not valid JSON",
+    "format": "no format threadlab reads recognises the input, or it holds a different number of threads than asked",
+    "schema": "a value breaks the shape its format (or ThreadProtocol) gives it; kept as it came",
+    "internal": "a bug in threadlab stopped this file; the rest loaded",
+    "no-actions": "a non-empty input of a conversation format gave no message, thinking, tool call or return",
+    # records a reader met and could not convert (each is also counted in threads.n_unconverted)
+    "unknown-type": "a record, part or block of a type the reader does not map; kept as system.unknown_* or an unknown part",
+    "unknown-id": "a record refers to an id (message, part, tool call) that was never opened",
+    "truncated": "the input ends before a message, stream or line does",
+    # format-specific
+    "sse": "a line of a Server-Sent Events body is not an SSE field",
+    "chain": "a Claude Code entry's parentUuid names no entry of its file",
+    "subagent-meta": "a Claude Code subagent transcript's sidecar is missing, unreadable or unlinked",
+    "agency-parent": "agency-swarm items name a parent run no send_message call started",
+    "usage": "usage figures that cannot be read or attributed",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:

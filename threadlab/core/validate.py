@@ -14,7 +14,7 @@ from operator import le
 from typing import Any
 
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
-from threadlab.core.problems import Problem
+from threadlab.core.problems import VALIDATION_RULES, Problem
 from threadlab.core.timefmt import format_timestamp, parse_timestamp
 
 _CORE = frozenset(CORE_ACTION_TYPES)
@@ -23,13 +23,7 @@ SYSTEM_NAME = re.compile(r"^system\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 # system actions whose ``data`` names agents (spec + RC2)
 AGENT_KEYS_IN_SYSTEM_DATA = ("agent_id",)
 
-RULES = {
-    "sequence-order": "sequence values are unique and run 1, 2, 3 ... in list order",
-    "tool-call-match": "every tool_return answers an earlier tool_call with the same tool name",
-    "agent-ref": "every agent_id is a key of the agents registry",
-    "action-type-name": "action_type is a core name or system.<snake_case name>",
-    "time-order": "timestamps do not go backwards as sequence goes forwards",
-}
+RULES = VALIDATION_RULES  # the five rules this module checks
 
 
 def validate(thread: Thread | Mapping[str, Any]) -> list[Problem]:
