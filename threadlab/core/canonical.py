@@ -4,10 +4,16 @@ Rules (ARCHITECTURE.md): the spec's field order, threadlab's ``metadata`` after 
 fields, then unknown fields sorted by name; unset optional fields are left out; free-form
 values (``args``, ``content``, ``data``, ``metadata``, unknown fields) have their object keys
 sorted; timestamps are ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``; UTF-8; compact unless ``indent``.
+
+orjson writes neither integers beyond 64 bits nor values nested more than 254 deep; for those
+(rare) values ``json_bytes`` takes a slower encoder of our own that gives the same bytes, so a
+thread that could be read can always be written back exactly.
 """
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Callable
 from datetime import datetime
 from functools import cache
 from os import PathLike
@@ -33,20 +39,60 @@ def _field_order(cls: type[BaseModel]) -> tuple[str, ...]:
 
 
 def _free(value: Any) -> Any:
-    """A free-form JSON value with object keys sorted (recursively)."""
+    """A free-form JSON value with object keys sorted (recursively; iteratively for a value
+    nested deeper than Python's recursion limit allows)."""
+    try:
+        return _free_nested(value)
+    except RecursionError:
+        return _rebuild(value, _free_leaf, sort_keys=True)
+
+
+def _free_nested(value: Any) -> Any:
     if isinstance(value, dict):
-        return {str(k): _free(value[k]) for k in sorted(value, key=str)}
+        return {str(k): _free_nested(value[k]) for k in sorted(value, key=str)}
     if isinstance(value, list | tuple):
-        return [_free(v) for v in value]
+        return [_free_nested(v) for v in value]
+    return _free_leaf(value)
+
+
+def _free_leaf(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return model_to_dict(value)
     if isinstance(value, datetime):
         return format_timestamp(value)
     if isinstance(value, bytes):
-        import base64
-
         return base64.b64encode(value).decode()
     return value
+
+
+def _rebuild(value: Any, leaf: Callable[[Any], Any], *, sort_keys: bool) -> Any:
+    """``value`` with its dicts (keys as str, sorted when asked) and lists rebuilt and every
+    other value passed through ``leaf``, without recursion (a stack of open containers)."""
+    root: list[Any] = []
+    # each frame: (items still to place, the container they go into, its key in the parent)
+    stack: list[tuple[Any, Any]] = [(iter([(None, value)]), root)]
+    while stack:
+        items, target = stack[-1]
+        for key, item in items:
+            if isinstance(item, dict):
+                keys = sorted(item, key=str) if sort_keys else list(item)
+                child: Any = {}
+                pairs: Any = ((str(k), item[k]) for k in keys)
+            elif isinstance(item, list | tuple):
+                child = []
+                pairs = ((None, v) for v in item)
+            else:
+                child, pairs = leaf(item), None
+            if isinstance(target, dict):
+                target[key] = child
+            else:
+                target.append(child)
+            if pairs is not None:
+                stack.append((pairs, child))
+                break
+        else:
+            stack.pop()
+    return root[0]
 
 
 def model_to_dict(model: BaseModel) -> dict[str, Any]:
@@ -83,8 +129,85 @@ def thread_to_dict(thread: Thread) -> dict[str, Any]:
 
 def dumps(thread: Thread, *, indent: bool = False) -> bytes:
     """Canonical JSON bytes of ``thread``: same thread, same bytes."""
-    option = orjson.OPT_INDENT_2 if indent else 0
-    return orjson.dumps(thread_to_dict(thread), option=option)
+    return json_bytes(thread_to_dict(thread), option=orjson.OPT_INDENT_2 if indent else 0)
+
+
+def json_bytes(value: Any, *, option: int = 0) -> bytes:
+    """``orjson.dumps(value, option=option)``, and the same bytes for what orjson refuses to
+    write: integers beyond 64 bits (written exactly, never as floats) and values nested more
+    than 254 deep. ``option`` may hold OPT_INDENT_2, OPT_SORT_KEYS and OPT_NON_STR_KEYS."""
+    try:
+        return orjson.dumps(value, option=option)
+    except orjson.JSONEncodeError:
+        return _encode(value, option)
+
+
+def _encode(value: Any, option: int) -> bytes:
+    """The slow encoder behind ``json_bytes``: containers laid out here as orjson lays them
+    out, each leaf written by orjson itself (so strings, floats and dates are the same bytes),
+    an integer orjson cannot hold by ``str``. Iterative: any depth."""
+    indent = bool(option & orjson.OPT_INDENT_2)
+    sort_keys = bool(option & orjson.OPT_SORT_KEYS)
+    leaf_option = option & ~(orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+    out: list[bytes] = []
+    # each frame: (iterator of (key bytes or None, value), closing bracket, depth, first?)
+    stack: list[list[Any]] = []
+
+    def open_container(item: Any, depth: int) -> bool:
+        if isinstance(item, dict):
+            if not item:
+                out.append(b"{}")
+                return False
+            keys = sorted(item, key=_sort_key) if sort_keys else list(item)
+            out.append(b"{")
+            stack.append([((_key(k, leaf_option), item[k]) for k in keys), b"}", depth + 1, True])
+            return True
+        if isinstance(item, list | tuple):
+            if not item:
+                out.append(b"[]")
+                return False
+            out.append(b"[")
+            stack.append([((None, v) for v in item), b"]", depth + 1, True])
+            return True
+        out.append(_leaf(item, leaf_option))
+        return False
+
+    open_container(value, 0)
+    while stack:
+        frame = stack[-1]
+        items, closing, depth, first = frame
+        for key, item in items:
+            if not first:
+                out.append(b",")
+            frame[3] = first = False
+            if indent:
+                out.append(b"\n" + b"  " * depth)
+            if key is not None:
+                out.append(key + (b": " if indent else b":"))
+            if open_container(item, depth):
+                break
+        else:
+            stack.pop()
+            if indent:
+                out.append(b"\n" + b"  " * (depth - 1))
+            out.append(closing)
+    return b"".join(out)
+
+
+def _sort_key(key: Any) -> Any:
+    return key if isinstance(key, str) else str(key)
+
+
+def _key(key: Any, option: int) -> bytes:
+    if isinstance(key, str):
+        return orjson.dumps(key)
+    return orjson.dumps({key: None}, option=option | orjson.OPT_NON_STR_KEYS)[1:-6]
+
+
+def _leaf(value: Any, option: int) -> bytes:
+    if type(value) is int or (isinstance(value, int) and not isinstance(value, bool)):
+        return str(int(value)).encode()
+    return orjson.dumps(value, option=option)
 
 
 def write(thread: Thread, path: str | PathLike[str], *, indent: bool = True) -> Path:

@@ -19,6 +19,7 @@ from pydantic import (
     PrivateAttr,
     Tag,
     TypeAdapter,
+    ValidationInfo,
     field_validator,
 )
 
@@ -39,13 +40,22 @@ class ProtocolModel(BaseModel):
 
 Timestamp = Annotated[datetime, Field()]
 
+# How ThreadProtocol JSON is validated (``Thread.model_validate(doc, **WIRE)``): as it came, so
+# a value of the wrong type is a problem, never quietly changed. Strict types (a sequence of
+# "2", 2.0 or true, a token count of "10", are errors, not 2, 2 and 1 and 10) and timestamps
+# only as ISO 8601 text (not unix seconds). Converters build models in the default lax mode:
+# they hand over Python values they made themselves.
+WIRE: dict[str, Any] = {"strict": True, "context": {"wire": True}}
+
 
 class _Timestamped(ProtocolModel):
     @field_validator("timestamp", "created_at", "updated_at", "resolved_at", mode="before", check_fields=False)
     @classmethod
-    def _utc(cls, value: Any) -> Any:
+    def _utc(cls, value: Any, info: ValidationInfo) -> Any:
         if value is None:
             return None
+        if info.context and info.context.get("wire") and type(value) is not str:
+            raise ValueError(f"a timestamp is ISO 8601 text, not {type(value).__name__}")
         return parse_timestamp(value)
 
 

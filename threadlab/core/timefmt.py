@@ -1,5 +1,6 @@
 """Timestamps: every ThreadProtocol time is an aware UTC datetime, written as
-``YYYY-MM-DDTHH:MM:SS[.ffffff]Z`` (microseconds only when non-zero)."""
+``YYYY-MM-DDTHH:MM:SS[.ffffff]Z`` (microseconds only when non-zero; the year always four
+digits, so ``0999-06-01T00:00:00Z`` reads back as it was written)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ def parse_timestamp(value: object) -> datetime:
 
     Naive values are taken as UTC (what every producer we read means by them). ISO text with
     ``Z`` or an offset - nearly every timestamp - takes one ``fromisoformat`` call: this runs
-    once per action on the loaders' hot path."""
+    once per action on the loaders' hot path. Anything that is no moment UTC can hold (an
+    offset that moves year 1 or 9999 out of range, unix seconds beyond any calendar) raises
+    ValueError, like any other bad timestamp, never OverflowError."""
     if type(value) is str:
         try:
             dt = datetime.fromisoformat(value)
@@ -20,7 +23,7 @@ def parse_timestamp(value: object) -> datetime:
         else:
             if dt.tzinfo is None:
                 return dt.replace(tzinfo=UTC)
-            return dt if dt.tzinfo is UTC else dt.astimezone(UTC)
+            return dt if dt.tzinfo is UTC else _to_utc(dt, value)
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, str):
@@ -32,19 +35,30 @@ def parse_timestamp(value: object) -> datetime:
         except ValueError as exc:
             raise ValueError(f"not an ISO 8601 timestamp: {value!r}") from exc
     elif isinstance(value, int | float) and not isinstance(value, bool):
-        dt = datetime.fromtimestamp(value, UTC)
+        try:
+            dt = datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise ValueError(f"unix time {value!r} is out of range") from exc
     else:
         raise ValueError(f"not a timestamp: {value!r}")
     if dt.tzinfo is None:
         return dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
+    return _to_utc(dt, value)
+
+
+def _to_utc(dt: datetime, value: object) -> datetime:
+    try:
+        return dt.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError(f"timestamp {value!r} is out of range in UTC") from exc
 
 
 def format_timestamp(dt: datetime) -> str:
-    """The canonical text of a timestamp."""
-    if dt.tzinfo is not None:
+    """The canonical text of a timestamp (built by hand: ``strftime("%Y")`` writes year 999 as
+    ``999``, which no ISO 8601 reader takes back)."""
+    if dt.tzinfo is not None and dt.tzinfo is not UTC:
         dt = dt.astimezone(UTC)
-    text = dt.strftime("%Y-%m-%dT%H:%M:%S")
+    text = f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}"
     if dt.microsecond:
         text += f".{dt.microsecond:06d}"
     return text + "Z"

@@ -7,6 +7,7 @@ of the loaders, without building a model per action."""
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Mapping
 from datetime import datetime
 from itertools import islice, repeat
@@ -24,6 +25,15 @@ SYSTEM_NAME = re.compile(r"^system\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 AGENT_KEYS_IN_SYSTEM_DATA = ("agent_id",)
 
 RULES = VALIDATION_RULES  # the five rules this module checks
+_TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens", "thinking_tokens", "cache_read_tokens", "cache_write_tokens")
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 3, 80, 80, 6, 6
+
+
+def short(value: Any) -> str:
+    """A value as a message shows it: a few levels and characters at most (a list nested 1,000
+    deep must not cost a RecursionError, nor a 100 MB string a 100 MB message)."""
+    return _SHORT.repr(value)
 
 
 def validate(thread: Thread | Mapping[str, Any]) -> list[Problem]:
@@ -70,6 +80,9 @@ def _columns_valid(doc: Mapping[str, Any]) -> bool:
     kind_set = set(kinds)
     if any(type(k) is not str or (k not in _CORE and not SYSTEM_NAME.match(k)) for k in kind_set):
         return False
+    usages = [u for u in map(get, actions, repeat("usage")) if u is not None]
+    if usages and any(type(u) is not dict or any(type(v) is int and v < 0 for v in u.values()) for u in usages):
+        return False
     system_kinds = {k for k in kind_set if k.startswith("system.")}
     if system_kinds:  # system data may name agents
         datas = [a.get("data") for a, k in zip(actions, kinds, strict=True) if k in system_kinds]
@@ -83,25 +96,31 @@ def _columns_valid(doc: Mapping[str, Any]) -> bool:
     agent_ids.discard(None)
     if not all(type(a) is str and a in agents for a in agent_ids):
         return False
-    if "tool_return" in kind_set:  # the tool actions only, in order
+    if not _TOOL_KINDS.isdisjoint(kind_set):  # the tool actions only, in order
         tools = [a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]
         calls: dict[Any, Any] = {}
+        unanswered: set[str] = set()
         kinds_ids_names = zip(
             map(get, tools, repeat("action_type")), map(get, tools, repeat("tool_call_id")), map(get, tools, repeat("tool_name")), strict=True
         )
         for kind, call_id, name in kinds_ids_names:
             if kind == "tool_call":
                 if type(call_id) is str:
+                    if call_id in unanswered:  # an id reused while its call is open
+                        return False
                     calls[call_id] = name
+                    unanswered.add(call_id)
             elif type(call_id) is not str or call_id not in calls or calls[call_id] != name:
                 return False
+            else:
+                unanswered.discard(call_id)
     stamps = [s for s in map(get, actions, repeat("timestamp")) if s is not None]
     try:
         # ISO text straight through the C parser; aware datetimes of any offset compare as
         # instants, and a naive one (UTC by our rule) makes the comparison raise: the walk then
         moments = list(map(datetime.fromisoformat, stamps))
         return all(map(le, moments, islice(moments, 1, None))) and (not moments or moments[0].tzinfo is not None)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):
         return False
 
 
@@ -119,10 +138,14 @@ def _walk(doc: Mapping[str, Any]) -> list[Problem]:
         agents = {}
     for key, config in agents.items():
         if isinstance(config, Mapping) and config.get("agent_id") not in (None, key):
-            report("agent-ref", f"agents[{key!r}] has agent_id {config.get('agent_id')!r}; the key and agent_id must agree", None)
+            report("agent-ref", f"agents[{short(key)}] has agent_id {short(config.get('agent_id'))}; the key and agent_id must agree", None)
 
     actions = doc.get("actions") or []
+    if not isinstance(actions, list):
+        report("schema", f"actions is {type(actions).__name__}, not a list", None)
+        actions = []
     calls: dict[str, str] = {}
+    unanswered: dict[str, int | None] = {}  # call id -> sequence of its call, until a return comes
     seen_sequences: set[int] = set()
     last_time: datetime | None = None
     last_time_seq: int | None = None
@@ -137,7 +160,7 @@ def _walk(doc: Mapping[str, Any]) -> list[Problem]:
         where = seq if type(seq) is int or (isinstance(seq, int) and not isinstance(seq, bool)) else None
         # 1. sequence
         if where is None:
-            report("sequence-order", f"action #{index} has no integer sequence (got {seq!r})", None)
+            report("sequence-order", f"action #{index} has no integer sequence (got {short(seq)})", None)
         elif where == index and where not in seen_sequences:
             seen_sequences.add(where)
         else:
@@ -147,36 +170,54 @@ def _walk(doc: Mapping[str, Any]) -> list[Problem]:
                 report("sequence-order", f"action #{index} has sequence {where}; expected {index}", where)
             seen_sequences.add(where)
         kind = get("action_type")
-        is_core = kind in core
+        is_core = type(kind) is str and kind in core  # (a list or dict here is reported, not hashed)
         # 4. action type names
-        if not is_core and not (isinstance(kind, str) and system_name(kind)):
-            report("action-type-name", f"action_type {kind!r} is neither a core action nor system.<snake_case name>", where)
+        if not is_core and not (type(kind) is str and system_name(kind)):
+            report("action-type-name", f"action_type {short(kind)} is neither a core action nor system.<snake_case name>", where)
+        kind = kind if type(kind) is str else short(kind)
         # 3. agent references
         agent_id = get("agent_id")
-        if agent_id is not None and agent_id not in agents:
-            report("agent-ref", f"{kind} names agent_id {agent_id!r}, which is not in the agents registry", where)
-        if not is_core and isinstance(kind, str) and kind.startswith("system."):
+        if agent_id is not None and not _known(agent_id, agents):
+            report("agent-ref", f"{kind} names agent_id {short(agent_id)}, which is not in the agents registry", where)
+        if not is_core and kind.startswith("system."):
             data = get("data")
             if isinstance(data, Mapping):
                 for key in AGENT_KEYS_IN_SYSTEM_DATA:
                     ref = data.get(key)
-                    if ref is not None and ref not in agents:
-                        report("agent-ref", f"{kind} data.{key} {ref!r} is not in the agents registry", where)
+                    if ref is not None and not _known(ref, agents):
+                        report("agent-ref", f"{kind} data.{key} {short(ref)} is not in the agents registry", where)
         # 2. tool call/return correlation
         if kind == "tool_call":
             call_id = get("tool_call_id")
-            if isinstance(call_id, str):
+            if type(call_id) is str:
+                if call_id in unanswered:
+                    earlier = unanswered[call_id]
+                    report(
+                        "tool-call-match",
+                        f"tool_call {short(call_id)} reuses the id of an earlier call{f' (sequence {earlier})' if earlier is not None else ''} that has no return yet",
+                        where,
+                    )
                 calls[call_id] = get("tool_name")
+                unanswered[call_id] = where
         elif kind == "tool_return":
             call_id = get("tool_call_id")
-            if call_id not in calls:
-                report("tool-call-match", f"tool_return {call_id!r} answers no earlier tool_call", where)
+            if type(call_id) is not str or call_id not in calls:
+                report("tool-call-match", f"tool_return {short(call_id)} answers no earlier tool_call", where)
             elif calls[call_id] != get("tool_name"):
                 report(
                     "tool-call-match",
-                    f"tool_return {call_id!r} names tool {get('tool_name')!r} but the call was to {calls[call_id]!r}",
+                    f"tool_return {short(call_id)} names tool {short(get('tool_name'))} but the call was to {short(calls[call_id])}",
                     where,
                 )
+            else:
+                unanswered.pop(call_id, None)
+        # token counts (not one of the five rules: a count below zero is no count)
+        usage = get("usage")
+        if type(usage) is dict or isinstance(usage, Mapping):
+            for key in _TOKEN_KEYS:
+                count = usage.get(key)
+                if type(count) is int and count < 0:
+                    report("usage", f"usage.{key} is {count}; a token count cannot be negative", where)
         # 5. time order
         stamp = get("timestamp")
         if stamp is None:
@@ -184,7 +225,7 @@ def _walk(doc: Mapping[str, Any]) -> list[Problem]:
         try:
             moment = parse_timestamp(stamp)
         except ValueError:
-            report("schema", f"timestamp {stamp!r} is not ISO 8601", where)
+            report("schema", f"timestamp {short(stamp)} is not ISO 8601", where)
             continue
         if last_time is not None and moment < last_time:
             report(
@@ -196,3 +237,10 @@ def _walk(doc: Mapping[str, Any]) -> list[Problem]:
             last_time, last_time_seq = moment, where
     return problems
 
+
+def _known(agent_id: Any, agents: Mapping[str, Any]) -> bool:
+    """Is ``agent_id`` a key of the registry? (A list or dict is never one, and is not hashed.)"""
+    try:
+        return agent_id in agents
+    except TypeError:
+        return False

@@ -13,9 +13,10 @@ from pydantic import ValidationError
 
 from threadlab.core.builder import EPOCH
 from threadlab.core.canonical import dumps
-from threadlab.core.model import AgentConfig, InvalidAction, Thread, action_adapter
+from threadlab.core.model import WIRE, AgentConfig, InvalidAction, Thread, action_adapter
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.core.timefmt import parse_timestamp
+from threadlab.core.validate import short
 from threadlab.formats.source import Source, parse_json
 
 NAME = "threadprotocol"
@@ -52,16 +53,18 @@ def detect(source: Source) -> bool:
 
 
 def _first_line_is_doc(source: Source) -> bool:
-    """JSON Lines of threads: the first line is a whole thread and another line follows."""
+    """JSON Lines of threads: the first line is a whole thread and another line follows. The
+    first line is parsed only once another is seen: a thread written on one line (most are) is
+    parsed once, by ``source.json()``, not once more here."""
+    first = None
     for number, line in source.lines():
         if number == 1:
+            first = line
+        elif line.strip():
             try:
-                if not is_thread_doc(orjson.loads(line)):
-                    return False
+                return is_thread_doc(orjson.loads(first or b""))
             except orjson.JSONDecodeError:
                 return False
-        elif line.strip():
-            return True
     return False
 
 
@@ -124,7 +127,7 @@ def _thread_from_dict(doc: Any, source: str | None) -> Thread:
         thread.problems = [Problem("schema", f"a thread must be a JSON object, got {type(doc).__name__}", source=source)]
         return thread
     try:
-        return Thread.model_validate(doc)
+        return Thread.model_validate(doc, **WIRE)
     except ValidationError:
         pass
     problems: list[Problem] = []
@@ -138,10 +141,10 @@ def _thread_from_dict(doc: Any, source: str | None) -> Thread:
         report(f"thread_id is missing or not a string (got {doc.get('thread_id')!r})")
         head["thread_id"] = source or "<unknown>"
     try:
-        thread = Thread.model_validate(head)
+        thread = Thread.model_validate(head, **WIRE)
     except ValidationError as exc:
         for err in exc.errors():
-            report(f"{_loc(err)}: {err['msg']} (got {err.get('input')!r})"[:300])
+            report(f"{_loc(err)}: {err['msg']} (got {short(err.get('input'))})"[:300])
             head.pop(err["loc"][0], None)
         thread = Thread.model_validate({k: v for k, v in head.items() if k in ("thread_id",)} | {"thread_id": head["thread_id"]})
         for key, value in doc.items():  # keep what did not fit as an unknown field
@@ -159,13 +162,14 @@ def _thread_from_dict(doc: Any, source: str | None) -> Thread:
         actions = []
     for index, raw in enumerate(actions):
         try:
-            thread.actions.append(action_adapter.validate_python(raw))
+            thread.actions.append(action_adapter.validate_python(raw, **WIRE))
         except ValidationError as exc:
             seq = raw.get("sequence") if isinstance(raw, Mapping) else None
-            seq = seq if isinstance(seq, int) else None
+            seq = seq if type(seq) is int else None
+            kind = short(raw.get("action_type") if isinstance(raw, Mapping) else raw)
             for err in exc.errors():
                 loc = ".".join(str(p) for p in err["loc"][1:]) or "action"
-                report(f"action #{index + 1} ({raw.get('action_type') if isinstance(raw, Mapping) else raw!r}): {loc}: {err['msg']}"[:300], seq)
+                report(f"action #{index + 1} ({kind}): {loc}: {err['msg']}"[:300], seq)
             thread.actions.append(InvalidAction.model_validate(raw if isinstance(raw, Mapping) else {"value": raw}))
     thread.problems = problems
     return thread
@@ -173,11 +177,14 @@ def _thread_from_dict(doc: Any, source: str | None) -> Thread:
 
 def _lenient_agent(key: str, raw: Any, thread: Thread, report: Any) -> AgentConfig:
     try:
-        return AgentConfig.model_validate(raw)
+        return AgentConfig.model_validate(raw, **WIRE)
     except ValidationError as exc:
-        for err in exc.errors():
-            report(f"agents[{key!r}].{_loc(err)}: {err['msg']}")
+        errors = exc.errors()
     fields = dict(raw) if isinstance(raw, Mapping) else {}
+    for err in errors:
+        report(f"agents[{key!r}].{_loc(err)}: {err['msg']} (got {short(err.get('input'))})"[:300])
+        if err["loc"]:
+            fields.pop(err["loc"][0], None)  # reported with its value; the rest of the agent is kept
     fields.setdefault("agent_id", key)
     fields.setdefault("agent_identifier", key)
     fields.setdefault("agent_name", key)
@@ -185,7 +192,7 @@ def _lenient_agent(key: str, raw: Any, thread: Thread, report: Any) -> AgentConf
         fields["created_at"] = parse_timestamp(fields.get("created_at"))
     except ValueError:
         fields["created_at"] = thread.created_at or EPOCH
-    for name in ("agent_id", "agent_identifier", "agent_name"):
-        if not isinstance(fields[name], str):
-            fields[name] = str(fields[name])
-    return AgentConfig.model_validate(fields)
+    try:
+        return AgentConfig.model_validate(fields)
+    except ValidationError:
+        return AgentConfig(agent_id=key, agent_identifier=key, agent_name=key, created_at=fields["created_at"])
