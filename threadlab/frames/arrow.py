@@ -4,11 +4,16 @@ Arrow tables are the form frames travel in between processes, sit in the Parquet
 concatenated in: labels stay plain strings there (so tables from different files concatenate
 without unifying dictionaries) and become pandas categoricals only once, at the end. Everything
 computed from whole columns happens here, vectorised: timestamps parsed, cost priced, tool
-latency, thread duration and per-thread token and cost totals."""
+latency, thread duration and per-thread token and cost totals.
+
+Nothing in a batch can make this fail: a value a column cannot hold is kept as text or left
+empty (``typed.py``) and reported as a ``frame-value`` problem row naming its file, thread and
+sequence, so one odd file in a chunk costs only its odd cells."""
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,56 +22,70 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from threadlab.core.problems import Problem
 from threadlab.frames.columns import DTYPES, TABLES
-from threadlab.frames.extract import HAS_USAGE, MESSAGE_TYPES, PROVIDER, THREAD_INDEX, TOKEN_KEYS, TOOL_ERRORS, Batch
+from threadlab.frames.extract import (
+    HAS_USAGE,
+    MESSAGE_TYPES,
+    PROVIDER,
+    THREAD_INDEX,
+    TOKEN_KEYS,
+    TOOL_ERRORS,
+    Batch,
+    add_problems,
+)
 from threadlab.frames.pricing import price_columns
+from threadlab.frames.typed import ARROW_TYPES, TIME, Report, parse_times, typed_array
 
-TIME = pa.timestamp("us", tz="UTC")
-ARROW_TYPES: dict[str, pa.DataType] = {
-    "str": pa.large_string(),
-    "label": pa.large_string(),
-    "int": pa.int64(),
-    "float": pa.float64(),
-    "time": TIME,
-    "bool": pa.bool_(),
-}
+__all__ = ["ARROW_TYPES", "SCHEMAS", "TIME", "batch_to_tables", "concat_tables", "parse_times", "table_to_frame", "tables_to_frames"]
 SCHEMAS: dict[str, pa.Schema] = {
     table: pa.schema([(c.name, ARROW_TYPES[c.kind]) for c in columns]) for table, columns in TABLES.items()
 }
 
 
-def parse_times(values: Sequence[Any] | pa.Array) -> pa.Array:
-    """ISO 8601 text (any offset, ``Z``, or naive = UTC) → UTC microsecond timestamps."""
-    array = values if isinstance(values, pa.Array) else pa.array(values, type=pa.large_string(), from_pandas=True)
-    if array.type == TIME:
-        return array
-    try:
-        return array.cast(TIME)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # naive or unusual text: pandas' ISO 8601 reader
-        parsed = pd.to_datetime(pd.Series(array.to_pylist(), dtype=object), utc=True, format="ISO8601")
-        return pa.array(parsed.astype(DTYPES["time"]), type=TIME)
+class OddValues:
+    """Problem rows (rule ``frame-value``) for values a frame column could not hold as they
+    came, each naming the file, thread and sequence of its row."""
+
+    def __init__(self, batch: Batch, thread_of: np.ndarray) -> None:
+        self.threads = batch["threads"]
+        self.sequences = batch["actions"]["sequence"]
+        self.thread_of = thread_of
+        self.problems: list[Problem] = []
+        self.per_thread: Counter[int] = Counter()
+
+    def _add(self, thread: int, message: str, sequence: Any = None) -> None:
+        thread_id = self.threads["thread_id"][thread]
+        self.problems.append(
+            Problem("frame-value", message, thread_id if isinstance(thread_id, str) else None, sequence, self.threads["source"][thread])
+        )
+        self.per_thread[thread] += 1
+
+    def action(self, column: str, rows: Sequence[int] | None = None) -> Report:
+        """Report for a column of action rows (``rows`` maps its positions to action rows)."""
+
+        def report(position: int, why: str) -> None:
+            row = rows[position] if rows is not None else position
+            self._add(int(self.thread_of[row]), f"actions.{column} {why}", self.sequences[row])
+
+        return report
+
+    def thread(self, column: str) -> Report:
+        return lambda row, why: self._add(row, f"threads.{column} {why}")
 
 
-def _array(values: list[Any], kind: str) -> pa.Array:
-    if kind == "time":
-        return parse_times(values)
-    if kind == "float":
-        return pa.array(values, type=pa.float64(), from_pandas=True)
-    return pa.array(values, type=ARROW_TYPES[kind])
-
-
-def _table(table: str, columns: dict[str, Any]) -> pa.Table:
-    """Columns (lists or ready arrays) → a table of the frame's schema, in declared order."""
-    arrays = []
-    for c in TABLES[table]:
-        values = columns[c.name]
-        arrays.append(values if isinstance(values, pa.Array | pa.ChunkedArray) else _array(values, c.kind))
+def _table(table: str, columns: dict[str, Any], report: Any = None) -> pa.Table:
+    """Columns (lists or ready arrays) → a table of the frame's schema, in declared order.
+    ``report(column)`` gives the Report for a column's odd values (None: not reported, as for
+    the tool_calls frame, whose values are the actions' and were reported there)."""
+    arrays = [typed_array(columns[c.name], c.kind, report(c.name) if report is not None else None) for c in TABLES[table]]
     return pa.Table.from_arrays(arrays, schema=SCHEMAS[table])
 
 
 def _seconds_between(later: pa.ChunkedArray | pa.Array, earlier: pa.ChunkedArray | pa.Array) -> pa.Array:
     micros = pc.subtract(later.cast(pa.int64()), earlier.cast(pa.int64()))
-    return pc.divide(micros.cast(pa.float64()), 1e6)
+    # unsafe: beyond 2**53 µs (285 years) a float rounds, which a duration in seconds may do
+    return pc.divide(micros.cast(pa.float64(), safe=False), 1e6)
 
 
 def _float_array(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -87,22 +106,21 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
     n, n_threads = len(a["action_type"]), len(h["thread_id"])
     thread_of = np.asarray(a.pop(THREAD_INDEX), dtype=np.int64)
     usage_rows = np.asarray(a.pop(HAS_USAGE), dtype=np.int64)
-    providers = pa.array(a.pop(PROVIDER), type=pa.large_string())
+    odd = OddValues(batch, thread_of)
+    providers = typed_array(a.pop(PROVIDER), "label", odd.action("provider_name", usage_rows))
     take = pa.array(thread_of)
-    a["source"] = pa.array(h["source"], type=pa.large_string()).take(take)
-    a["thread_id"] = pa.array(h["thread_id"], type=pa.large_string()).take(take)
+    a["source"] = typed_array(h["source"], "label").take(take)
+    a["thread_id"] = typed_array(h["thread_id"], "label").take(take)
 
     # usage: tokens were collected for the usage rows only
-    used = {k: pa.array(a[k], type=pa.int64()) for k in TOKEN_KEYS}
-    either = pc.or_(pc.is_valid(used["input_tokens"]), pc.is_valid(used["output_tokens"]))
-    summed = pc.add(pc.fill_null(used["input_tokens"], 0), pc.fill_null(used["output_tokens"], 0))
-    used["total_tokens"] = pc.if_else(pc.and_(pc.is_null(used["total_tokens"]), either), summed, used["total_tokens"])
+    used = {k: typed_array(a[k], "int", odd.action(k, usage_rows)) for k in TOKEN_KEYS}
+    used["total_tokens"] = _totals(used, usage_rows, odd)
     for key in TOKEN_KEYS:
         a[key] = _spread(used[key], usage_rows, n)
-    text = pa.array(a["text"], type=pa.large_string())
+    text = typed_array(a["text"], "str", odd.action("text"))
     a["text"] = text
     a["n_chars"] = pc.utf8_length(text).cast(pa.int64())
-    actions = _table("actions", a)
+    actions = _table("actions", a, odd.action)
 
     taken = actions.take(pa.array(usage_rows))
     tokens = {k: _float_array(used[k]) for k in TOKEN_KEYS}
@@ -119,10 +137,36 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
         tool_calls.schema.get_field_index("latency_s"), "latency_s", _seconds_between(tool_calls["return_time"], tool_calls["call_time"])
     )
     h.update(_thread_counts(actions, thread_of, n_threads))
-    h.update(_thread_totals(thread_of[usage_rows], tokens, cost, n_threads))
+    h.update(_thread_totals(thread_of[usage_rows], tokens, cost, n_threads, used))
+    h.update({c.name: typed_array(h[c.name], c.kind, odd.thread(c.name)) for c in TABLES["threads"] if c.name != "n_problems"})
+    if odd.problems:
+        h["n_problems"] = [count + odd.per_thread[i] for i, count in enumerate(h["n_problems"])]
+        problem_columns = {name: list(values) for name, values in batch["problems"].items()}
+        add_problems({"problems": problem_columns}, odd.problems, source=None)
+    else:
+        problem_columns = batch["problems"]
     threads = _table("threads", h)
-    problems = _table("problems", batch["problems"])
+    problems = _table("problems", problem_columns)
     return {"actions": actions, "tool_calls": tool_calls, "usage": usage, "threads": threads, "problems": problems}
+
+
+def _totals(used: dict[str, pa.Array], usage_rows: np.ndarray, odd: OddValues) -> pa.Array:
+    """total_tokens as reported, else input + output (a sum beyond 64 bits is left empty and
+    reported, never wrapped round)."""
+    either = pc.or_(pc.is_valid(used["input_tokens"]), pc.is_valid(used["output_tokens"]))
+    inputs, outputs = pc.fill_null(used["input_tokens"], 0), pc.fill_null(used["output_tokens"], 0)
+    try:
+        summed = pc.add_checked(inputs, outputs)
+    except pa.ArrowInvalid:
+        report = odd.action("total_tokens", usage_rows)
+        sums = []
+        for row, (x, y) in enumerate(zip(inputs.to_pylist(), outputs.to_pylist(), strict=True)):
+            fits = -(2**63) <= x + y < 2**63
+            if not fits and not used["total_tokens"][row].is_valid:
+                report(row, f"input_tokens + output_tokens ({x + y}) does not fit a 64-bit integer; left empty")
+            sums.append(x + y if fits else None)
+        summed = pa.array(sums, type=pa.int64())
+    return pc.if_else(pc.and_(pc.is_null(used["total_tokens"]), either), summed, used["total_tokens"])
 
 
 def _count(thread_of: np.ndarray, mask: Any, n_threads: int) -> pa.Array:
@@ -155,16 +199,32 @@ def _thread_counts(actions: pa.Table, thread_of: np.ndarray, n_threads: int) -> 
     return columns
 
 
-def _thread_totals(thread_of_usage: np.ndarray, tokens: dict[str, np.ndarray], cost: np.ndarray, n: int) -> dict[str, pa.Array]:
-    """Per-thread sums of the usage rows (null when no row reported the count)."""
+def _thread_totals(
+    thread_of_usage: np.ndarray, tokens: dict[str, np.ndarray], cost: np.ndarray, n: int, exact: dict[str, pa.Array]
+) -> dict[str, pa.Array]:
+    """Per-thread sums of the usage rows (null when no row reported the count). Token sums are
+    summed as floats, which is exact below 2**53; above that they are summed again as Python
+    integers (``exact``: the int64 columns), and a sum beyond 64 bits is left empty."""
     columns = {}
     for key, values in (*tokens.items(), ("cost_usd", cost)):
         known = ~np.isnan(values)
         sums = np.bincount(thread_of_usage[known], weights=values[known], minlength=n)
         seen = np.bincount(thread_of_usage[known], minlength=n) > 0
-        kind = pa.float64() if key == "cost_usd" else pa.int64()
-        columns[key] = pa.array(sums if key == "cost_usd" else sums.round().astype(np.int64), type=kind, mask=~seen)
+        if key == "cost_usd":
+            columns[key] = pa.array(sums, type=pa.float64(), mask=~seen)
+        elif len(sums) and np.abs(values[known]).sum() >= 2**53:
+            columns[key] = _exact_sums(thread_of_usage, exact[key].to_pylist(), n)
+        else:
+            columns[key] = pa.array(sums.round().astype(np.int64), type=pa.int64(), mask=~seen)
     return columns
+
+
+def _exact_sums(thread_of_usage: np.ndarray, values: list[int | None], n: int) -> pa.Array:
+    sums: list[int | None] = [None] * n
+    for thread, value in zip(thread_of_usage.tolist(), values, strict=True):
+        if value is not None:
+            sums[thread] = (sums[thread] or 0) + value
+    return pa.array([s if s is None or -(2**63) <= s < 2**63 else None for s in sums], type=pa.int64())
 
 
 def empty_tables() -> dict[str, pa.Table]:

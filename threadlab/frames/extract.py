@@ -16,7 +16,9 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.canonical import json_bytes
 from threadlab.core.problems import Problem
+from threadlab.core.validate import short
 from threadlab.frames.columns import TABLES
 
 Columns = dict[str, list[Any]]
@@ -67,6 +69,18 @@ def new_batch() -> Batch:
     return batch
 
 
+def json_text(value: Any) -> str:
+    """Compact JSON with sorted keys (also for integers beyond 64 bits and values nested
+    deeper than orjson writes); a value that is not JSON at all, by its ``str``."""
+    try:
+        return json_bytes(value, option=_SORTED).decode()
+    except (TypeError, ValueError):
+        try:
+            return str(value)
+        except RecursionError:
+            return short(value)
+
+
 def to_text(value: Any) -> str | None:
     """Content as one string: text parts joined; anything structured as compact JSON with
     sorted keys (the canonical form, so a raw file and its Thread give the same text)."""
@@ -75,7 +89,7 @@ def to_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
     if type(value) is dict:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS).decode()
+        return json_text(value)
     if isinstance(value, list) and all(isinstance(p, Mapping) for p in value):
         texts = [p.get("text") for p in value if isinstance(p.get("text"), str)]
         if texts and len(texts) == len(value):
@@ -86,14 +100,16 @@ def to_text(value: Any) -> str | None:
             if isinstance(text, str):
                 pieces.append(text)
             else:
-                label = part.get("media_category") or part.get("type") or "part"
-                ref = part.get("url") or part.get("image_url") or part.get("identifier") or ""
+                label = _word(part.get("media_category") or part.get("type") or "part")
+                ref = _word(part.get("url") or part.get("image_url") or part.get("identifier") or "")
                 pieces.append(f"[{label}{': ' + ref if ref else ''}]")
         return "\n".join(pieces)
-    try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS).decode()
-    except TypeError:
-        return str(value)
+    return json_text(value)
+
+
+def _word(value: Any) -> str:
+    """A label or reference of a media part as text (whatever type the file gave it)."""
+    return value if isinstance(value, str) else short(value)
 
 
 def count_media(action: Mapping[str, Any]) -> int:
@@ -179,7 +195,10 @@ def _extract_block(
     fields = list(map(field_of.__getitem__, kinds))
     values = list(map(dict.get, acts, fields)) if plain else [x.get(f) for x, f in zip(acts, fields, strict=True)]
     dumps, sort = orjson.dumps, _SORTED  # a call's args, a return's content: dicts straight to canonical JSON
-    texts = [v if type(v) is str else dumps(v, option=sort).decode() if type(v) is dict else to_text(v) for v in values]
+    try:
+        texts = [v if type(v) is str else dumps(v, option=sort).decode() if type(v) is dict else to_text(v) for v in values]
+    except TypeError:  # orjson refused a value (an integer beyond 64 bits, nested past 254 deep)
+        texts = [v if type(v) is str else to_text(v) for v in values]
     thread_index: list[int] = []
     pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]] = []
     start = 0
@@ -276,17 +295,31 @@ class SharedMap:
 
 
 def _names_of(names: Any, thread_index: list[int], agent_ids: list[Any]) -> list[Any]:
-    if isinstance(names, SharedMap):
-        table = names.table
-        return [table.get(x, x) if x is not None else None for x in agent_ids]
-    return [names(t).get(x, x) if x is not None else None for t, x in zip(thread_index, agent_ids, strict=True)]
+    try:
+        if isinstance(names, SharedMap):
+            table = names.table
+            return [table.get(x, x) if x is not None else None for x in agent_ids]
+        return [names(t).get(x, x) if x is not None else None for t, x in zip(thread_index, agent_ids, strict=True)]
+    except TypeError:  # an agent_id that is a list or an object names no agent: itself
+        table = names.table if isinstance(names, SharedMap) else None
+        return [
+            (table if table is not None else names(t)).get(x, x) if type(x) is str else x
+            for t, x in zip(thread_index if table is None else repeat(0), agent_ids, strict=False)
+        ]
 
 
 def _models_of(models: Any, thread_index: list[int], agent_ids: list[Any], metas: list[Mapping[str, Any]]) -> list[Any]:
-    if isinstance(models, SharedMap):
-        table = models.table
-        return [m.get("model_name") or table.get(x) for m, x in zip(metas, agent_ids, strict=True)]
-    return [m.get("model_name") or models(t).get(x) for t, m, x in zip(thread_index, metas, agent_ids, strict=True)]
+    try:
+        if isinstance(models, SharedMap):
+            table = models.table
+            return [m.get("model_name") or table.get(x) for m, x in zip(metas, agent_ids, strict=True)]
+        return [m.get("model_name") or models(t).get(x) for t, m, x in zip(thread_index, metas, agent_ids, strict=True)]
+    except TypeError:  # an agent_id that is a list or an object has no default model
+        table = models.table if isinstance(models, SharedMap) else None
+        return [
+            m.get("model_name") or ((table if table is not None else models(t)).get(x) if type(x) is str else None)
+            for t, m, x in zip(thread_index if table is None else repeat(0), metas, agent_ids, strict=False)
+        ]
 
 
 def _agent_maps(doc: Mapping[str, Any]) -> tuple[dict[Any, Any], dict[Any, Any]]:
@@ -310,32 +343,37 @@ def _pair_tools(
     names: Mapping[Any, Any],
     pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]],
 ) -> None:
-    """One thread's tool actions (``rows``): a tool_return takes its call's agent, a tool_call
-    its pair's status (pending until answered; the first return answers, later ones are
-    orphans); the thread's rows of the tool_calls frame are added to ``pairs``."""
-    calls: dict[str, int] = {}
-    returns: dict[str, int] = {}
-    orphans: list[int] = []
+    """One thread's tool actions (``rows``): a tool_return answers the most recent unanswered
+    call of its id, as ``derive.tool_pairs`` pairs them (so two calls open under one id are two
+    rows, the earlier one pending; a second return of an id is an orphan) and takes its call's
+    agent; a tool_call takes its pair's status (pending until answered). The thread's rows of
+    the tool_calls frame, in call order with orphan returns where they stand, go to ``pairs``.
+    An id that is not text pairs with nothing (``validate`` reports it)."""
+    found: list[list[int | None]] = []  # [call row, return row], in order
+    unanswered: dict[str, int] = {}  # call id -> its pair in ``found``
+    n_calls = 0
     for i in rows:
-        key = str(call_ids[i])
+        call_id = call_ids[i]
         if kinds[i] == "tool_call":
-            calls[key] = i
+            n_calls += 1
             statuses[i] = "pending"
-        else:
-            call = calls.get(key)
-            agent_ids[i] = agent_ids[call] if call is not None else None
-            if call is not None and key not in returns:
-                returns[key] = i
-                statuses[call] = acts[i].get("status")
-            else:
-                orphans.append(i)
-    for key, call in calls.items():
-        pairs.append((call, returns.get(key), record, names))
-    for ret in orphans:
-        pairs.append((None, ret, record, names))
+            if type(call_id) is str:
+                unanswered[call_id] = len(found)
+            found.append([i, None])
+            continue
+        at = unanswered.pop(call_id, None) if type(call_id) is str else None
+        if at is None:
+            agent_ids[i] = None
+            found.append([None, i])
+            continue
+        call = found[at][0]
+        found[at][1] = i
+        agent_ids[i] = agent_ids[call]  # type: ignore[index]
+        statuses[call] = acts[i].get("status")  # type: ignore[index]
+    pairs.extend((call, ret, record, names) for call, ret in found)
     h = out["threads"]
-    h["n_tool_calls"].append(len(calls))
-    h["n_pending"].append(sum(1 for key in calls if key not in returns))
+    h["n_tool_calls"].append(n_calls)
+    h["n_pending"].append(sum(1 for call, ret in found if call is not None and ret is None))
 
 
 def _tool_call_rows(
