@@ -9,7 +9,9 @@ from typing import Any
 # The five ThreadProtocol validation rules (``threadlab.validate``).
 VALIDATION_RULES: dict[str, str] = {
     "sequence-order": "sequence values are unique and run 1, 2, 3 ... in list order",
-    "tool-call-match": "every tool_return answers an earlier tool_call with the same tool name",
+    # (the spec's rule 2, that call and return correlate by id: an id reused while its call is
+    # unanswered leaves the return ambiguous, so it breaks this rule rather than a new one)
+    "tool-call-match": "every tool_return answers an earlier tool_call with the same tool name, and no tool_call reuses the id of a call still unanswered",
     "agent-ref": "every agent_id is a key of the agents registry",
     "action-type-name": "action_type is a core name or system.<snake_case name>",
     "time-order": "timestamps do not go backwards as sequence goes forwards",
@@ -38,7 +40,9 @@ RULES: dict[str, str] = {
     "chain": "a Claude Code entry's parentUuid names no entry of its file",
     "subagent-meta": "a Claude Code subagent transcript's sidecar is missing, unreadable or unlinked",
     "agency-parent": "agency-swarm items name a parent run no send_message call started",
-    "usage": "usage figures that cannot be read or attributed",
+    "usage": "usage figures that cannot be read or attributed, or a token count below zero",
+    # the frames
+    "frame-value": "a value its frame column cannot hold (an int where a name belongs, a count beyond 64 bits): kept there as JSON text, or left empty; the thread keeps it as it came",
 }
 
 

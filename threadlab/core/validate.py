@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import reprlib
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import islice, repeat
 from operator import le
 from typing import Any
@@ -119,7 +119,11 @@ def _columns_valid(doc: Mapping[str, Any]) -> bool:
         # ISO text straight through the C parser; aware datetimes of any offset compare as
         # instants, and a naive one (UTC by our rule) makes the comparison raise: the walk then
         moments = list(map(datetime.fromisoformat, stamps))
-        return all(map(le, moments, islice(moments, 1, None))) and (not moments or moments[0].tzinfo is not None)
+        if not all(map(le, moments, islice(moments, 1, None))) or (moments and moments[0].tzinfo is None):
+            return False
+        if moments:  # in order, so only the first and last can lie outside UTC's years 1-9999
+            moments[0].astimezone(UTC), moments[-1].astimezone(UTC)
+        return True
     except (ValueError, TypeError, OverflowError):
         return False
 
@@ -223,9 +227,12 @@ def _walk(doc: Mapping[str, Any]) -> list[Problem]:
         if stamp is None:
             continue
         try:
+            if type(stamp) is not str and not isinstance(stamp, datetime):
+                raise ValueError("not text")
             moment = parse_timestamp(stamp)
-        except ValueError:
-            report("schema", f"timestamp {short(stamp)} is not ISO 8601", where)
+        except ValueError as exc:
+            reason = "is out of range in UTC" if "out of range" in str(exc) else "is not ISO 8601"
+            report("schema", f"timestamp {short(stamp)} {reason}", where)
             continue
         if last_time is not None and moment < last_time:
             report(

@@ -89,7 +89,7 @@ def _seconds_between(later: pa.ChunkedArray | pa.Array, earlier: pa.ChunkedArray
 
 
 def _float_array(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    return pc.fill_null(array.cast(pa.float64()), float("nan")).to_numpy()
+    return pc.fill_null(array.cast(pa.float64(), safe=False), float("nan")).to_numpy()  # (beyond 2**53 a float rounds)
 
 
 def _spread(values: pa.Array, rows: np.ndarray, n: int) -> pa.Array:

@@ -17,8 +17,8 @@ from threadlab.formats.source import Source
 from threadlab.frames.arrow import batch_to_tables, concat_tables
 from threadlab.frames.extract import ThreadRecord, extract
 from threadlab.frames.frames import Frames
-from threadlab.loading.cache import cache_folder
-from threadlab.loading.chunks import no_gc
+from threadlab.loading.cache import cache_folder, writable_cache
+from threadlab.loading.chunks import failed_file_tables, no_gc
 from threadlab.loading.files import CHUNK_BYTES, Chunk, FileRef, file_refs, make_chunks
 from threadlab.loading.pool import Progress, default_workers, run_chunks
 from threadlab.loading.reader import careful
@@ -55,7 +55,7 @@ def load(
     ``ThreadError`` listing every problem instead of reporting them in ``frames.problems``.
     ``engine="dask"``: Dask DataFrames, one partition per chunk of files (``threadlab[dask]``)."""
     items = list(file_refs(source))
-    folder = cache_folder(cache)
+    folder = writable_cache(cache_folder(cache))
     cache_dir = str(folder) if folder is not None else None
     files = [item for item in items if isinstance(item, FileRef)]
     total = sum(f.size for f in files if f.size > 0)
@@ -119,12 +119,17 @@ def _segments(items: list[Any], format: str, target: int, *, stable: bool) -> li
 
 
 def _object_tables(item: Any, format: str, kept: dict[str, Thread]) -> dict[str, pa.Table]:
-    """A Thread or any in-memory input ``read_all`` understands (read in this process)."""
-    if isinstance(item, Thread):
-        kept[item.thread_id] = item
-        name, fmt = item.origin
-        return batch_to_tables(extract([ThreadRecord(item.to_dict(), name, fmt, item.problems)]))
-    return batch_to_tables(extract(list(careful(Source(item), format))))
+    """A Thread or any in-memory input ``read_all`` understands (read in this process; one
+    that breaks a converter is an ``internal`` problem row, as a file would be)."""
+    try:
+        if isinstance(item, Thread):
+            name, fmt = item.origin
+            tables = batch_to_tables(extract([ThreadRecord(item.to_dict(), name, fmt, item.problems)]))
+            kept[item.thread_id] = item
+            return tables
+        return batch_to_tables(extract(list(careful(Source(item), format))))
+    except Exception as exc:
+        return failed_file_tables(f"<{type(item).__name__}>", exc)
 
 
 def problems_of(frame: pd.DataFrame) -> list[Problem]:

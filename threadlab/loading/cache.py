@@ -1,9 +1,19 @@
 """The load cache: the frames of a chunk of unchanged files, kept on disk.
 
-An entry is a folder named by a hash of the threadlab version, the format asked for and every
-file's (path, size, mtime); it holds one Feather file (Arrow IPC, LZ4-compressed) per frame. A
-file that changes changes its chunk's key, so that chunk is read again; the old entry is
-simply never used again.
+An entry is a folder named by a hash of the threadlab version, the entry layout, the format
+asked for and every file's (path, size, mtime); it holds one Feather file (Arrow IPC,
+LZ4-compressed) per frame and a manifest with each file's size and SHA-256. A file that
+changes changes its chunk's key, so that chunk is read again; the old entry is simply never
+used again.
+
+The cache cannot lie: an entry is written in a temporary folder and renamed into place (a
+reader never sees half of one), and its bytes are checked against the manifest before Arrow
+sees them, so a damaged entry (a flipped bit, a torn write, a truncated file) is a miss, a
+``CacheWarning`` and a re-read of its files, never wrong frames and never a crash inside
+Arrow's decoder. SHA-256 rather than a CRC: hardware-accelerated on current CPUs (about
+1.3 GB/s here, a few percent of a cached reload), and no damage slips through it.
+
+A cache folder that cannot be written is a ``CacheWarning`` and a load without the cache.
 
 Feather rather than Parquet: the cache is read far more often than it is written, and on the
 benchmark corpus reading its frames back took 0.30 s as LZ4 Feather against 1.38 s as
@@ -16,17 +26,30 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
+import warnings
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pyarrow as pa
 import pyarrow.feather as feather
+import pyarrow.ipc
 
 from threadlab.frames.arrow import SCHEMAS
 from threadlab.loading.files import Chunk
 
 DEFAULT_FOLDER = ".threadlab-cache"
-ENTRY_FORMAT = "feather-lz4"  # part of every key: entries of another layout are never read
+ENTRY_FORMAT = "feather-lz4-sha256"  # part of every key: entries of another layout are never read
+MANIFEST = "manifest.json"
+TMP_PREFIX = ".tmp-"
+STALE_TMP_SECONDS = 24 * 3600  # a temporary folder this old was left by a killed process
+
+
+class CacheWarning(UserWarning):
+    """The cache could not be used as asked (a damaged entry, an unwritable folder); the load
+    went on without it."""
 
 
 def cache_folder(cache: bool | str | os.PathLike[str] | None) -> Path | None:
@@ -34,6 +57,37 @@ def cache_folder(cache: bool | str | os.PathLike[str] | None) -> Path | None:
     if cache is None or cache is False:
         return None
     return Path(DEFAULT_FOLDER if cache is True else cache)
+
+
+def writable_cache(folder: Path | None) -> Path | None:
+    """``folder`` when entries can be written there (made if missing), else None with a
+    CacheWarning: the load goes on without a cache. Checked once, in the loading process, by
+    writing a file: workers' warnings would be lost, and a failing write per chunk is noise."""
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=TMP_PREFIX, dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        warnings.warn(f"threadlab cache folder {folder} cannot be written ({exc.strerror or exc}); loading without the cache", CacheWarning, stacklevel=3)
+        return None
+    _sweep_stale(folder)
+    return folder
+
+
+def _sweep_stale(folder: Path) -> None:
+    """Temporary folders a killed process left (older than a day: a writer still at work is
+    minutes old at most)."""
+    limit = time.time() - STALE_TMP_SECONDS
+    try:
+        with os.scandir(folder) as listing:
+            stale = [e.path for e in listing if e.name.startswith(TMP_PREFIX) and e.stat(follow_symlinks=False).st_mtime < limit]
+    except OSError:
+        return
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def chunk_key(chunk: Chunk) -> str:
@@ -61,31 +115,84 @@ def _absolute_folder(folder: str, cwd: str) -> str:
 
 
 def read_entry(folder: Path, chunk: Chunk) -> dict[str, pa.Table] | None:
+    """The cached frames of ``chunk``, or None (no entry, or a damaged one: then a
+    CacheWarning, and the entry is removed so the re-read writes a good one)."""
     entry = folder / chunk_key(chunk)
-    if not entry.is_dir():
-        return None
     try:
-        tables = {name: feather.read_table(entry / f"{name}.feather", memory_map=False) for name in SCHEMAS}
-    except (OSError, pa.ArrowInvalid):  # a damaged entry is read again
-        return None
-    if any(table.schema != SCHEMAS[name] for name, table in tables.items()):
-        return None
+        manifest = (entry / MANIFEST).read_bytes()
+    except OSError:
+        return None  # no entry (or an unreadable one: read the files)
+    tables, damage = _checked_tables(entry, manifest)
+    if damage is not None:
+        warnings.warn(f"threadlab cache entry {entry} is damaged ({damage}); its files are read again", CacheWarning, stacklevel=2)
+        _discard(entry)
     return tables
+
+
+def _checked_tables(entry: Path, manifest: bytes) -> tuple[dict[str, pa.Table] | None, str | None]:
+    """(tables, None), or (None, what is wrong). Every file's size and SHA-256 are checked
+    before its bytes reach Arrow."""
+    try:
+        listed = orjson.loads(manifest)
+        files = listed["tables"] if listed.get("entry") == ENTRY_FORMAT else None
+        expected = {name: (int(files[name]["bytes"]), str(files[name]["sha256"])) for name in SCHEMAS}
+    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+        return None, "its manifest cannot be read"
+    tables = {}
+    for name, (size, digest) in expected.items():
+        try:
+            data = (entry / f"{name}.feather").read_bytes()
+        except OSError as exc:
+            return None, f"{name}.feather cannot be read: {exc.strerror or exc}"
+        if len(data) != size or hashlib.sha256(data).hexdigest() != digest:
+            return None, f"{name}.feather does not match its checksum"
+        try:
+            table = pa.ipc.open_file(pa.py_buffer(data)).read_all()
+        except (pa.ArrowException, OSError) as exc:  # checksummed but unreadable: written by a broken writer
+            return None, f"{name}.feather cannot be decoded: {exc}"
+        if table.schema != SCHEMAS[name]:
+            return None, f"{name}.feather has another schema"
+        tables[name] = table
+    return tables, None
+
+
+def _discard(entry: Path) -> None:
+    """Move a damaged entry aside (one rename: no reader sees it half gone) and delete it."""
+    aside = entry.with_name(f"{TMP_PREFIX}damaged-{entry.name}-{os.getpid()}")
+    try:
+        entry.rename(aside)
+    except OSError:
+        return
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def write_entry(folder: Path, chunk: Chunk, tables: dict[str, pa.Table]) -> None:
     """Write the entry in a temporary folder and rename it into place, so a reader never sees
-    half an entry (and two writers of the same entry do not collide)."""
+    half an entry (and two writers of the same entry do not collide). Never raises for the
+    disk's sake (full, read-only): the frames are there, only their cache entry is not; an
+    interrupted write leaves no temporary folder behind."""
     if any(ref.size < 0 for ref in chunk.files):
         return  # a missing file: nothing worth keeping
-    folder.mkdir(parents=True, exist_ok=True)
     entry = folder / chunk_key(chunk)
     if entry.is_dir():
         return
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=folder))
     try:
+        folder.mkdir(parents=True, exist_ok=True)  # (a Dask worker may be the first on its machine)
+        tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=folder))
+    except OSError:
+        return
+    try:
+        files: dict[str, Any] = {}
         for name, table in tables.items():
-            feather.write_feather(table, tmp / f"{name}.feather", compression="lz4")
+            sink = pa.BufferOutputStream()
+            feather.write_feather(table, sink, compression="lz4")
+            data = sink.getvalue()
+            (tmp / f"{name}.feather").write_bytes(data)
+            files[name] = {"bytes": data.size, "sha256": hashlib.sha256(data).hexdigest()}
+        (tmp / MANIFEST).write_bytes(orjson.dumps({"entry": ENTRY_FORMAT, "tables": files}))
         tmp.rename(entry)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

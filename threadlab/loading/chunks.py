@@ -1,49 +1,62 @@
 """One chunk of files → the five frames as Arrow tables: the work of one process-pool task
-or one Dask partition (so it must be importable and picklable, and never raise for bad input)."""
+or one Dask partition (so it must be importable and picklable, and never raise for bad input).
+
+Every file's own failures are problem rows already (``reader.read_items``, ``frames.typed``);
+should a chunk fail anyway (a bug), it is read again file by file, so the files that can be
+read are, and the one that cannot is an ``internal`` problem row naming it."""
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
 
+from threadlab.core.nogc import no_gc
+from threadlab.core.problems import Problem
 from threadlab.frames.arrow import batch_to_tables, concat_tables
 from threadlab.frames.extract import BLOCK_ACTIONS, ThreadRecord, extract, new_batch
 from threadlab.loading.cache import read_entry, write_entry
 from threadlab.loading.files import Chunk
 from threadlab.loading.reader import Item, read_items
 
+__all__ = ["FLUSH_ACTIONS", "failed_file_tables", "load_chunk", "no_gc", "read_chunk"]
 FLUSH_ACTIONS = 50_000  # column lists are turned into Arrow this often (bounds memory on huge files)
 
 
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """Parsing builds millions of small dicts that are all alive until extracted; the cyclic
-    GC would walk them again and again for nothing (it halves orjson's speed here)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def load_chunk(chunk: Chunk, cache_dir: str | None = None) -> dict[str, pa.Table]:
-    """The frames of ``chunk``: from the cache when it has them, else read (and cached)."""
+def load_chunk(chunk: Chunk, cache_dir: str | None = None, *, lookup: bool = True) -> dict[str, pa.Table]:
+    """The frames of ``chunk``: from the cache when it has them, else read (and cached).
+    ``lookup=False``: the caller has just looked in the cache and missed."""
     folder = Path(cache_dir) if cache_dir else None
-    if folder is not None:
+    if folder is not None and lookup:
         cached = read_entry(folder, chunk)
         if cached is not None:
             return cached
     with no_gc():
-        tables = read_chunk(chunk)
+        tables = _read_or_split(chunk)
     if folder is not None:
         write_entry(folder, chunk, tables)
     return tables
+
+
+def _read_or_split(chunk: Chunk) -> dict[str, pa.Table]:
+    try:
+        return read_chunk(chunk)
+    except Exception as exc:
+        if len(chunk.files) == 1:
+            return failed_file_tables(chunk.files[0].path, exc)
+    parts = []
+    for ref in chunk.files:
+        try:
+            parts.append(read_chunk(Chunk((ref,), chunk.format)))
+        except Exception as exc:
+            parts.append(failed_file_tables(ref.path, exc))
+    return concat_tables(parts)
+
+
+def failed_file_tables(path: str, error: BaseException | str | None) -> dict[str, pa.Table]:
+    """The frames of a file that could not be loaded: one ``internal`` problem row naming it."""
+    why = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return batch_to_tables(extract([Problem("internal", f"{path} could not be loaded: {why}", source=path)]))
 
 
 def read_chunk(chunk: Chunk) -> dict[str, pa.Table]:

@@ -1,15 +1,25 @@
-"""Run chunks in a process pool (results in input order) with a tqdm progress bar."""
+"""Run chunks in a process pool (results in input order) with a tqdm progress bar.
+
+Workers hand their frames back as Arrow files in a spool folder (``/dev/shm/threadlab-<pid>-*``
+on Linux). The folder is removed on every way out of a load (an error, KeyboardInterrupt, a
+worker that died); a folder whose process was killed outright (SIGKILL, a lost machine) is
+removed by the next load on the machine. A worker that dies (a crash in native code, the
+out-of-memory killer) costs only the file it was reading: its chunk's files are read again,
+each in a process of its own, and a file that kills its worker again is an ``internal``
+problem row naming it."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import shutil
 import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +28,12 @@ import pyarrow.ipc
 
 from threadlab.frames.arrow import SCHEMAS
 from threadlab.loading.cache import read_entry
-from threadlab.loading.chunks import load_chunk
+from threadlab.loading.chunks import failed_file_tables, load_chunk
 from threadlab.loading.files import Chunk
 
 MAX_WORKERS = 16
+SPOOL_PREFIX = "threadlab-"
+_SPOOL_NAME = re.compile(r"threadlab-(\d+)-")
 
 
 def default_workers(n_chunks: int) -> int:
@@ -73,27 +85,81 @@ def run_chunks(
     todo = [i for i, found in enumerate(results) if found is None]
     if workers <= 1 or len(todo) <= 1:
         for i in todo:
-            results[i] = load_chunk(chunks[i], cache_dir)
+            results[i] = load_chunk(chunks[i], cache_dir, lookup=False)
             if on_done:
                 on_done(chunks[i])
         return results  # type: ignore[return-value]
     context = _context()
     if context.get_start_method() == "fork":
         warm_up()
-    spool = tempfile.mkdtemp(prefix="threadlab-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    shared = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    sweep_spools(shared or tempfile.gettempdir())
+    spool = tempfile.mkdtemp(prefix=f"{SPOOL_PREFIX}{os.getpid()}-", dir=shared)
     try:
-        for i, tables in zip(todo, _run_pool([chunks[i] for i in todo], workers, cache_dir, on_done, context, spool), strict=True):
-            results[i] = tables
+        while todo:
+            tables, suspects = _run_pool([chunks[i] for i in todo], workers, cache_dir, on_done, context, spool)
+            for i, found in zip(todo, tables, strict=True):
+                results[i] = found
+            for n in suspects:  # running when a worker died: which one killed it is not known
+                i = todo[n]
+                results[i] = _one_file_at_a_time(chunks[i], cache_dir, context, spool)
+                if on_done:
+                    on_done(chunks[i])
+            todo = [i for i in todo if results[i] is None]  # not started when the pool broke
     finally:
         shutil.rmtree(spool, ignore_errors=True)
     return results  # type: ignore[return-value]
 
 
+def sweep_spools(folder: str) -> None:
+    """Remove the spool folders of loads whose process no longer exists (killed outright:
+    nothing of theirs ran to remove them). Folders of live processes are left alone."""
+    try:
+        names = [name for name in os.listdir(folder) if name.startswith(SPOOL_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        match = _SPOOL_NAME.match(name)
+        if match and not _alive(int(match.group(1))):
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, another user's
+        return True
+    return True
+
+
+def _one_file_at_a_time(chunk: Chunk, cache_dir: str | None, context: Any, spool: str) -> dict[str, pa.Table]:
+    """A chunk whose worker died, read again one file per fresh process (so a file that kills
+    its worker again is found and costs only itself)."""
+    from threadlab.frames.arrow import concat_tables
+
+    parts = []
+    for n, ref in enumerate(chunk.files):
+        single = Chunk((ref,), chunk.format)
+        try:
+            with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+                parts.append(_unspool(pool.submit(_spooled, single, None, spool, n).result(), SCHEMAS))
+        except BrokenProcessPool:
+            parts.append(failed_file_tables(ref.path, "the process reading it died (a crash or the out-of-memory killer)"))
+    tables = concat_tables(parts)
+    if cache_dir is not None:
+        from threadlab.loading.cache import write_entry
+
+        write_entry(Path(cache_dir), chunk, tables)
+    return tables
+
+
 def _spooled(chunk: Chunk, cache_dir: str | None, spool: str, index: int) -> str:
     """In a worker: the chunk's tables written as Arrow IPC files in ``spool`` (shared memory
     on Linux); the parent maps them instead of unpickling a copy of every string."""
-    tables = load_chunk(chunk, cache_dir)
-    base = os.path.join(spool, f"{index:06d}")
+    tables = load_chunk(chunk, cache_dir, lookup=False)
+    base = os.path.join(spool, f"{index:06d}-{os.getpid()}")  # (a dead worker's half-written files are its own)
     for name, table in tables.items():
         with pa.OSFile(f"{base}.{name}.arrow", "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
@@ -117,9 +183,12 @@ def _run_pool(
     on_done: Callable[[Chunk], None] | None,
     context: Any,
     spool: str,
-) -> list[dict[str, pa.Table]]:
+) -> tuple[list[dict[str, pa.Table] | None], list[int]]:
+    """Each chunk's tables, and the positions of the chunks that were running when a worker
+    died (None in the tables, as are the chunks not started then: a broken pool starts none)."""
     results: list[dict[str, pa.Table] | None] = [None] * len(chunks)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
         # keep a few tasks per worker in flight, not all: results arrive as Arrow tables and
         # a slow consumer should not make the pool race ahead holding them all
         todo = iter(enumerate(chunks))
@@ -132,15 +201,28 @@ def _run_pool(
                     return
 
         submit()
+        broken = False
+        suspects: list[int] = []
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 i = running.pop(future)
-                results[i] = _unspool(future.result(), SCHEMAS)
+                try:
+                    base = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    suspects.append(i)
+                    continue
+                results[i] = _unspool(base, SCHEMAS)
                 if on_done:
                     on_done(chunks[i])
-            submit()
-    return results  # type: ignore[return-value]
+            if not broken:
+                submit()
+    finally:
+        # on every way out (KeyboardInterrupt too): no task more starts, the running ones end
+        # before the caller removes the spool they write into
+        pool.shutdown(wait=True, cancel_futures=True)
+    return results, sorted(suspects)
 
 
 def warm_up() -> None:

@@ -19,7 +19,7 @@ import orjson
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.core.validate import validate_dict
-from threadlab.formats.source import Source, parse_json
+from threadlab.formats.source import Source, loads, open_regular, parse_json, read_regular
 from threadlab.formats.threadprotocol import NAME as THREADPROTOCOL
 from threadlab.formats.threadprotocol import broken_line_thread, is_thread_doc, thread_from_dict
 from threadlab.frames.extract import ThreadRecord
@@ -68,12 +68,12 @@ def fast_record(doc: Any, name: str) -> ThreadRecord | None:
 
 
 def _whole(path: Path, name: str, format: str) -> Iterator[Item]:
-    data = path.read_bytes()
+    data = read_regular(path)
     if data.lstrip()[:1] not in (b"{", b"["):
         yield from careful(Source(path, data=data), format)
         return
     try:
-        obj = orjson.loads(data)
+        obj = loads(data)
     except orjson.JSONDecodeError:
         if _first_line_is_thread(data):  # JSON Lines in a .json file
             yield from _each_line(enumerate(data.splitlines(), 1), name)
@@ -104,7 +104,7 @@ def _first_line_is_thread(data: bytes) -> bool:
 
 
 def _lines(path: Path, name: str, format: str) -> Iterator[Item]:
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         first = fh.readline()
         try:
             is_lines = is_thread_doc(orjson.loads(first))

@@ -200,11 +200,11 @@ def thread_fits(doc: Mapping[str, Any]) -> bool:
     for action in doc["actions"]:
         if type(action) is not dict:
             return False
-        check = checks.get(action.get("action_type"))
+        kind = action.get("action_type")
+        if type(kind) is not str:  # (a list here is no kind, and must not be hashed)
+            return False
+        check = checks.get(kind)
         if check is None:
-            kind = action.get("action_type")
-            if type(kind) is not str:
-                return False
             check = _compiled(action_class(kind), True)
             if len(checks) < 256:  # system.<name> kinds: one lookup of the class per kind
                 checks[kind] = check
