@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from threadlab.core.problems import ThreadError
 
@@ -65,8 +66,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if len(threads) > 1 and (out is None or not out.suffix or out.is_dir()):
         folder = out or Path(".")
         folder.mkdir(parents=True, exist_ok=True)
-        for thread in threads:
-            target = folder / f"{thread.thread_id}{writer.SUFFIX}"
+        for thread, name in zip(threads, _file_names(threads, writer.SUFFIX), strict=True):
+            target = folder / name  # a name made from the id, never a path: it stays in ``folder``
             target.write_bytes(writer.from_thread(thread, **options))
             print(f"wrote {target}", file=sys.stderr)
         return 0
@@ -79,6 +80,21 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         out.write_bytes(data)
         print(f"wrote {out}", file=sys.stderr)
     return 0
+
+
+def _file_names(threads: Sequence[Any], suffix: str) -> list[str]:
+    """One file name per thread (``thread_file_name``); a thread id met twice in one input
+    gets ``-2``, ``-3`` ... rather than overwriting the first thread's file."""
+    from threadlab.core.filenames import thread_file_name
+
+    names: list[str] = []
+    for thread in threads:
+        name = thread_file_name(thread.thread_id, suffix)
+        stem, n = name.removesuffix(suffix), 2
+        while name in names:
+            name, n = f"{stem}-{n}{suffix}", n + 1
+        names.append(name)
+    return names
 
 
 def build_parser() -> argparse.ArgumentParser:
