@@ -20,7 +20,7 @@ from tests.test_vercel_ai_support import FIXTURES, facts, foreign_thread
 from threadlab import pending_tool_calls, validate
 from threadlab.cli import main as cli
 from threadlab.core.model import AssistantMessage, ToolCall, ToolReturn
-from threadlab.formats import detect_format, get_format
+from threadlab.formats import detect_format, format_spec, get_format
 from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai import from_ui_messages, from_ui_stream, to_ui_messages, to_ui_stream
 
@@ -159,7 +159,7 @@ def test_registry_detects_both_shapes_cheaply(tmp_path: Path) -> None:
     pai = ModelMessagesTypeAdapter.dump_json([ModelRequest(parts=[UserPromptPart(content="hi")])])
     assert detect_format(Source(pai)).NAME != "vercel-ai-messages"
     assert get_format("sse").NAME == get_format("vercel-ai").NAME == get_format(".sse".strip(".")).NAME == "vercel-ai-stream"
-    assert get_format("ui-messages").SUFFIX == ".json" and get_format("vercel-ai-stream").SUFFIX == ".sse"
+    assert format_spec("ui-messages").suffix == ".json" and format_spec("vercel-ai-stream").suffix == ".sse"
     thread = threadlab.read(DATA / "ai6_agents.sse")
     assert thread.origin[1] == "vercel-ai-stream"
     assert threadlab.from_ui_stream is from_ui_stream and threadlab.to_ui_messages is to_ui_messages

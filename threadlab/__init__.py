@@ -8,6 +8,7 @@ imported on first use so ``import threadlab`` stays light.
 from __future__ import annotations
 
 from threadlab._lazy import lazy_getattr
+from threadlab._version import __version__
 from threadlab.core import (
     PROTOCOL_VERSION,
     AgentConfig,
@@ -22,35 +23,26 @@ from threadlab.core import (
     validate,
     write,
 )
+from threadlab.core.html import register_renderer
+from threadlab.formats.reading import read, read_all
+from threadlab.formats.registry import FORMATS
 from threadlab.frames import Frames, frames_from_threads
 from threadlab.loading import load
-from threadlab.reading import read, read_all
 
-__version__ = "0.1.0"
 
-# name -> module that defines it; imported lazily (converters pull in their libraries)
+def _transcript_html(thread: Thread) -> str:
+    """A bare Thread in a notebook shows the widgets' transcript (imported on first display)."""
+    from threadlab.widgets.transcript import transcript_html
+
+    return transcript_html(thread)
+
+
+register_renderer(_transcript_html)
+
+# name -> module that defines it; imported lazily (converters pull in their libraries). Each
+# format's public functions are declared by its registry entry.
 _LAZY: dict[str, str] = {
-    # pydantic-ai
-    "from_pydantic_ai": "threadlab.formats.pydantic_ai",
-    "from_pydantic_ai_runs": "threadlab.formats.pydantic_ai",
-    "to_pydantic_ai": "threadlab.formats.pydantic_ai",
-    "perspective": "threadlab.formats.pydantic_ai",
-    # Vercel AI SDK
-    "from_ui_stream": "threadlab.formats.vercel_ai",
-    "from_ui_messages": "threadlab.formats.vercel_ai",
-    "to_ui_messages": "threadlab.formats.vercel_ai",
-    "to_ui_stream": "threadlab.formats.vercel_ai",
-    # Claude
-    "from_claude": "threadlab.formats.claude",
-    # agency-swarm
-    "from_agency_swarm": "threadlab.formats.agency_swarm",
-    "pair_threads": "threadlab.formats.agency_swarm",
-    "merge_pair_threads": "threadlab.formats.agency_swarm",
-    "ThreadStore": "threadlab.formats.agency_swarm",
-    "FileThreadStore": "threadlab.formats.agency_swarm",
-    # AITP / NEAR AI
-    "from_aitp": "threadlab.formats.aitp",
-    "to_aitp": "threadlab.formats.aitp",
+    **{name: spec.module for spec in FORMATS for name in spec.exports},
     # loading at scale
     "read_parquet": "threadlab.loading",
     # widgets

@@ -119,11 +119,14 @@ def _segments(items: list[Any], format: str, target: int, *, stable: bool) -> li
 
 
 def _object_tables(item: Any, format: str, kept: dict[str, Thread]) -> dict[str, pa.Table]:
-    """A Thread or any in-memory input ``read_all`` understands (read in this process)."""
+    """A Thread, a problem the walk found (a FIFO, a symlink loop), or any in-memory input
+    ``read_all`` understands (read in this process)."""
+    if isinstance(item, Problem):
+        return batch_to_tables(extract([item]))
     if isinstance(item, Thread):
         kept[item.thread_id] = item
         name, fmt = item.origin
-        return batch_to_tables(extract([ThreadRecord(item.to_dict(), name, fmt, item.problems)]))
+        return batch_to_tables(extract([ThreadRecord(item.to_dict(), name, fmt, item.problems, item.account)]))
     return batch_to_tables(extract(list(careful(Source(item), format))))
 
 

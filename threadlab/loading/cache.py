@@ -37,7 +37,7 @@ def cache_folder(cache: bool | str | os.PathLike[str] | None) -> Path | None:
 
 
 def chunk_key(chunk: Chunk) -> str:
-    from threadlab import __version__
+    from threadlab._version import __version__
 
     digest = hashlib.sha1(f"threadlab {__version__}\n{ENTRY_FORMAT}\n{chunk.format}\n".encode())
     cwd = os.getcwd()
