@@ -44,7 +44,7 @@ register_renderer(_transcript_html)
 _LAZY: dict[str, str] = {
     **{name: spec.module for spec in FORMATS for name in spec.exports},
     # loading at scale
-    "read_parquet": "threadlab.loading",
+    "read_parquet": "threadlab.frames.storage",
     # widgets
     "timeline": "threadlab.widgets",
     "tool_call_view": "threadlab.widgets",

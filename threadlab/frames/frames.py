@@ -46,14 +46,14 @@ class Frames:
     def to_parquet(self, folder: str | os.PathLike[str]) -> Path:
         """Write ``<folder>/<table>.parquet`` for the five frames (read back with
         ``threadlab.read_parquet``)."""
-        from threadlab.loading.parquet import write_frames
+        from threadlab.frames.storage import write_frames
 
         return write_frames(self, folder)
 
     def to_duckdb(self, con: Any = None, *, prefix: str = "") -> Any:
         """Register the five frames as DuckDB tables (``actions``, ``tool_calls``, ...) on
         ``con`` (a new in-memory connection by default) and return the connection."""
-        from threadlab.loading.parquet import register_duckdb
+        from threadlab.frames.storage import register_duckdb
 
         return register_duckdb(self, con, prefix=prefix)
 

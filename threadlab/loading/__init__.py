@@ -3,6 +3,6 @@ pool), lenient, cached (LZ4 Feather), and out to a Dask cluster. ``threadlab.loa
 
 from threadlab.formats.walk import expand_sources
 from threadlab.loading.api import load
-from threadlab.loading.parquet import read_parquet
+from threadlab.frames.storage import read_parquet
 
 __all__ = ["expand_sources", "load", "read_parquet"]
