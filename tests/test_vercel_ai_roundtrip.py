@@ -2,7 +2,7 @@
 
 Round trips: a stream read, written back with ``to_ui_stream`` and read again is the same
 thread; ``to_ui_messages`` output validates against pydantic-ai's ``UIMessage`` model. The real
-payloads are the ../shared/examples files copied into tests/fixtures/vercel_ai (ai@6.0.326,
+payloads are the ../shared/examples files copied into tests/fixtures/vercel_ai and vercel_ai_messages (ai@6.0.326,
 ai@7.0.173, pydantic-ai 2.68 VercelAIAdapter) and the bundled data/vercel_ai files."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPro
 from pydantic_ai.ui.vercel_ai.request_types import UIMessage
 
 import threadlab
-from tests.test_vercel_ai_support import FIXTURES, facts, foreign_thread
+from tests.test_vercel_ai_support import FIXTURES, MESSAGE_FIXTURES, facts, foreign_thread
 from threadlab import pending_tool_calls, validate
 from threadlab.cli import main as cli
 from threadlab.core.model import AssistantMessage, ToolCall, ToolReturn
@@ -26,7 +26,7 @@ from threadlab.formats.vercel_ai import from_ui_messages, from_ui_stream, to_ui_
 
 DATA = Path(__file__).parent.parent / "data" / "vercel_ai"
 STREAMS = sorted([*FIXTURES.glob("*.sse"), *DATA.glob("*.sse")])
-MESSAGES = sorted([*FIXTURES.glob("*.json"), *DATA.glob("*.json")])
+MESSAGES = sorted([*MESSAGE_FIXTURES.glob("*.json"), *DATA.glob("*.json")])
 
 
 def canonical(thread: threadlab.Thread) -> bytes:
@@ -63,7 +63,7 @@ def test_ui_messages_round_trip(path: Path) -> None:
 
 
 def test_ai6_persisted_message_with_every_part_type() -> None:
-    thread = from_ui_messages(FIXTURES / "ai6_onfinish_uimessages.json")  # the onFinish {messages: [...]} payload
+    thread = from_ui_messages(MESSAGE_FIXTURES / "ai6_onfinish_uimessages.json")  # the onFinish {messages: [...]} payload
     assert thread.problems == [] and validate(thread) == []
     assert [a.agent_name for a in thread.agents.values()] == ["WeatherAgent"]  # from the data-agent part
     assert thread.title == "Weather in Paris?"
