@@ -2,6 +2,7 @@
 
 No pandas, no ipywidgets here: converters built on the core stay usable in a server."""
 
+from threadlab.core.account import Account
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import dumps, model_to_dict, write
 from threadlab.core.derive import (
@@ -34,14 +35,17 @@ from threadlab.core.model import (
     Usage,
     UserMessage,
 )
-from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.loss import WriteLoss, report_loss
+from threadlab.core.problems import RULES, VALIDATION_RULES, Problem, ThreadError
 from threadlab.core.timefmt import format_timestamp, parse_timestamp
-from threadlab.core.validate import RULES, validate, validate_dict
+from threadlab.core.validate import validate, validate_dict
 
 __all__ = [
     "CORE_ACTION_TYPES",
     "PROTOCOL_VERSION",
     "RULES",
+    "VALIDATION_RULES",
+    "Account",
     "Action",
     "AgentConfig",
     "AssistantMessage",
@@ -64,6 +68,7 @@ __all__ = [
     "UnknownPart",
     "Usage",
     "UserMessage",
+    "WriteLoss",
     "actions_of_agent",
     "dumps",
     "format_timestamp",
@@ -71,6 +76,7 @@ __all__ = [
     "model_to_dict",
     "parse_timestamp",
     "pending_tool_calls",
+    "report_loss",
     "tool_call_owner",
     "tool_pairs",
     "validate",
