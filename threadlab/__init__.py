@@ -1,34 +1,22 @@
 """threadlab: look inside multi-agent LLM conversations, in Jupyter.
 
 One canonical model (ThreadProtocol v1.0.0), converters for the real wire formats, loaders to
-pandas, and widgets. The public API is re-exported here; widget and converter names are
-imported on first use so ``import threadlab`` stays light.
+pandas, and widgets. The public API is re-exported here, every name imported on first use, so
+``import threadlab`` (and ``threadlab --help``) costs milliseconds, not the seconds pandas,
+pyarrow and the converters' libraries take.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from threadlab._lazy import lazy_getattr
 from threadlab._version import __version__
-from threadlab.core import (
-    PROTOCOL_VERSION,
-    AgentConfig,
-    Problem,
-    Thread,
-    ThreadBuilder,
-    ThreadError,
-    WriteLoss,
-    actions_of_agent,
-    dumps,
-    pending_tool_calls,
-    tool_pairs,
-    validate,
-    write,
-)
 from threadlab.core.html import register_renderer
-from threadlab.formats.reading import read, read_all
 from threadlab.formats.registry import FORMATS
-from threadlab.frames import Frames, frames_from_threads
-from threadlab.loading import load
+
+if TYPE_CHECKING:
+    from threadlab.core.model import Thread
 
 
 def _transcript_html(thread: Thread) -> str:
@@ -40,49 +28,29 @@ def _transcript_html(thread: Thread) -> str:
 
 register_renderer(_transcript_html)
 
-# name -> module that defines it; imported lazily (converters pull in their libraries). Each
-# format's public functions are declared by its registry entry.
+_CORE = ("PROTOCOL_VERSION", "AgentConfig", "Problem", "Thread", "ThreadBuilder", "ThreadError", "WriteLoss", "actions_of_agent",
+         "dumps", "pending_tool_calls", "tool_pairs", "validate", "write")
+_WIDGETS = ("timeline", "tool_call_view", "token_usage", "transcript", "compare_perspectives", "compare_threads", "explorer")
+
+# name -> module that defines it. Each format's public functions are declared by its registry entry.
 _LAZY: dict[str, str] = {
-    **{name: spec.module for spec in FORMATS for name in spec.exports},
-    # loading at scale
+    **dict.fromkeys(_CORE, "threadlab.core"),
+    "read": "threadlab.formats.reading",
+    "read_all": "threadlab.formats.reading",
+    "Frames": "threadlab.frames",
+    "frames_from_threads": "threadlab.frames",
+    "load": "threadlab.loading",
     "read_parquet": "threadlab.frames.storage",
-    # widgets
-    "timeline": "threadlab.widgets",
-    "tool_call_view": "threadlab.widgets",
-    "token_usage": "threadlab.widgets",
-    "transcript": "threadlab.widgets",
-    "compare_perspectives": "threadlab.widgets",
-    "compare_threads": "threadlab.widgets",
-    "explorer": "threadlab.widgets",
+    **{name: spec.module for spec in FORMATS for name in spec.exports},
+    **dict.fromkeys(_WIDGETS, "threadlab.widgets"),
 }
+_SUBPACKAGES = ("core", "formats", "frames", "loading", "widgets", "cli")
 
-
-__getattr__ = lazy_getattr(globals(), _LAZY)
+__getattr__ = lazy_getattr(globals(), _LAZY, _SUBPACKAGES)
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return sorted([*globals(), *_LAZY, *_SUBPACKAGES])
 
 
-__all__ = [
-    "PROTOCOL_VERSION",
-    "AgentConfig",
-    "Frames",
-    "Problem",
-    "Thread",
-    "ThreadBuilder",
-    "ThreadError",
-    "WriteLoss",
-    "__version__",
-    "actions_of_agent",
-    "dumps",
-    "frames_from_threads",
-    "load",
-    "pending_tool_calls",
-    "read",
-    "read_all",
-    "tool_pairs",
-    "validate",
-    "write",
-    *_LAZY,
-]
+__all__ = ["__version__", *_LAZY]
