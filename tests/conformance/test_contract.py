@@ -77,3 +77,14 @@ def test_a_folder_of_every_format_loads_into_one_frame_set(tmp_path: Path) -> No
     unread = frames.problems[frames.problems["rule"] == "format"]["source"]
     assert sorted(Path(s).name for s in unread) == sorted([*(p.name for p in lookalikes()), "run.eval"])
     assert not (frames.problems["source"].astype(str).str.endswith("notes.md")).any()
+
+
+def test_the_readme_has_a_row_for_every_format() -> None:
+    """A new format is documented where users look: a row of the README's Formats table."""
+    from threadlab.formats.registry import FORMATS
+
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## Formats") :].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    named = {line.split("`")[1] for line in rows}
+    assert {spec.name for spec in FORMATS} <= named
