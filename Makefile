@@ -22,7 +22,7 @@ lab: $(STAMP)
 ## The whole test suite: ruff, pytest (converters, loaders, widgets in a real browser), notebooks under nbval
 test: $(STAMP) browser-deps js-deps
 	$(VENV)/bin/ruff check threadlab tests benchmarks data
-	$(PY) -m pytest -n 2 --dist loadfile --nbval-lax tests notebooks
+	$(PY) -m pytest -p no:randomly -n 2 --dist loadfile --nbval-lax tests notebooks
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check threadlab tests benchmarks data

@@ -120,10 +120,10 @@ def _import_first(method: str) -> None:
     import pandas  # noqa: F401
 
     if method in ("threadlab", "cached", "fill-cache"):
-        from threadlab.formats import folder_format_modules
+        from threadlab.formats.registry import folder_planners
         from threadlab.loading.pool import warm_up
 
-        folder_format_modules()  # the converters a folder walk asks about
+        folder_planners()  # the formats a folder walk asks about
         warm_up()
     if method == "duckdb":
         import duckdb  # noqa: F401

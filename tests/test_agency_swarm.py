@@ -22,7 +22,10 @@ from threadlab.core.derive import actions_of_agent
 from threadlab.formats import agency_swarm as fmt
 from threadlab.formats.source import Source
 
-FIX = Path(__file__).parent / "fixtures" / "agency_swarm"
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "tests" / "fixtures" / "agency_swarm"
+INPUTS = ROOT / "tests" / "fixtures" / "inputs" / "agency_swarm"  # usage stats beside the runs (not conversations)
+PAIR_STORE = ROOT / "tests" / "fixtures" / "threadprotocol" / "agency_pair_store"  # FileThreadStore writes ThreadProtocol
 GEN = FIX / "generated"
 RUN1 = FIX / "agency_swarm_saved_messages_run1.json"
 RUN2 = FIX / "agency_swarm_saved_messages_run2_reloaded.json"
@@ -102,7 +105,7 @@ def test_saved_list_round_trip_is_exact(path: Path) -> None:
 
 
 def test_usage_totals_equal_agency_swarm_usage_stats() -> None:
-    stats = load_json(FIX / "agency_swarm_usage_stats_run1.json")
+    stats = load_json(INPUTS / "agency_swarm_usage_stats_run1.json")
     thread = fmt.from_agency_swarm(load_json(RUN1), usage=stats)
     assert thread.problems == []
     expected = stats["usage_stats"]
@@ -121,7 +124,7 @@ def test_usage_totals_equal_agency_swarm_usage_stats() -> None:
 def test_usage_entries_follow_agency_swarm_request_order() -> None:
     """agency-swarm reports the entry agent's requests, then its sub-agents'. The scripted model
     gives CEO requests 100/200 input tokens and Worker requests 1100/1200."""
-    usage = load_json(GEN / "turn2_usage.json")
+    usage = load_json(INPUTS / "turn2_usage.json")
     thread = fmt.from_agency_swarm(load_json(GEN / "turn2_saved_messages.json"), usage=usage, chat_id="shop_chat")
     assert thread.problems == []
     placed = [(a.action_type, a.agent_id, model_to_dict(a)["usage"]["input_tokens"]) for a in thread.actions if model_to_dict(a).get("usage")]
@@ -232,7 +235,7 @@ def test_real_agency_persisted_through_file_store() -> None:
     turn1 = load_json(GEN / "turn1_saved_messages.json")
     turn2 = load_json(GEN / "turn2_saved_messages.json")
     assert turn2[: len(turn1)] == turn1
-    stored = threadlab.FileThreadStore(GEN / "pair_store").load_chat("shop_chat")
+    stored = threadlab.FileThreadStore(PAIR_STORE).load_chat("shop_chat")
     assert stored is not None
     assert stored.to_dict() == fmt.from_agency_swarm(turn2, chat_id="shop_chat").to_dict()
     assert counts(stored) == {"user_message": 4, "thinking": 1, "tool_call": 4, "tool_return": 4, "assistant_message": 4}
@@ -277,11 +280,17 @@ def test_detection_claims_only_agency_lists() -> None:
         assert fmt.detect(Source(path)), path
     assert fmt.detect(Source(load_json(RUN1)))
     assert fmt.detect(Source({"response": "ok", "new_messages": load_json(RUN1)}))
-    others = [*sorted((FIX / "other_formats").iterdir()), FIX.parent / "aitp" / "nearai_hub_thread_and_messages.json"]
+    others = [
+        FIX.parent / "vercel_ai_messages" / "ai6_onfinish_uimessages.json",
+        FIX.parent / "pydantic_ai" / "pydantic_ai_all_messages.json",
+        ROOT / "data" / "threadprotocol" / "research_team.thread.json",
+        FIX.parent / "claude" / "sdk_get_session_messages.json",
+        FIX.parent / "aitp" / "nearai_hub_thread_and_messages.json",
+    ]
     for path in others:
         assert not fmt.detect(Source(path)), path
         assert not fmt.detect(Source(load_json(path))), path
-    assert not fmt.detect(Source(GEN / "pair_store"))
+    assert not fmt.detect(Source(PAIR_STORE))
     assert threadlab.formats.get_format("openai-agents") is fmt
 
 
@@ -306,7 +315,7 @@ def test_bundled_data_reads_clean() -> None:
 
 
 def test_thread_from_another_format_writes_agency_items() -> None:
-    other = threadlab.read(FIX / "other_formats" / "research_team.thread.json", format="threadprotocol")
+    other = threadlab.read(ROOT / "data" / "threadprotocol" / "research_team.thread.json", format="threadprotocol")
     items = fmt.to_agency_swarm(other)
     assert items and all("agent" in i and "callerAgent" in i for i in items)
     again = fmt.from_agency_swarm(items)

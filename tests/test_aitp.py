@@ -20,7 +20,7 @@ from threadlab.core import model_to_dict, tool_pairs, validate
 from threadlab.formats import aitp as fmt
 from threadlab.formats.source import Source
 
-FIX = Path(__file__).parent / "fixtures" / "aitp"
+FIX = Path(__file__).resolve().parent / "fixtures" / "aitp"
 EXAMPLE = FIX / "nearai_hub_thread_and_messages.json"
 HUB = FIX / "nearai_hub_trip_thread.json"
 SPEC = FIX / "aitp_flight_booking_thread.json"
@@ -173,8 +173,13 @@ def test_detection_claims_only_aitp_documents() -> None:
     for path in (EXAMPLE, HUB, SPEC):
         assert fmt.detect(Source(path)), path
         assert fmt.detect(Source(load_json(path))), path
-    others = sorted((FIX.parent / "agency_swarm" / "other_formats").iterdir())
-    others += [FIX.parent / "agency_swarm" / "agency_swarm_saved_messages_run1.json"]
+    others = [
+        FIX.parent / "vercel_ai_messages" / "ai6_onfinish_uimessages.json",
+        FIX.parent / "pydantic_ai" / "pydantic_ai_all_messages.json",
+        FIX.parents[2] / "data" / "threadprotocol" / "research_team.thread.json",
+        FIX.parent / "claude" / "sdk_get_session_messages.json",
+        FIX.parent / "agency_swarm" / "agency_swarm_saved_messages_run1.json",
+    ]
     for path in others:
         assert not fmt.detect(Source(path)), path
         assert not fmt.detect(Source(load_json(path))), path

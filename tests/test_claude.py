@@ -316,7 +316,8 @@ def test_a_broken_file_does_not_stop_the_folder(project_copy: Path) -> None:
     frames = tl.load(project_copy)
     assert set(frames.threads.thread_id) >= {BACKGROUND, FOREGROUND, SDK_RUN}
     messages = " ".join(frames.problems.message.astype(str))
-    assert "empty.jsonl holds no Claude" in messages and "garbage.jsonl:1" in messages
+    assert "empty.jsonl is empty" in messages and "garbage.jsonl: no format threadlab reads recognises this (text, not JSON)" in messages
+    assert set(frames.problems.rule) == {"empty", "format"}
 
 
 # --- writing back, CLI ----------------------------------------------------------------------

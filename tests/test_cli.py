@@ -26,7 +26,7 @@ def test_validate_exit_codes_and_report() -> None:
     assert "valid" in ok.stdout and "0 problem(s)" in ok.stdout
     bad = run("validate", str(BAD), str(GOOD))
     assert bad.returncode == 1
-    for rule in tl.core.RULES:
+    for rule in tl.core.VALIDATION_RULES:
         assert f"[{rule}]" in bad.stdout
     assert "invalid-one_of_each_rule.thread.json" in bad.stdout and "(sequence 4)" in bad.stdout
 

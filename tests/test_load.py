@@ -341,32 +341,42 @@ def test_dask_engine_equals_default(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert_same_frames(default, computed, check_categorical=False)
 
 
-def test_folder_walk_sniffs_only_folders_a_format_could_claim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A folder of Claude project folders nested in a corpus is still read as one source, but
-    a plain folder of thread files (no subfolder, no .jsonl) is not sniffed: detect globs the
-    folder, a second listing of every file."""
+def test_folder_walk_reads_claude_sessions_file_by_file_beside_other_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Claude project folder is walked like any other: each session transcript is a file to
+    read (its subagent transcripts go with it, not on their own), and a ThreadProtocol file
+    beside the sessions is read too (it used to be dropped: the whole folder was one source).
+    Only folders with a subfolder or a .jsonl file are shown to Claude's folder planner."""
     import shutil
 
     import threadlab.formats.claude as claude
 
     project = Path(__file__).resolve().parent / "fixtures" / "claude" / "projects" / "-home-user-proj"
-    shutil.copytree(project, tmp_path / "root" / "sessions" / "proj")
+    proj = tmp_path / "root" / "sessions" / "proj"
+    shutil.copytree(project, proj)
+    beside = corpus(proj, 1)
     plain = corpus(tmp_path / "root" / "plain", 3)
     asked: list[str] = []
-    real_detect = claude.detect
-    monkeypatch.setattr(claude, "detect", lambda source: asked.append(Path(str(source.path)).name) or real_detect(source))
+    real_plan = claude.plan_folder
+    monkeypatch.setattr(claude, "plan_folder", lambda folder, entries: asked.append(Path(folder).name) or real_plan(folder, entries))
     found = [str(p) for p in expand_sources(tmp_path / "root")]
-    assert found == [str(p) for p in plain] + [str(tmp_path / "root" / "sessions")]
-    assert sorted(asked) == ["root", "sessions"]
+    sessions = sorted(str(p) for p in proj.glob("*.jsonl"))
+    assert found == [str(p) for p in plain] + sorted([*sessions, *map(str, beside)])
+    assert sorted(asked) == ["proj", "root", "sessions"]
+    frames = threadlab.load(tmp_path / "root", progress=False)
+    assert set(frames.threads["format"]) == {"claude-code", "threadprotocol"}
+    assert len(frames.threads) == len(sessions) + 4
+    assert frames.problems.empty, frames.problems
+    # every subagent of the project is an agent of its session's thread
+    subagents = {p.stem.removeprefix("agent-") for p in proj.glob("*/subagents/agent-*.jsonl")}
+    assert subagents <= set(frames.actions["agent_id"].dropna())
 
 
-def test_folder_walk_asks_only_the_formats_that_claim_folders(tmp_path: Path) -> None:
-    """Looking at folders must not import every format (pydantic-ai alone takes seconds):
-    the registry's list of folder formats is exactly the modules with CLAIMS_FOLDERS set."""
-    from threadlab.formats import FOLDER_FORMAT_MODULES, format_modules
+def test_folder_walk_imports_no_heavy_format(tmp_path: Path) -> None:
+    """Looking at folders must not import every format (pydantic-ai alone takes seconds): only
+    the formats that plan folders are imported by a walk."""
+    from threadlab.formats.registry import FORMATS
 
-    claiming = {m.__name__.rsplit(".", 1)[1] for m in format_modules() if getattr(m, "CLAIMS_FOLDERS", False)}
-    assert claiming == set(FOLDER_FORMAT_MODULES)
+    assert [s.name for s in FORMATS if s.plans_folders] == ["claude-code"]
     corpus(tmp_path / "c" / "sub", 3)
     code = (
         "import sys, threadlab; from threadlab.loading import expand_sources; "

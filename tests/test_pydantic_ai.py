@@ -70,6 +70,7 @@ from threadlab.formats.threadprotocol import thread_from_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pydantic_ai"
+INPUTS = Path(__file__).resolve().parent / "fixtures" / "inputs" / "pydantic_ai"  # deferred tool requests/results
 DATA = ROOT / "data" / "pydantic_ai"
 HISTORIES = sorted(FIXTURES.glob("pydantic_ai_*messages*.json")) + sorted(DATA.glob("*.messages.json"))
 HISTORIES = [p for p in HISTORIES if "vercel_dump" not in p.name]  # that one is UIMessages
@@ -279,8 +280,8 @@ def test_deferred_tool_results_mark_returns_already_in_the_history() -> None:
 
 def test_deferred_tool_results_resolve_a_stopped_run() -> None:
     history = (FIXTURES / "pydantic_ai_deferred_step1_messages.json").read_bytes()
-    results = TypeAdapter(DeferredToolResults).validate_json((FIXTURES / "pydantic_ai_deferred_tool_results.json").read_bytes())
-    requests = TypeAdapter(DeferredToolRequests).validate_json((FIXTURES / "pydantic_ai_deferred_tool_requests.json").read_bytes())
+    results = TypeAdapter(DeferredToolResults).validate_json((INPUTS / "pydantic_ai_deferred_tool_results.json").read_bytes())
+    requests = TypeAdapter(DeferredToolRequests).validate_json((INPUTS / "pydantic_ai_deferred_tool_requests.json").read_bytes())
     before = from_pydantic_ai(history)
     assert {c.tool_call_id for c in pending_tool_calls(before)} == {c.tool_call_id for c in [*requests.calls, *requests.approvals]}
     after = from_pydantic_ai(history, deferred_tool_results=results)
@@ -454,9 +455,9 @@ def test_read_detects_pydantic_ai_and_not_other_json() -> None:
     thread = tl.read(DATA / "single_agent.messages.json")
     assert thread.origin[1] == "pydantic-ai"
     assert detect(Source(ModelMessagesTypeAdapter.validate_json((DATA / "router.messages.json").read_bytes())))
-    assert not detect(Source(FIXTURES / "pydantic_ai_vercel_dump_messages_sdk6.json"))  # UIMessages
+    assert not detect(Source(FIXTURES.parent / "vercel_ai_messages" / "pydantic_ai_vercel_dump_messages_sdk6.json"))  # UIMessages
     assert not detect(Source(DATA / "router_researcher.thread.json"))
-    assert not detect(Source(FIXTURES / "pydantic_ai_deferred_tool_results.json"))
+    assert not detect(Source(INPUTS / "pydantic_ai_deferred_tool_results.json"))
     result = Agent(TestModel(custom_output_text="Lisbon is sunny.")).run_sync("Weather in Lisbon?")  # a run result reads too
     assert [(a.action_type, getattr(a, "content", None)) for a in tl.read(result).actions] == [
         ("user_message", "Weather in Lisbon?"), ("assistant_message", "Lisbon is sunny.")]

@@ -164,7 +164,7 @@ def test_folder_with_a_broken_file_loads_the_rest(tmp_path: Path) -> None:
     broken = frames.problems[frames.problems["source"].astype(str).str.endswith("zz-broken.json")]
     assert list(broken["rule"]) == ["json"]
     invalid = frames.problems[frames.problems["source"].astype(str).str.contains("invalid-")]
-    assert set(invalid["rule"]) == set(tl.core.RULES)
+    assert set(invalid["rule"]) == set(tl.core.VALIDATION_RULES)
     with pytest.raises(tl.ThreadError) as err:
         tl.load(tmp_path, strict=True, progress=False)
     assert "zz-broken.json" in str(err.value) and "invalid-one_of_each_rule" in str(err.value)

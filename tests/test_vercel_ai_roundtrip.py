@@ -2,7 +2,7 @@
 
 Round trips: a stream read, written back with ``to_ui_stream`` and read again is the same
 thread; ``to_ui_messages`` output validates against pydantic-ai's ``UIMessage`` model. The real
-payloads are the ../shared/examples files copied into tests/fixtures/vercel_ai (ai@6.0.326,
+payloads are the ../shared/examples files copied into tests/fixtures/vercel_ai and vercel_ai_messages (ai@6.0.326,
 ai@7.0.173, pydantic-ai 2.68 VercelAIAdapter) and the bundled data/vercel_ai files."""
 
 from __future__ import annotations
@@ -16,17 +16,17 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, UserPro
 from pydantic_ai.ui.vercel_ai.request_types import UIMessage
 
 import threadlab
-from tests.test_vercel_ai_support import FIXTURES, facts, foreign_thread
+from tests.test_vercel_ai_support import FIXTURES, MESSAGE_FIXTURES, facts, foreign_thread
 from threadlab import pending_tool_calls, validate
 from threadlab.cli import main as cli
 from threadlab.core.model import AssistantMessage, ToolCall, ToolReturn
-from threadlab.formats import detect_format, get_format
+from threadlab.formats import detect_format, format_spec, get_format
 from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai import from_ui_messages, from_ui_stream, to_ui_messages, to_ui_stream
 
 DATA = Path(__file__).parent.parent / "data" / "vercel_ai"
 STREAMS = sorted([*FIXTURES.glob("*.sse"), *DATA.glob("*.sse")])
-MESSAGES = sorted([*FIXTURES.glob("*.json"), *DATA.glob("*.json")])
+MESSAGES = sorted([*MESSAGE_FIXTURES.glob("*.json"), *DATA.glob("*.json")])
 
 
 def canonical(thread: threadlab.Thread) -> bytes:
@@ -63,7 +63,7 @@ def test_ui_messages_round_trip(path: Path) -> None:
 
 
 def test_ai6_persisted_message_with_every_part_type() -> None:
-    thread = from_ui_messages(FIXTURES / "ai6_onfinish_uimessages.json")  # the onFinish {messages: [...]} payload
+    thread = from_ui_messages(MESSAGE_FIXTURES / "ai6_onfinish_uimessages.json")  # the onFinish {messages: [...]} payload
     assert thread.problems == [] and validate(thread) == []
     assert [a.agent_name for a in thread.agents.values()] == ["WeatherAgent"]  # from the data-agent part
     assert thread.title == "Weather in Paris?"
@@ -159,7 +159,7 @@ def test_registry_detects_both_shapes_cheaply(tmp_path: Path) -> None:
     pai = ModelMessagesTypeAdapter.dump_json([ModelRequest(parts=[UserPromptPart(content="hi")])])
     assert detect_format(Source(pai)).NAME != "vercel-ai-messages"
     assert get_format("sse").NAME == get_format("vercel-ai").NAME == get_format(".sse".strip(".")).NAME == "vercel-ai-stream"
-    assert get_format("ui-messages").SUFFIX == ".json" and get_format("vercel-ai-stream").SUFFIX == ".sse"
+    assert format_spec("ui-messages").suffix == ".json" and format_spec("vercel-ai-stream").suffix == ".sse"
     thread = threadlab.read(DATA / "ai6_agents.sse")
     assert thread.origin[1] == "vercel-ai-stream"
     assert threadlab.from_ui_stream is from_ui_stream and threadlab.to_ui_messages is to_ui_messages

@@ -13,7 +13,8 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import AssistantMessage, Thinking, Thread, ToolCall, ToolReturn
 
 JS = Path(__file__).parent / "js"
-FIXTURES = Path(__file__).parent / "fixtures" / "vercel_ai"
+FIXTURES = Path(__file__).parent / "fixtures" / "vercel_ai"  # streams (.sse)
+MESSAGE_FIXTURES = Path(__file__).parent / "fixtures" / "vercel_ai_messages"  # UIMessage[] (.json)
 SCENARIOS = ("multistep", "approval", "agents", "input_error", "stream_error")
 
 

@@ -12,12 +12,17 @@ from threadlab.core.problems import ThreadError
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from threadlab.loading import expand_sources
-    from threadlab.reading import read_all
+    from threadlab.core.problems import Problem
+    from threadlab.formats.reading import read_all
+    from threadlab.formats.walk import expand_sources
 
     bad = 0
     checked = 0
     for item in expand_sources(args.paths):
+        if isinstance(item, Problem):  # a FIFO, a broken link, a symlink loop
+            bad += 1
+            print(f"✗ {item}")
+            continue
         try:
             threads = read_all(item, args.format, strict=False)
         except ThreadError as exc:
@@ -56,17 +61,22 @@ def _cmd_summary(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from threadlab.formats import get_format
-    from threadlab.reading import read_all
+    from threadlab.formats import format_spec, get_format
+    from threadlab.formats.reading import read_all
 
+    spec = format_spec(args.to)  # an unknown --to fails before anything is read
+    options = {o: getattr(args, o) for o in _write_options() if getattr(args, o) is not None}
+    for option in options:
+        if option not in spec.write_options:
+            takes = ", ".join(f"--{o}" for o in spec.write_options) or "no options"
+            raise ValueError(f"the {spec.name} writer takes no --{option} (it takes {takes})")
     threads = read_all(args.input, args.format, strict=not args.lenient)
     writer = get_format(args.to)
-    options = {"agent": args.agent} if args.agent else {}
     out = Path(args.output) if args.output else None
     if len(threads) > 1 and (out is None or not out.suffix or out.is_dir()):
         folder = out or Path(".")
         folder.mkdir(parents=True, exist_ok=True)
-        for thread, name in zip(threads, _file_names(threads, writer.SUFFIX), strict=True):
+        for thread, name in zip(threads, _file_names(threads, spec.suffix), strict=True):
             target = folder / name  # a name made from the id, never a path: it stays in ``folder``
             target.write_bytes(writer.from_thread(thread, **options))
             print(f"wrote {target}", file=sys.stderr)
@@ -97,8 +107,30 @@ def _file_names(threads: Sequence[Any], suffix: str) -> list[str]:
     return names
 
 
+def _write_options() -> dict[str, tuple[str, list[str]]]:
+    """Every writer option the registry declares: its help and the formats that take it."""
+    from threadlab.formats.registry import FORMATS
+
+    options: dict[str, tuple[str, list[str]]] = {}
+    for spec in FORMATS:
+        for option, help_text in spec.write_options.items():
+            options.setdefault(option, (help_text, []))[1].append(spec.name)
+    return options
+
+
+def _formats_help() -> str:
+    from threadlab.formats.registry import FORMATS
+
+    return "formats:\n" + "\n".join(f"  {s.name:<20} {s.reads}" for s in FORMATS)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="threadlab", description="Validate, summarise and convert multi-agent conversation threads.")
+    parser = argparse.ArgumentParser(
+        prog="threadlab",
+        description="Validate, summarise and convert multi-agent conversation threads.",
+        epilog=_formats_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("validate", help="check files against the ThreadProtocol rules (exit 1 if any is broken)")
     v.add_argument("paths", nargs="+")
@@ -112,10 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("convert", help="convert a file to canonical ThreadProtocol JSON (or --to another format)")
     c.add_argument("input")
     c.add_argument("-o", "--output", help="file (or folder, for several threads); stdout when omitted")
-    c.add_argument("--to", default="threadprotocol", help="output format (threadprotocol, pydantic-ai, vercel-ai-stream, ...)")
+    c.add_argument("--to", default="threadprotocol", help="output format (any format name or alias below)")
     c.add_argument("--format", default="auto", help="input format (auto-detected by default)")
     c.add_argument("--lenient", action="store_true", help="convert even when rules are broken")
-    c.add_argument("--agent", help="for per-agent formats (pydantic-ai): whose history to write from a multi-agent thread")
+    for option, (help_text, formats) in _write_options().items():
+        c.add_argument(f"--{option}", help=f"{help_text} (for --to {', '.join(formats)})")
     c.set_defaults(func=_cmd_convert)
     return parser
 

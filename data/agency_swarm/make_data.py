@@ -41,6 +41,8 @@ from threadlab.formats.agency_swarm import FileThreadStore
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "agency_swarm"
 FIXTURES = ROOT / "tests" / "fixtures" / "agency_swarm" / "generated"
+PAIR_STORE = ROOT / "tests" / "fixtures" / "threadprotocol" / "agency_pair_store"  # FileThreadStore writes ThreadProtocol
+INPUTS = ROOT / "tests" / "fixtures" / "inputs" / "agency_swarm"  # usage stats: not conversations
 CHAT_ID = "shop_chat"
 
 
@@ -132,7 +134,7 @@ def _write(path: Path, value: Any) -> None:
 
 
 async def main() -> None:
-    store_dir = FIXTURES / "pair_store"
+    store_dir = PAIR_STORE
     shutil.rmtree(store_dir, ignore_errors=True)
     store = FileThreadStore(store_dir)
     saved1: list[list[dict[str, Any]]] = []
@@ -147,7 +149,7 @@ async def main() -> None:
     _write(FIXTURES / "turn2_saved_messages.json", saved2[-1])
     for name, usage in (("turn1_usage.json", usage1), ("turn2_usage.json", usage2)):
         assert usage is not None
-        _write(FIXTURES / name, {"usage_stats": usage.to_dict(), "request_usage_entries": [vars(e) for e in usage.request_usage_entries]})
+        _write(INPUTS / name, {"usage_stats": usage.to_dict(), "request_usage_entries": [vars(e) for e in usage.request_usage_entries]})
     print(result1.final_output, "|", result2.final_output)
 
 

@@ -28,8 +28,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def widgets_page(lab: Lab) -> Iterator[tuple[Any, list[str]]]:
+    """Module-scoped on purpose: Playwright's sync API keeps an asyncio loop marked as running in
+    this thread while it is open, so a session-scoped page made every later ``asyncio.run`` in the
+    same worker fail ("cannot be called from a running event loop")."""
     with chromium_page() as (page, dialogs):
         open_notebook(page, lab, NOTEBOOK)
         run_all(page)

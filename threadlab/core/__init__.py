@@ -1,47 +1,63 @@
 """threadlab.core: the canonical ThreadProtocol model and what derives from it.
 
-No pandas, no ipywidgets here: converters built on the core stay usable in a server."""
+No pandas, no ipywidgets here: converters built on the core stay usable in a server. Names are
+imported on first use (``threadlab.core.html`` alone must not pull in pydantic)."""
 
-from threadlab.core.builder import ThreadBuilder
-from threadlab.core.canonical import dumps, model_to_dict, write
-from threadlab.core.derive import (
-    ToolPair,
-    actions_of_agent,
-    iter_text,
-    pending_tool_calls,
-    tool_call_owner,
-    tool_pairs,
-)
-from threadlab.core.model import (
-    CORE_ACTION_TYPES,
-    PROTOCOL_VERSION,
-    Action,
-    AgentConfig,
-    AssistantMessage,
-    Attachment,
-    BaseAction,
-    ImagePart,
-    InvalidAction,
-    MediaPart,
-    SystemAction,
-    TextPart,
-    Thinking,
-    Thread,
-    ToolCall,
-    ToolReturn,
-    UnknownAction,
-    UnknownPart,
-    Usage,
-    UserMessage,
-)
-from threadlab.core.problems import Problem, ThreadError
-from threadlab.core.timefmt import format_timestamp, parse_timestamp
-from threadlab.core.validate import RULES, validate, validate_dict
+from threadlab._lazy import lazy_getattr
+
+_LAZY: dict[str, str] = {
+    "Account": "threadlab.core.account",
+    "ThreadBuilder": "threadlab.core.builder",
+    "dumps": "threadlab.core.canonical",
+    "model_to_dict": "threadlab.core.canonical",
+    "write": "threadlab.core.canonical",
+    "ToolPair": "threadlab.core.derive",
+    "actions_of_agent": "threadlab.core.derive",
+    "iter_text": "threadlab.core.derive",
+    "pending_tool_calls": "threadlab.core.derive",
+    "tool_call_owner": "threadlab.core.derive",
+    "tool_pairs": "threadlab.core.derive",
+    "WriteLoss": "threadlab.core.loss",
+    "report_loss": "threadlab.core.loss",
+    "CORE_ACTION_TYPES": "threadlab.core.model",
+    "PROTOCOL_VERSION": "threadlab.core.model",
+    "Action": "threadlab.core.model",
+    "AgentConfig": "threadlab.core.model",
+    "AssistantMessage": "threadlab.core.model",
+    "Attachment": "threadlab.core.model",
+    "BaseAction": "threadlab.core.model",
+    "ImagePart": "threadlab.core.model",
+    "InvalidAction": "threadlab.core.model",
+    "MediaPart": "threadlab.core.model",
+    "SystemAction": "threadlab.core.model",
+    "TextPart": "threadlab.core.model",
+    "Thinking": "threadlab.core.model",
+    "Thread": "threadlab.core.model",
+    "ToolCall": "threadlab.core.model",
+    "ToolReturn": "threadlab.core.model",
+    "UnknownAction": "threadlab.core.model",
+    "UnknownPart": "threadlab.core.model",
+    "Usage": "threadlab.core.model",
+    "UserMessage": "threadlab.core.model",
+    "RULES": "threadlab.core.problems",
+    "VALIDATION_RULES": "threadlab.core.problems",
+    "Problem": "threadlab.core.problems",
+    "ThreadError": "threadlab.core.problems",
+    "format_timestamp": "threadlab.core.timefmt",
+    "parse_timestamp": "threadlab.core.timefmt",
+    "validate": "threadlab.core.validate",
+    "validate_dict": "threadlab.core.validate",
+}
+
+__getattr__ = lazy_getattr(globals(), _LAZY)
+
 
 __all__ = [
     "CORE_ACTION_TYPES",
     "PROTOCOL_VERSION",
     "RULES",
+    "VALIDATION_RULES",
+    "Account",
     "Action",
     "AgentConfig",
     "AssistantMessage",
@@ -64,6 +80,7 @@ __all__ = [
     "UnknownPart",
     "Usage",
     "UserMessage",
+    "WriteLoss",
     "actions_of_agent",
     "dumps",
     "format_timestamp",
@@ -71,6 +88,7 @@ __all__ = [
     "model_to_dict",
     "parse_timestamp",
     "pending_tool_calls",
+    "report_loss",
     "tool_call_owner",
     "tool_pairs",
     "validate",

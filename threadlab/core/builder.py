@@ -1,8 +1,10 @@
 """ThreadBuilder: how every converter assembles a Thread.
 
 It numbers actions 1, 2, 3 ..., registers agents once, fills missing timestamps monotonically
-(and says so in the thread's metadata), and collects problems found while converting, so each
-format module only has to say what happened, in order."""
+(and says so in the thread's metadata), collects problems found while converting, and keeps the
+account of the input records (``core/account.py``), so each format module only has to say what
+happened, in order: ``took`` a record that is now in the thread, ``kept`` one it did not
+understand (an unknown action or part, with a problem), ``failed`` one that is only a problem."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from threadlab.core.account import Account
 from threadlab.core.model import AgentConfig, BaseAction, Thread, action_class
 from threadlab.core.problems import Problem
 from threadlab.core.timefmt import parse_timestamp
@@ -41,6 +44,7 @@ class ThreadBuilder:
         self.agents: dict[str, AgentConfig] = {}
         self.actions: list[BaseAction] = []
         self.problems: list[Problem] = []
+        self.account = Account()
         self._by_name: dict[str, str] = {}
         self._last_time: datetime | None = None
         self._synthetic = 0
@@ -101,6 +105,22 @@ class ThreadBuilder:
     def problem(self, rule: str, message: str, *, sequence: int | None = None, line: int | None = None) -> None:
         self.problems.append(Problem(rule, message, self.thread_id, sequence, self.source, line))
 
+    # --- the account of input records -----------------------------------------------------
+    def took(self, n: int = 1) -> None:
+        """``n`` input records are now in the thread (see ``core/account.py``)."""
+        self.account.converted += n
+
+    def kept(self, rule: str, message: str, *, sequence: int | None = None, line: int | None = None, n: int = 1) -> None:
+        """``n`` records the reader did not understand, kept as they came (an unknown action or
+        part), and the problem that names them."""
+        self.account.kept += n
+        self.problem(rule, message, sequence=sequence, line=line)
+
+    def failed(self, rule: str, message: str, *, sequence: int | None = None, line: int | None = None, n: int = 1) -> None:
+        """``n`` records that could not be read at all: the problem is all that is left of them."""
+        self.account.failed += n
+        self.problem(rule, message, sequence=sequence, line=line)
+
     @property
     def last_time(self) -> datetime | None:
         return self._last_time
@@ -122,4 +142,5 @@ class ThreadBuilder:
             actions=self.actions,
         )
         thread.problems = list(self.problems)
+        thread.account = self.account
         return thread

@@ -1,12 +1,32 @@
-"""A minimal, escaped HTML summary of a thread, for when the widgets are not installed."""
+"""How a bare Thread renders in a notebook: a minimal, escaped HTML summary here, or whatever
+renderer a higher layer registers (``threadlab`` registers the widgets' transcript), so the
+core never imports upwards."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from threadlab.core.model import Thread
+
+_renderer: Callable[[Thread], str] | None = None
+
+
+def register_renderer(render: Callable[[Thread], str] | None) -> None:
+    """Make ``render`` what ``Thread._repr_html_`` shows (None: the summary table)."""
+    global _renderer
+    _renderer = render
+
+
+def render_html(thread: Thread) -> str:
+    if _renderer is not None:
+        try:
+            return _renderer(thread)
+        except ImportError:  # the widgets' libraries are optional for server use of the core
+            pass
+    return thread_summary_html(thread)
 
 
 def thread_summary_html(thread: Thread) -> str:

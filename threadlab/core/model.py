@@ -293,6 +293,7 @@ class Thread(_Timestamped):
 
     _problems: list[Any] = PrivateAttr(default_factory=list)
     _origin: tuple[str | None, str | None] = PrivateAttr(default=(None, None))
+    _account: Any = PrivateAttr(default=None)
 
     @property
     def origin(self) -> tuple[str | None, str | None]:
@@ -312,6 +313,16 @@ class Thread(_Timestamped):
     def problems(self, value: list[Any]) -> None:
         self._problems = list(value)
 
+    @property
+    def account(self) -> Any:
+        """What became of the input records this thread was read from (``core.account.Account``:
+        converted, kept, failed); None for a thread not read from an input. Not part of its JSON."""
+        return self._account
+
+    @account.setter
+    def account(self, value: Any) -> None:
+        self._account = value
+
     def agent_name(self, agent_id: str | None) -> str | None:
         if agent_id is None:
             return None
@@ -325,13 +336,9 @@ class Thread(_Timestamped):
         return thread_to_dict(self)
 
     def _repr_html_(self) -> str:
-        from threadlab.core.html import thread_summary_html
+        from threadlab.core.html import render_html
 
-        try:
-            from threadlab.widgets.transcript import transcript_html
-        except ImportError:  # widgets are optional for server use of the core
-            return thread_summary_html(self)
-        return transcript_html(self)
+        return render_html(self)
 
     def __repr__(self) -> str:
         return (

@@ -1,74 +1,40 @@
-"""The format registry: one module per wire format, each with the same small surface.
+"""Formats: one module per wire format, all with the surface of ``registry.FormatModule``
+(``NAME``, ``detect``, ``to_threads``, ``from_thread``), declared in one table
+(``registry.FORMATS``: aliases, suffixes, detection priority, writer options, exports).
 
-A format module defines::
-
-    NAME: str                      # "threadprotocol", "pydantic-ai", ...
-    ALIASES: tuple[str, ...]       # other names accepted by ``format=`` and ``--to``
-    SUFFIX: str                    # file suffix when writing (".json", ".sse", ...)
-    def detect(source: Source) -> bool
-    def to_threads(source: Source) -> list[Thread]    # problems found go on thread.problems
-    def from_thread(thread: Thread) -> bytes          # the wire form, for writing and the CLI
-
-Modules are imported when first needed; ``format="auto"`` asks each in ``FORMAT_MODULES`` order
-and takes the first that recognises the source.
-"""
+Modules are imported when first needed; ``format="auto"`` asks each in priority order and
+takes the first whose ``detect`` recognises the source."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from types import ModuleType
 
 from threadlab.core.problems import Problem, ThreadError
+from threadlab.formats.registry import FORMATS, FormatSpec, data_suffixes, format_spec, load_module
 from threadlab.formats.source import Source
-
-# most specific first; threadprotocol last but one so a ThreadProtocol file is never mistaken
-FORMAT_MODULES = ("threadprotocol", "vercel_ai_messages", "pydantic_ai", "vercel_ai", "claude", "agency_swarm", "aitp")
-# the formats whose ``CLAIMS_FOLDERS`` is True (a folder of theirs is one source, such as a
-# Claude Code project): a folder walk asks only these, so it never imports pydantic-ai and the
-# other heavy formats just to look at a folder of ThreadProtocol files
-FOLDER_FORMAT_MODULES = ("claude",)
 
 
 def format_modules() -> list[ModuleType]:
-    """Every registered format module (imports them all)."""
-    return list(_iter_format_modules())
+    """Every registered format module, in detection order (imports them all)."""
+    return [load_module(spec) for spec in FORMATS]
 
 
-def folder_format_modules() -> list[ModuleType]:
-    """The format modules that read a whole folder as one source."""
-    return list(_iter_format_modules(FOLDER_FORMAT_MODULES))
-
-
-def _iter_format_modules(names: tuple[str, ...] = FORMAT_MODULES) -> Iterator[ModuleType]:
-    """Format modules in registry order, each imported only when reached."""
-    for name in names:
-        try:
-            module = importlib.import_module(f"threadlab.formats.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"threadlab.formats.{name}":
-                raise
-            continue
-        if all(hasattr(module, attr) for attr in ("NAME", "detect", "to_threads", "from_thread")):
-            yield module
-
-
-def _norm(name: str) -> str:
-    return name.lower().replace("_", "-")
+def _iter_modules() -> Iterator[ModuleType]:
+    """Format modules in detection order, each imported only when reached."""
+    for spec in FORMATS:
+        yield load_module(spec)
 
 
 def get_format(name: str) -> ModuleType:
-    """The format module called ``name`` (or one of its aliases)."""
-    wanted = _norm(name)
-    for module in format_modules():
-        if wanted == _norm(module.NAME) or wanted in {_norm(a) for a in getattr(module, "ALIASES", ())}:
-            return module
-    known = ", ".join(m.NAME for m in format_modules())
-    raise ValueError(f"unknown format {name!r}; known formats: {known}")
+    """The format module called ``name`` (or one of its aliases); unknown names raise ValueError."""
+    return load_module(format_spec(name))
 
 
 def detect_format(source: Source) -> ModuleType:
-    for module in _iter_format_modules():
+    """The module of the first format (in priority order) that recognises ``source``; a
+    ``ThreadError`` that says what is wrong (empty, not UTF-8, not JSON, no known format)."""
+    for module in _iter_modules():
         if module.detect(source):
             return module
     if not source.is_dir and not source.is_object:
@@ -76,22 +42,24 @@ def detect_format(source: Source) -> ModuleType:
         head = source.head(64).lstrip()
         if not head or head[:1] in (b"{", b"["):
             source.json()
+    what = source.describe() if not source.is_object else f"a {type(source.obj).__name__}"
     raise ThreadError(
-        [Problem("format", f"{source.name} is in no format threadlab reads ({', '.join(m.NAME for m in format_modules())})", source=source.name)]
+        [Problem("format", f"{source.name}: no format threadlab reads recognises this ({what}); known: {', '.join(format_names())}", source=source.name)]
     )
 
 
 def format_names() -> list[str]:
-    return [m.NAME for m in format_modules()]
+    return [spec.name for spec in FORMATS]
 
 
 __all__ = [
-    "FOLDER_FORMAT_MODULES",
-    "FORMAT_MODULES",
+    "FORMATS",
+    "FormatSpec",
     "Source",
+    "data_suffixes",
     "detect_format",
-    "folder_format_modules",
     "format_modules",
     "format_names",
+    "format_spec",
     "get_format",
 ]

@@ -11,17 +11,16 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
+from threadlab.core.account import Account
 from threadlab.core.builder import EPOCH
 from threadlab.core.canonical import dumps
-from threadlab.core.model import WIRE, AgentConfig, InvalidAction, Thread, action_adapter
+from threadlab.core.model import WIRE, AgentConfig, InvalidAction, Thread, UnknownAction, action_adapter
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.core.timefmt import parse_timestamp
 from threadlab.core.validate import short
 from threadlab.formats.source import Source, parse_json
 
 NAME = "threadprotocol"
-ALIASES = ("thread", "json", "threadprotocol-json")
-SUFFIX = ".json"
 
 
 def is_thread_doc(value: Any) -> bool:
@@ -109,13 +108,17 @@ def broken_line_thread(error: ThreadError, source: str, line: int) -> Thread:
     so the line is reported where it is and the other lines are read."""
     thread = Thread(thread_id=f"{source}:{line}")
     thread.problems = [Problem(p.rule, p.message, source=source, line=line) for p in error.problems]
+    thread.account = Account(failed=1)
     return thread
 
 
 def thread_from_dict(doc: Any, *, source: str | None = None, line: int | None = None) -> Thread:
     """Build a Thread from its JSON object; whatever breaks the schema is reported on
-    ``thread.problems`` (with ``line``, for JSON Lines) and kept as it came."""
+    ``thread.problems`` (with ``line``, for JSON Lines) and kept as it came. Its account: every
+    action is a record, kept when it breaks the schema or its type is no ThreadProtocol name."""
     thread = _thread_from_dict(doc, source)
+    kept = sum(1 for a in thread.actions if isinstance(a, InvalidAction | UnknownAction))
+    thread.account = Account(converted=len(thread.actions) - kept, kept=kept)
     if line is not None:
         thread.problems = [Problem(p.rule, p.message, p.thread_id, p.sequence, p.source, line) for p in thread.problems]
     return thread

@@ -14,9 +14,6 @@ from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai import from_ui_messages, to_ui_messages
 
 NAME = "vercel-ai-messages"
-ALIASES = ("vercel_ai_messages", "ui-messages", "uimessages", "vercel-ai-uimessages")
-SUFFIX = ".json"
-CLAIMS_FOLDERS = False
 
 ROLES = ("user", "assistant", "system")
 

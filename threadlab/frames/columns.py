@@ -113,6 +113,8 @@ THREADS = _cols(
     ("n_tool_errors", "int", "tool returns with status error or validation_error"),
     ("n_pending", "int", "tool calls with no return"),
     ("n_problems", "int", "validation / parse problems"),
+    ("n_records", "int", "input records (lines, messages, parts, chunks, items) the thread was read from"),
+    ("n_unconverted", "int", "of those, records kept as unknown or lost to a problem (each has a problem row)"),
     *TOKENS,
     ("cost_usd", "float", "total known cost in USD"),
 )

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.account import Account
 from threadlab.core.canonical import json_bytes
 from threadlab.core.problems import Problem
 from threadlab.core.validate import short
@@ -56,6 +57,7 @@ class ThreadRecord:
     source: str | None
     format: str | None
     problems: Sequence[Problem] = field(default_factory=tuple)
+    account: Account | None = None  # None: not read from an input (a Thread built in memory)
 
 
 def empty_columns(table: str) -> Columns:
@@ -419,6 +421,9 @@ def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> N
     h["n_agents"].append(len(agents))
     h["agents"].append(", ".join(str(names.get(k, k)) for k in sorted(agents)))
     h["n_problems"].append(len(record.problems))
+    account = record.account
+    h["n_records"].append(account.records if account is not None else None)
+    h["n_unconverted"].append(account.unconverted if account is not None else None)
 
 
 def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:

@@ -46,14 +46,14 @@ class Frames:
     def to_parquet(self, folder: str | os.PathLike[str]) -> Path:
         """Write ``<folder>/<table>.parquet`` for the five frames (read back with
         ``threadlab.read_parquet``)."""
-        from threadlab.loading.parquet import write_frames
+        from threadlab.frames.storage import write_frames
 
         return write_frames(self, folder)
 
     def to_duckdb(self, con: Any = None, *, prefix: str = "") -> Any:
         """Register the five frames as DuckDB tables (``actions``, ``tool_calls``, ...) on
         ``con`` (a new in-memory connection by default) and return the connection."""
-        from threadlab.loading.parquet import register_duckdb
+        from threadlab.frames.storage import register_duckdb
 
         return register_duckdb(self, con, prefix=prefix)
 
@@ -64,7 +64,7 @@ class Frames:
         rows = self.threads[self.threads["thread_id"] == thread_id]
         if rows.empty:
             raise KeyError(f"no thread {thread_id!r} in these frames")
-        from threadlab.reading import read_all
+        from threadlab.formats.reading import read_all
 
         source, fmt = rows.iloc[0]["source"], rows.iloc[0]["format"]
         for thread in read_all(str(source), str(fmt) if fmt is not None and not pd.isna(fmt) else "auto", strict=False):
@@ -91,7 +91,7 @@ def frames_from_threads(threads: Iterable[Thread], *, problems: Iterable[Problem
     """Frames of in-memory threads (each thread's own problems included)."""
     threads = list(threads)
     kept = {thread.thread_id: thread for thread in threads}
-    records = [ThreadRecord(t.to_dict(), t.origin[0], t.origin[1], t.problems) for t in threads]
+    records = [ThreadRecord(t.to_dict(), t.origin[0], t.origin[1], t.problems, t.account) for t in threads]
     return Frames.from_batch(extract([*records, *problems]), kept)
 
 

@@ -119,12 +119,15 @@ def _segments(items: list[Any], format: str, target: int, *, stable: bool) -> li
 
 
 def _object_tables(item: Any, format: str, kept: dict[str, Thread]) -> dict[str, pa.Table]:
-    """A Thread or any in-memory input ``read_all`` understands (read in this process; one
-    that breaks a converter is an ``internal`` problem row, as a file would be)."""
+    """A Thread, a problem the walk found (a FIFO, a symlink loop), or any in-memory input
+    ``read_all`` understands (read in this process; one that breaks a converter is an
+    ``internal`` problem row, as a file would be)."""
+    if isinstance(item, Problem):
+        return batch_to_tables(extract([item]))
     try:
         if isinstance(item, Thread):
             name, fmt = item.origin
-            tables = batch_to_tables(extract([ThreadRecord(item.to_dict(), name, fmt, item.problems)]))
+            tables = batch_to_tables(extract([ThreadRecord(item.to_dict(), name, fmt, item.problems, item.account)]))
             kept[item.thread_id] = item
             return tables
         return batch_to_tables(extract(list(careful(Source(item), format))))

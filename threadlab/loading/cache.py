@@ -91,7 +91,7 @@ def _sweep_stale(folder: Path) -> None:
 
 
 def chunk_key(chunk: Chunk) -> str:
-    from threadlab import __version__
+    from threadlab._version import __version__
 
     digest = hashlib.sha1(f"threadlab {__version__}\n{ENTRY_FORMAT}\n{chunk.format}\n".encode())
     cwd = os.getcwd()

@@ -1,107 +1,36 @@
-"""What to read: paths, folders and globs → files, in a stable order, and files → chunks (the
-unit of work of a process-pool task, a Dask partition and a cache entry)."""
+"""What to read as the loader sees it: files with their size and mtime (``FileRef``) and files →
+chunks (the unit of work of a process-pool task, a Dask partition and a cache entry)."""
 
 from __future__ import annotations
 
-import glob as globlib
 import math
 import os
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from stat import S_ISDIR
 from typing import Any, NamedTuple
 
-from threadlab.core.model import Thread
-from threadlab.formats import folder_format_modules
-from threadlab.formats.source import Source
+from threadlab.core.problems import Problem
+from threadlab.formats.walk import Found, walk
 
-# files a folder walk picks up; a folder a format claims as a whole (a Claude Code project)
-# is read as one source instead
-DATA_SUFFIXES = (".json", ".jsonl", ".ndjson", ".sse")
 CHUNK_BYTES = 8 << 20  # a cache entry / Dask partition holds about this much JSON
 
 
-def expand_sources(source: Any) -> Iterator[Any]:
-    """Paths, folders and globs → the sources to read, in a stable order; Threads and other
-    objects pass through."""
-    for item in _found(source):
-        yield Path(item.path) if isinstance(item, Found) else item
-
-
-def file_refs(source: Any) -> Iterator[Any]:
-    """``expand_sources`` as the loader needs it: each file as a FileRef (path, size, mtime),
-    a walked file's made from its folder listing (no pathlib object per file: on 27,000 files
-    that was a second of a cached reload); Threads and other objects pass through."""
-    for item in _found(source):
-        if not isinstance(item, Found):
-            yield item
-        elif item.entry is None:
-            yield FileRef.of(Path(item.path))
-        else:
-            yield FileRef.of_entry(item.entry, item.path)
-
-
-class Found(NamedTuple):
-    """A file (or a folder read as one source) and, when a folder walk found it, its entry."""
-
-    path: str
-    entry: os.DirEntry[str] | None
-
-
-def _found(source: Any) -> Iterator[Found | Any]:
-    items = source if isinstance(source, list | tuple) else [source]
-    for item in items:
-        if isinstance(item, Thread) or not isinstance(item, str | os.PathLike):
-            yield item
-            continue
-        text = os.fspath(item)
-        if any(ch in text for ch in "*?[") and not Path(text).exists():
-            for match in sorted(globlib.glob(text, recursive=True)):
-                yield from _found(match)
-            continue
-        path = Path(text)
-        if path.is_dir():
-            yield from _walk(str(path))
-        else:
-            yield Found(str(path), None)
-
-
-def _walk(folder: str) -> Iterator[Found]:
-    # scandir: the entry's type comes with the listing, no stat per entry to tell files from folders
-    with os.scandir(folder) as listing:
-        entries = list(listing)
-    if _claims_folder(folder, entries):
-        yield Found(folder, None)
-        return
-    for entry in sorted((e for e in entries if not e.name.startswith(".")), key=lambda e: e.name):
-        path = entry.name if folder == "." else entry.path  # as pathlib spells it: no "./"
-        if entry.is_dir():
-            yield from _walk(path)
-        elif entry.name.lower().endswith(DATA_SUFFIXES):
-            yield Found(path, entry)
-
-
-def _claims_folder(folder: str, entries: list[os.DirEntry[str]]) -> bool:
-    """Does a format read ``folder`` as one source? A folder-claiming module is asked only when
-    the folder has a subfolder or a file of its ``SUFFIX``: a plain folder of thread files, the
-    common case, costs no second listing (a module's ``detect`` globs the folder)."""
-    has_subfolder = any(e.is_dir() for e in entries)
-    source = None
-    for module in folder_format_modules():
-        suffix = getattr(module, "SUFFIX", None)
-        if not has_subfolder and suffix and not any(e.name.lower().endswith(suffix) for e in entries):
-            continue
-        source = source or Source(Path(folder))
-        if module.detect(source):
-            return True
-    return False
+def file_refs(source: Any) -> Iterator[FileRef | Problem | Any]:
+    """The walk (``threadlab.formats.walk``) as the loader needs it: each file as a FileRef
+    (path, size, mtime, its companions' included), a walked file's made from its folder listing
+    (no pathlib object per file: on 27,000 files that was a second of a cached reload);
+    problems (special files, symlink loops) and in-memory objects pass through."""
+    for item in walk(source):
+        yield FileRef.of_found(item) if isinstance(item, Found) else item
 
 
 class FileRef(NamedTuple):
-    """A file as the cache sees it: a changed size or mtime means changed content. (A named
-    tuple: a walk makes one per file, and a frozen dataclass costs several times more to make.)"""
+    """A file as the cache sees it: a changed size or mtime means changed content. For a file
+    read with companions (a Claude Code session and its subagent transcripts) size and mtime
+    cover them all. (A named tuple: a walk makes one per file, and a frozen dataclass costs
+    several times more to make.)"""
 
     path: str
     size: int
@@ -109,23 +38,33 @@ class FileRef(NamedTuple):
 
     @classmethod
     def of(cls, path: Path) -> FileRef:
-        try:
-            stat = path.stat()
-        except OSError:  # reading it will say what is wrong
-            return cls(str(path), -1, -1)
-        if S_ISDIR(stat.st_mode):  # a folder read as one source: its files' bytes, newest mtime
-            files = [p.stat() for p in path.rglob("*") if p.is_file()]
-            return cls(str(path), sum(f.st_size for f in files), max((f.st_mtime_ns for f in files), default=stat.st_mtime_ns))
-        return cls(str(path), stat.st_size, stat.st_mtime_ns)
+        return cls.of_found(Found(str(path)))
 
     @classmethod
-    def of_entry(cls, entry: os.DirEntry[str], path: str) -> FileRef:
-        """A file found by a folder listing, at ``path``."""
+    def of_found(cls, found: Found) -> FileRef:
         try:
-            stat = entry.stat()
-        except OSError:
-            return cls(path, -1, -1)
-        return cls(path, stat.st_size, stat.st_mtime_ns)
+            info = found.entry.stat() if found.entry is not None else os.stat(found.path)
+        except OSError:  # reading it will say what is wrong
+            return cls(found.path, -1, -1)
+        size, mtime = info.st_size, info.st_mtime_ns
+        for companion in found.companions:
+            for path in _files_under(companion):
+                try:
+                    more = os.stat(path)
+                except OSError:
+                    continue
+                size += more.st_size
+                mtime = max(mtime, more.st_mtime_ns)
+        return cls(found.path, size, mtime)
+
+
+def _files_under(path: str) -> Iterator[str]:
+    if not os.path.isdir(path):
+        yield path
+        return
+    for folder, _, names in os.walk(path):
+        for name in names:
+            yield os.path.join(folder, name)
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,18 +16,20 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.account import Account
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.core.validate import validate_dict
+from threadlab.formats.reading import read_documents
+from threadlab.formats.registry import FORMATS
 from threadlab.formats.source import Source, loads, open_regular, parse_json, read_regular
 from threadlab.formats.threadprotocol import NAME as THREADPROTOCOL
 from threadlab.formats.threadprotocol import broken_line_thread, is_thread_doc, thread_from_dict
 from threadlab.frames.extract import ThreadRecord
 from threadlab.loading.shape import thread_fits
-from threadlab.reading import read_documents
 
 Item = ThreadRecord | Problem
-_FAST_FORMATS = ("auto", "threadprotocol", "thread", "json", "threadprotocol-json")
+_FAST_FORMATS = ("auto", *(n for spec in FORMATS if spec.fast_path for n in spec.names()))
 _LINES_SUFFIXES = (".jsonl", ".ndjson")
 
 
@@ -57,14 +59,14 @@ def careful(source: Source, format: str = "auto") -> Iterator[Item]:
 
 def records(source: Source, format: str = "auto") -> list[ThreadRecord]:
     """Threads read leniently, each with the canonical JSON object validation already made."""
-    return [ThreadRecord(doc, thread.origin[0], thread.origin[1], thread.problems) for thread, doc in read_documents(source, format)]
+    return [ThreadRecord(doc, thread.origin[0], thread.origin[1], thread.problems, thread.account) for thread, doc in read_documents(source, format)]
 
 
 def fast_record(doc: Any, name: str) -> ThreadRecord | None:
     """The record of a thread object that needs no converter, else None."""
     if not is_thread_doc(doc) or not thread_fits(doc) or validate_dict(doc):
         return None
-    return ThreadRecord(doc, name, THREADPROTOCOL, ())
+    return ThreadRecord(doc, name, THREADPROTOCOL, (), Account(converted=len(doc["actions"])))
 
 
 def _whole(path: Path, name: str, format: str) -> Iterator[Item]:

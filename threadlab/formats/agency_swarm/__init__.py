@@ -35,9 +35,6 @@ from threadlab.formats.agency_swarm.writing import to_agency_swarm
 from threadlab.formats.source import Source
 
 NAME = "agency-swarm"
-ALIASES = ("agency_swarm", "agencyswarm", "openai-agents", "openai_agents", "agents-sdk")
-SUFFIX = ".json"
-CLAIMS_FOLDERS = False
 
 
 def detect(source: Source) -> bool:
@@ -68,11 +65,8 @@ def from_thread(thread: Thread) -> bytes:
 
 
 __all__ = [
-    "ALIASES",
-    "CLAIMS_FOLDERS",
     "META",
     "NAME",
-    "SUFFIX",
     "USER",
     "FileThreadStore",
     "ThreadStore",

@@ -30,9 +30,6 @@ from threadlab.formats.aitp.writing import to_aitp
 from threadlab.formats.source import Source
 
 NAME = "aitp"
-ALIASES = ("nearai", "near-ai", "near", "aitp-thread", "openai-threads")
-SUFFIX = ".json"
-CLAIMS_FOLDERS = False
 
 
 def detect(source: Source) -> bool:
@@ -56,10 +53,11 @@ def to_threads(source: Source) -> list[Thread]:
     return [build_thread(*parts, default_id=default_id, source=source.name)]
 
 
-def from_thread(thread: Thread) -> bytes:
+def from_thread(thread: Thread, *, shape: str | None = None) -> bytes:
     """The thread in the shape it was read from (hub export, OpenAI list page, bare message list
-    or AITP spec thread); the AITP spec shape for threads from other formats."""
-    origin_shape = source_shape(thread)
+    or AITP spec thread); the AITP spec shape for threads from other formats. ``shape`` ("aitp"
+    or "hub") chooses instead."""
+    origin_shape = source_shape(thread) if shape is None else shape
     doc: Any = to_aitp(thread, shape="aitp" if origin_shape in (None, "aitp") else "hub")
     if origin_shape == "list":
         doc = {**kept_head(thread), "data": doc["messages"]}
@@ -68,4 +66,4 @@ def from_thread(thread: Thread) -> bytes:
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-__all__ = ["ALIASES", "CARRIED", "CLAIMS_FOLDERS", "META", "NAME", "SUFFIX", "detect", "from_aitp", "from_thread", "to_aitp", "to_threads"]
+__all__ = ["CARRIED", "META", "NAME", "detect", "from_aitp", "from_thread", "to_aitp", "to_threads"]

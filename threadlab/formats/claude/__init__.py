@@ -16,16 +16,13 @@ from typing import Any
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.claude.convert import MAIN_AGENT
-from threadlab.formats.claude.layout import is_claude_folder, is_transcript_head, session_files
+from threadlab.formats.claude.layout import is_claude_folder, is_transcript_head, plan_folder, session_files
 from threadlab.formats.claude.reader import stream_threads, transcript_thread
 from threadlab.formats.claude.wire import entries_from_objects, is_sdk_list, read_lines, sdk_to_wire, sniff_lines
 from threadlab.formats.claude.writer import thread_to_transcript
 from threadlab.formats.source import Source
 
 NAME = "claude-code"
-ALIASES = ("claude", "claude-code-transcript", "claude-agent-sdk", "claude-sdk", "stream-json")
-SUFFIX = ".jsonl"
-CLAIMS_FOLDERS = True
 
 
 def detect(source: Source) -> bool:
@@ -102,7 +99,7 @@ def from_claude(source: Any, *, strict: bool = False) -> Thread | list[Thread]:
     list of threads, one per session), stream-json text, bytes or a file, or a list of SDK message
     objects (→ one thread). Lenient by default: problems are on ``thread.problems``; with
     ``strict=True`` any problem raises ``ThreadError``."""
-    from threadlab.reading import read_all
+    from threadlab.formats.reading import read_all
 
     if isinstance(source, str | os.PathLike) and os.fspath(source).startswith("~"):
         source = Path(os.fspath(source)).expanduser()
@@ -115,4 +112,4 @@ def from_claude(source: Any, *, strict: bool = False) -> Thread | list[Thread]:
     return threads[0]
 
 
-__all__ = ["ALIASES", "CLAIMS_FOLDERS", "MAIN_AGENT", "NAME", "SUFFIX", "detect", "from_claude", "from_thread", "to_threads"]
+__all__ = ["MAIN_AGENT", "NAME", "detect", "from_claude", "from_thread", "plan_folder", "to_threads"]

@@ -6,13 +6,17 @@ Layout (CLI 2.1.x; root ``~/.claude`` or ``$CLAUDE_CONFIG_DIR``)::
     <root>/projects/<sanitised cwd>/<sessionId>/subagents/agent-<agentId>.jsonl   (maybe deeper)
     <root>/projects/<sanitised cwd>/<sessionId>/subagents/agent-<agentId>.meta.json
 
+Before 2.1, a sidechain (subagent) transcript was ``agent-<agentId>.jsonl`` beside the sessions,
+its lines carrying the parent's ``sessionId``.
+
 A config root, its ``projects`` folder or one project folder are each one source that yields one
 thread per session file."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ from typing import Any
 import orjson
 
 from threadlab.formats.claude.wire import is_claude_line
+from threadlab.formats.registry import FolderPlan
 
 _SNIFF_FILES = 3
 
@@ -83,10 +88,10 @@ def session_files(folder: Path) -> list[Path]:
 def subagent_files(session: Path) -> list[SubagentFile]:
     """The subagent transcripts of one session, with their sidecars, in a stable order."""
     folder = session.parent / session.stem / "subagents"
-    if not folder.is_dir():
-        return []
+    paths = sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else []
+    paths += [p for p in sorted(session.parent.glob("agent-*.jsonl")) if sidechain_session(p) == session.stem]
     found = []
-    for path in sorted(folder.rglob("agent-*.jsonl")):
+    for path in paths:
         agent_id = path.stem.removeprefix("agent-")
         meta_path = path.with_name(path.stem + ".meta.json")
         meta: dict[str, Any] | None = None
@@ -102,3 +107,44 @@ def subagent_files(session: Path) -> list[SubagentFile]:
                 error = f"sidecar {meta_path.name} cannot be read ({exc})"
         found.append(SubagentFile(path, agent_id, meta, error))
     return found
+
+
+# names a Claude Code config root (~/.claude) holds beside projects/
+_CONFIG_ROOT_MARKERS = frozenset({"settings.json", "settings.local.json", "todos", "statsig", "shell-snapshots", "history.jsonl", "plugins", "ide"})
+
+
+def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan | None:
+    """What a folder walk must not read on its own here: a session's folder (``<id>/`` beside
+    ``<id>.jsonl``, holding ``subagents/`` and tool results) and pre-2.1 ``agent-*.jsonl``
+    sidechains of a session in this folder are read with that session; in a config root
+    (``~/.claude``) only ``projects/`` holds conversations. Everything else (other formats'
+    files beside the sessions) is left to the walk."""
+    names = {e.name for e in entries}
+    if "projects" in names and names & _CONFIG_ROOT_MARKERS and is_claude_folder(Path(folder, "projects")):
+        return FolderPlan(ignore=frozenset(names - {"projects"}))
+    sessions = {e.name[: -len(".jsonl")]: e for e in entries if e.name.endswith(".jsonl") and not e.name.startswith("agent-")}
+    companions: dict[str, list[str]] = {}
+    for stem, entry in sessions.items():
+        if stem in names and is_transcript_head(_head(Path(entry.path))):
+            companions.setdefault(entry.name, []).append(stem)
+    for entry in entries:
+        if entry.name.startswith("agent-") and entry.name.endswith(".jsonl"):
+            session = sidechain_session(Path(entry.path))
+            if session is not None and session in sessions:
+                companions.setdefault(f"{session}.jsonl", []).append(entry.name)
+    if not companions:
+        return None
+    return FolderPlan(companions={k: tuple(v) for k, v in companions.items()})
+
+
+def sidechain_session(path: Path) -> str | None:
+    """The parent session id of a pre-2.1 sidechain transcript (``agent-*.jsonl``): the
+    ``sessionId`` of its first line that has one, when its lines are sidechain lines."""
+    for line in _head(path, 65536).split(b"\n")[:20]:
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("sessionId"), str):
+            return obj["sessionId"] if obj.get("isSidechain") else None
+    return None

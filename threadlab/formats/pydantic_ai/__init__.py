@@ -31,9 +31,6 @@ _PUBLIC = {
 __getattr__ = lazy_getattr(globals(), _PUBLIC)
 
 NAME = "pydantic-ai"
-ALIASES = ("pydantic_ai", "pai", "pydantic-ai-json")
-SUFFIX = ".json"
-CLAIMS_FOLDERS = False
 
 
 def _is_message(value: Any) -> bool:
@@ -92,9 +89,7 @@ def from_thread(thread: Thread, *, agent: str | None = None) -> bytes:
 
 
 __all__ = [
-    "ALIASES",
     "NAME",
-    "SUFFIX",
     "detect",
     "from_pydantic_ai",
     "from_pydantic_ai_runs",

@@ -16,9 +16,6 @@ from threadlab.formats.vercel_ai.write_messages import to_ui_messages
 from threadlab.formats.vercel_ai.write_stream import to_ui_stream, ui_chunks
 
 NAME = "vercel-ai-stream"
-ALIASES = ("vercel-ai", "vercel_ai", "sse", "ai-sdk", "ui-message-stream", "vercel-ai-sse")
-SUFFIX = ".sse"
-CLAIMS_FOLDERS = False
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -50,9 +47,7 @@ def from_thread(thread: Thread) -> bytes:
 
 
 __all__ = [
-    "ALIASES",
     "NAME",
-    "SUFFIX",
     "AgentOf",
     "UIStreamReader",
     "default_agent_of",

@@ -1,0 +1,128 @@
+"""``threadlab.read`` / ``threadlab.read_all``: any supported input to Threads.
+
+Here, in the formats layer, because the converters use it too (``from_claude``, the
+agency-swarm store): detection, conversion, the validation rules and the account of the input
+are applied in one place for every caller."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any
+
+from threadlab.core.model import CORE_ACTION_TYPES, Thread
+from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.validate import validate_dict
+from threadlab.formats import detect_format, format_spec, get_format
+from threadlab.formats.source import Source
+from threadlab.formats.walk import expand_sources
+
+_CORE = frozenset(CORE_ACTION_TYPES)
+THREADPROTOCOL = "threadprotocol"
+
+
+def read_documents(source: Any, format: str = "auto") -> list[tuple[Thread, dict[str, Any]]]:
+    """Lenient ``read_all`` of one source that also returns each thread's canonical JSON
+    object: computed once, it serves the validation rules here and the frames in the loaders."""
+    src = source if isinstance(source, Source) else Source(source)
+    module = detect_format(src) if format == "auto" else get_format(format)
+    threads = module.to_threads(src)
+    if module.NAME != THREADPROTOCOL:
+        _no_actions(threads, src)
+    out = []
+    for thread in threads:
+        doc = thread.to_dict()
+        thread.problems = _unique([p.with_source(src.name) for p in (*thread.problems, *validate_dict(doc))])
+        thread.origin = (src.name, module.NAME)
+        out.append((thread, doc))
+    return out
+
+
+def _no_actions(threads: list[Thread], source: Source) -> None:
+    """A non-empty input of a conversation format that gave no message, thinking, tool call or
+    return is a problem, not an empty thread (ThreadProtocol is exempt: an empty thread is a
+    thread)."""
+    if any(a.action_type in _CORE for t in threads for a in t.actions):
+        return
+    problem = Problem("no-actions", f"{source.name} gave no message, thinking, tool call or tool return", source=source.name)
+    if not threads:
+        raise ThreadError([problem])
+    threads[0].problems = [*threads[0].problems, problem]
+
+
+def read_all(source: Any, format: str = "auto", *, strict: bool = True) -> list[Thread]:
+    """Read every thread in ``source``: a path (a file, or a folder: every file in it that some
+    format reads, as ``threadlab.load`` walks it), bytes, a str of JSON/SSE text, a dict or
+    list, or an in-memory object of a supported library.
+
+    Strict (default): raise ``ThreadError`` listing every problem. Lenient: return the threads
+    with their problems on ``thread.problems``; whatever broke a rule is kept, not dropped. Of a
+    folder, the files that cannot be read at all raise in strict mode and, in lenient mode,
+    are named in an ``UnreadFilesWarning`` (``threadlab.load`` puts them in frames.problems)."""
+    if _is_folder(source, format):
+        return _read_folder(source, format, strict=strict)
+    src = source if isinstance(source, Source) else Source(source)
+    threads = [thread for thread, _ in read_documents(src, format)]
+    problems = [p for thread in threads for p in thread.problems]
+    if strict and problems:
+        raise ThreadError(problems, source=src.name)
+    return threads
+
+
+def _is_folder(source: Any, format: str) -> bool:
+    """A folder path read file by file (a format may still read a whole folder as one source
+    when named: ``read_all(project_folder, "claude-code")``)."""
+    if isinstance(source, Source) or not isinstance(source, str | os.PathLike):
+        return False
+    path = os.path.expanduser(os.fspath(source))
+    if not os.path.isdir(path):
+        return False
+    return format == "auto" or not get_format(format).detect(Source(path))
+
+
+def _read_folder(folder: Any, format: str, *, strict: bool) -> list[Thread]:
+    threads: list[Thread] = []
+    problems: list[Problem] = []
+    if format != "auto":
+        format_spec(format)  # an unknown name raises before the walk
+    for item in expand_sources(folder):
+        if isinstance(item, Problem):
+            problems.append(item)
+            continue
+        try:
+            found = read_all(item, format, strict=False)
+        except ThreadError as exc:
+            problems.extend(exc.problems)
+            continue
+        threads.extend(found)
+        problems.extend(p for t in found for p in t.problems)
+    if strict and problems:
+        raise ThreadError(problems, source=os.fspath(folder))
+    unread = [p for p in problems if p.thread_id is None and p.sequence is None]
+    if unread:
+        warnings.warn(UnreadFilesWarning(ThreadError(unread, source=os.fspath(folder))), stacklevel=3)
+    return threads
+
+
+class UnreadFilesWarning(UserWarning):
+    """Files of a folder read leniently by ``read_all`` that gave no thread at all."""
+
+
+def read(source: Any, format: str = "auto", *, strict: bool = True) -> Thread:
+    """Read exactly one thread (see ``read_all`` for what ``source`` may be)."""
+    threads = read_all(source, format, strict=strict)
+    if len(threads) != 1:
+        name = source.name if isinstance(source, Source) else str(source)[:80]
+        raise ThreadError([Problem("format", f"holds {len(threads)} threads; use threadlab.read_all", source=name)])
+    return threads[0]
+
+
+def _unique(problems: list[Problem]) -> list[Problem]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for p in problems:
+        key = (p.rule, p.message, p.sequence, p.line)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out

@@ -1,0 +1,232 @@
+"""The format registry: every wire format threadlab reads or writes, declared once, in one table.
+
+Each entry says what a caller may know about a format without importing it (its name and
+aliases, the file suffixes a folder walk picks up for it, its place in detection order, the
+options its writer takes, the public functions ``threadlab`` re-exports from it). The module
+named by the entry holds the code, with the surface of ``FormatModule``. A new format is one
+folder under ``threadlab/formats/`` with that surface, one entry here, and its fixtures under
+``tests/fixtures/<name>/``: the reader, the loader, the CLI and the conformance suite find it
+from this table. (The layout follows fsspec's ``registry.py``: one table, imported lazily.)
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from threadlab.core.model import Thread
+    from threadlab.formats.source import Source
+
+
+@runtime_checkable
+class FormatModule(Protocol):
+    """What every format module defines.
+
+    ``detect`` is cheap (sniff ``source.head()`` first, parse only when the head says it may be
+    this format) and claims only what ``to_threads`` can read. ``to_threads`` never drops an
+    input record: each ends in an action, in a kept unknown action or part with a problem, or
+    in a problem (counted on the thread's ``account``). ``from_thread`` returns the wire bytes
+    and warns (``threadlab.core.loss.WriteLoss``) about anything the format cannot hold."""
+
+    NAME: str
+
+    def detect(self, source: Source) -> bool: ...
+
+    def to_threads(self, source: Source) -> list[Thread]: ...
+
+    def from_thread(self, thread: Thread, **options: Any) -> bytes: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FolderPlan:
+    """What a format says about one folder of a walk: the entries (files or subfolders, by
+    name) that are read together with another file of the folder and so must not be read on
+    their own (``companions``: main file name → its companions' names), and entries that are
+    not conversation data at all (``ignore``: a config root's settings, caches)."""
+
+    companions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    ignore: frozenset[str] = frozenset()
+
+    def skipped(self) -> set[str]:
+        return {name for names in self.companions.values() for name in names} | set(self.ignore)
+
+
+@dataclass(frozen=True, slots=True)
+class FormatSpec:
+    """One format as the registry declares it.
+
+    ``suffixes``: files of this format a folder walk picks up (the first is the suffix its
+    writer's files get). ``plans_folders``: the module has ``plan_folder(folder, entries) ->
+    FolderPlan | None``, asked about each walked folder holding a file of its suffixes or a
+    subfolder (Claude Code keeps a session's subagent transcripts beside it). ``priority``:
+    detection order, lowest first (detectors should not overlap; the conformance suite checks
+    that each fixture is claimed by its own format only, so order is a tie-break and a cost
+    choice: cheap, specific sniffers first). ``write_options``: keyword options ``from_thread``
+    accepts, with their help (the CLI offers each as ``--<option>``). ``exports``: public functions re-exported by
+    ``threadlab``. ``fast_path``: files the loader may read without the converter
+    (ThreadProtocol only)."""
+
+    name: str
+    module: str
+    reads: str
+    aliases: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = (".json",)
+    priority: int = 50
+    plans_folders: bool = False
+    write_options: Mapping[str, str] = field(default_factory=dict)
+    exports: tuple[str, ...] = ()
+    fast_path: bool = False
+
+    @property
+    def suffix(self) -> str:
+        return self.suffixes[0]
+
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+FORMATS: tuple[FormatSpec, ...] = tuple(
+    sorted(
+        (
+            FormatSpec(
+                name="threadprotocol",
+                module="threadlab.formats.threadprotocol",
+                reads="ThreadProtocol JSON: one thread, an array, or JSON Lines",
+                aliases=("thread", "json", "threadprotocol-json"),
+                suffixes=(".json", ".jsonl", ".ndjson"),
+                priority=10,
+                fast_path=True,
+            ),
+            FormatSpec(
+                name="vercel-ai-messages",
+                module="threadlab.formats.vercel_ai_messages",
+                reads="Vercel AI SDK persisted UIMessage[] (v5-v7) and v4 Message[]",
+                aliases=("vercel_ai_messages", "ui-messages", "uimessages", "vercel-ai-uimessages"),
+                priority=20,
+            ),
+            FormatSpec(
+                name="pydantic-ai",
+                module="threadlab.formats.pydantic_ai",
+                reads="pydantic-ai ModelMessage histories (1.x and 2.x), as JSON or JSON Lines",
+                aliases=("pydantic_ai", "pai", "pydantic-ai-json"),
+                suffixes=(".json", ".jsonl"),
+                priority=30,
+                write_options={"agent": "whose history to write from a multi-agent thread (its perspective)"},
+                exports=("from_pydantic_ai", "from_pydantic_ai_runs", "to_pydantic_ai", "perspective"),
+            ),
+            FormatSpec(
+                name="vercel-ai-stream",
+                module="threadlab.formats.vercel_ai",
+                reads="Vercel AI SDK v5/v6/v7 UI message stream (SSE body, or its chunks as JSON)",
+                aliases=("vercel-ai", "vercel_ai", "sse", "ai-sdk", "ui-message-stream", "vercel-ai-sse"),
+                suffixes=(".sse", ".json", ".jsonl"),
+                priority=40,
+                exports=("from_ui_stream", "from_ui_messages", "to_ui_messages", "to_ui_stream"),
+            ),
+            FormatSpec(
+                name="claude-code",
+                module="threadlab.formats.claude",
+                reads="Claude Code session transcripts and project folders, stream-json, Claude Agent SDK messages",
+                aliases=("claude", "claude-code-transcript", "claude-agent-sdk", "claude-sdk", "stream-json"),
+                suffixes=(".jsonl",),  # (stream-json saved as a .json array is read too: .json is walked for others)
+                priority=50,
+                plans_folders=True,
+                exports=("from_claude",),
+            ),
+            FormatSpec(
+                name="agency-swarm",
+                module="threadlab.formats.agency_swarm",
+                reads="agency-swarm / OpenAI Agents SDK saved message lists",
+                aliases=("agency_swarm", "agencyswarm", "openai-agents", "openai_agents", "agents-sdk"),
+                suffixes=(".json", ".jsonl"),
+                priority=60,
+                exports=("from_agency_swarm", "pair_threads", "merge_pair_threads", "ThreadStore", "FileThreadStore"),
+            ),
+            FormatSpec(
+                name="aitp",
+                module="threadlab.formats.aitp",
+                reads="NEAR AI hub exports and AITP spec-shaped threads",
+                aliases=("nearai", "near-ai", "near", "aitp-thread", "openai-threads"),
+                priority=70,
+                write_options={"shape": "aitp (the spec's thread) or hub (a NEAR AI hub export)"},
+                exports=("from_aitp", "to_aitp"),
+            ),
+        ),
+        key=lambda spec: spec.priority,
+    )
+)
+
+
+def _norm(name: str) -> str:
+    return name.strip().lower().replace("_", "-")
+
+
+_BY_NAME: dict[str, FormatSpec] = {_norm(n): spec for spec in FORMATS for n in spec.names()}
+
+
+def format_spec(name: str) -> FormatSpec:
+    """The entry of the format called ``name`` (or one of its aliases); an unknown name raises
+    ``ValueError`` listing the known ones."""
+    spec = _BY_NAME.get(_norm(name)) if isinstance(name, str) else None
+    if spec is None:
+        raise ValueError(f"unknown format {name!r}; known formats: {', '.join(s.name for s in FORMATS)}")
+    return spec
+
+
+def load_module(spec: FormatSpec) -> ModuleType:
+    """The format's module, imported on first use and checked against ``FormatModule``."""
+    module = importlib.import_module(spec.module)
+    if getattr(module, "NAME", None) != spec.name or not isinstance(module, FormatModule):
+        raise TypeError(f"{spec.module} does not have the format surface of {spec.name!r} (NAME, detect, to_threads, from_thread)")
+    return module
+
+
+def data_suffixes() -> tuple[str, ...]:
+    """Every suffix some format reads: what a folder walk picks up without sniffing."""
+    return tuple(sorted({s for spec in FORMATS for s in spec.suffixes}))
+
+
+def folder_planners() -> list[tuple[FormatSpec, ModuleType]]:
+    """The formats that plan folders, with their modules (imported when first asked)."""
+    return [(spec, load_module(spec)) for spec in FORMATS if spec.plans_folders]
+
+
+def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan:
+    """One plan for a walked folder, merged from every format that plans folders; each is asked
+    only when the folder holds a subfolder or a file of one of its suffixes."""
+    has_subfolder = any(_is_dir(e) for e in entries)
+    companions: dict[str, tuple[str, ...]] = {}
+    ignore: set[str] = set()
+    for spec, module in folder_planners():
+        if not has_subfolder and not any(e.name.lower().endswith(spec.suffixes) for e in entries):
+            continue
+        plan = module.plan_folder(folder, entries)
+        if plan is not None:
+            companions.update(plan.companions)
+            ignore |= plan.ignore
+    return FolderPlan(companions, frozenset(ignore))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+__all__ = [
+    "FORMATS",
+    "FolderPlan",
+    "FormatModule",
+    "FormatSpec",
+    "data_suffixes",
+    "folder_planners",
+    "format_spec",
+    "load_module",
+    "plan_folder",
+]
