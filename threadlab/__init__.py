@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from threadlab._lazy import lazy_getattr
 from threadlab._version import __version__
+from threadlab.core import _LAZY as _CORE_MODULES
 from threadlab.core.html import register_renderer
 from threadlab.formats.registry import FORMATS
 
@@ -33,8 +34,11 @@ _CORE = ("PROTOCOL_VERSION", "AgentConfig", "Problem", "Thread", "ThreadBuilder"
 _WIDGETS = ("timeline", "tool_call_view", "token_usage", "transcript", "compare_perspectives", "compare_threads", "explorer")
 
 # name -> module that defines it. Each format's public functions are declared by its registry entry.
+# Core names go to their own module, not to the threadlab.core package: once the submodule
+# threadlab.core.validate is imported, the package's attribute ``validate`` is that module,
+# and threadlab.validate would be a module instead of the function.
 _LAZY: dict[str, str] = {
-    **dict.fromkeys(_CORE, "threadlab.core"),
+    **{name: _CORE_MODULES[name] for name in _CORE},
     "read": "threadlab.formats.reading",
     "read_all": "threadlab.formats.reading",
     "Frames": "threadlab.frames",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from threadlab.core.model import BaseAction, Thread, ToolCall, ToolReturn
+from threadlab.core.nogc import no_gc
 
 PairStatus = Literal["success", "error", "validation_error", "pending", "orphan_return"]
 
@@ -46,6 +47,11 @@ def tool_pairs(thread: Thread) -> list[ToolPair]:
 
     A return pairs with the most recent unanswered call of its id (ids may be reused across
     turns by some producers)."""
+    with no_gc():  # one pair object per call: a million on a big thread, none in a cycle
+        return _tool_pairs(thread)
+
+
+def _tool_pairs(thread: Thread) -> list[ToolPair]:
     pairs: list[ToolPair | None] = []
     open_calls: dict[str, int] = {}
     for action in thread.actions:

@@ -54,14 +54,14 @@ def _to_utc(dt: datetime, value: object) -> datetime:
 
 
 def format_timestamp(dt: datetime) -> str:
-    """The canonical text of a timestamp (built by hand: ``strftime("%Y")`` writes year 999 as
-    ``999``, which no ISO 8601 reader takes back)."""
-    if dt.tzinfo is not None and dt.tzinfo is not UTC:
+    """The canonical text of a timestamp: ``isoformat`` (C, and its year is always four digits:
+    ``strftime("%Y")`` writes year 999 as ``999``, which no ISO 8601 reader takes back) with
+    ``Z`` for UTC; microseconds only when non-zero, as isoformat writes them."""
+    if dt.tzinfo is None:
+        return dt.isoformat() + "Z"
+    if dt.tzinfo is not UTC:
         dt = dt.astimezone(UTC)
-    text = f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}"
-    if dt.microsecond:
-        text += f".{dt.microsecond:06d}"
-    return text + "Z"
+    return dt.isoformat()[:-6] + "Z"  # without its "+00:00"
 
 
 def canonical_timestamp_text(value: object) -> str:

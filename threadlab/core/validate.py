@@ -15,6 +15,7 @@ from operator import le
 from typing import Any
 
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
+from threadlab.core.nogc import no_gc
 from threadlab.core.problems import VALIDATION_RULES, Problem
 from threadlab.core.timefmt import format_timestamp, parse_timestamp
 
@@ -38,8 +39,9 @@ def short(value: Any) -> str:
 
 def validate(thread: Thread | Mapping[str, Any]) -> list[Problem]:
     """Check ``thread`` against the five rules; an empty list means valid."""
-    doc = thread.to_dict() if isinstance(thread, Thread) else thread
-    return validate_dict(doc)
+    with no_gc():  # the canonical dict of a big thread: millions of objects, no cycle among them
+        doc = thread.to_dict() if isinstance(thread, Thread) else thread
+        return validate_dict(doc)
 
 
 def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ import orjson
 from threadlab.core.problems import Problem, ThreadError
 
 _MISSING: Any = object()
+_NON_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.strip() keeps
 
 
 class Source:
@@ -28,6 +30,7 @@ class Source:
         self.path: Path | None = None
         self._data: bytes | None = None
         self._obj: Any = _MISSING
+        self._line_before_more: Any = _MISSING
         if isinstance(obj, Source):
             self.path, self._data, self._obj, self.name = obj.path, obj._data, obj._obj, obj.name
             return
@@ -120,12 +123,49 @@ class Source:
         for number, line in enumerate(self.data.splitlines(), 1):
             yield number, line
 
+    def line_before_more(self) -> bytes | None:
+        """The first line (without its line end) when another non-blank line follows it, else
+        None: what tells JSON Lines from a document written on one line (most threads are). A
+        file is scanned in blocks and nothing is kept but the answer, so a 300 MB one-line
+        file costs one pass over its bytes and no copy; the answer is kept (detection and
+        reading both ask)."""
+        if self._line_before_more is _MISSING:
+            self._line_before_more = self._scan_first_line()
+        return self._line_before_more
+
+    def _scan_first_line(self) -> bytes | None:
+        if self._data is not None or self.path is None or self.path.is_dir():
+            data = self._data if self._data is not None else b""
+            end = data.find(b"\n")
+            if end < 0 or _NON_BLANK.search(data, end + 1) is None:
+                return None
+            return data[:end].rstrip(b"\r")
+        with self._open() as fh:
+            offset, end = 0, -1
+            while block := fh.read(1 << 20):
+                start = 0
+                if end < 0:
+                    at = block.find(b"\n")
+                    if at < 0:
+                        offset += len(block)
+                        continue
+                    end, start = offset + at, at + 1
+                if _NON_BLANK.search(block, start) is not None:
+                    fh.seek(0)
+                    return fh.read(end).rstrip(b"\r")
+                offset += len(block)
+        return None
+
     # --- JSON -----------------------------------------------------------------------------
     def json(self) -> Any:
         """The parsed JSON value (parsed once)."""
         if self._obj is _MISSING:
             self._obj = parse_json(self.data, self.name)
         return self._obj
+
+    def parsed_json(self) -> Any:
+        """The JSON value when it has been parsed (or was given), else None; never parses."""
+        return None if self._obj is _MISSING else self._obj
 
     def try_json(self) -> Any:
         """The parsed JSON value, or ``None`` when the source is not JSON."""

@@ -55,16 +55,13 @@ def _first_line_is_doc(source: Source) -> bool:
     """JSON Lines of threads: the first line is a whole thread and another line follows. The
     first line is parsed only once another is seen: a thread written on one line (most are) is
     parsed once, by ``source.json()``, not once more here."""
-    first = None
-    for number, line in source.lines():
-        if number == 1:
-            first = line
-        elif line.strip():
-            try:
-                return is_thread_doc(orjson.loads(first or b""))
-            except orjson.JSONDecodeError:
-                return False
-    return False
+    first = source.line_before_more()
+    if first is None:
+        return False
+    try:
+        return is_thread_doc(orjson.loads(first))
+    except orjson.JSONDecodeError:
+        return False
 
 
 def to_threads(source: Source) -> list[Thread]:
