@@ -12,9 +12,11 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pydantic import ValidationError
+
 from threadlab.core.account import Account
-from threadlab.core.model import AgentConfig, BaseAction, Thread, action_class
-from threadlab.core.problems import Problem
+from threadlab.core.model import AgentConfig, BaseAction, InvalidAction, Thread, action_class
+from threadlab.core.problems import Problem, short
 from threadlab.core.timefmt import parse_timestamp
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -84,13 +86,23 @@ class ThreadBuilder:
 
     # --- actions --------------------------------------------------------------------------
     def add(self, action_type: str, /, *, timestamp: Any = None, **fields: Any) -> BaseAction:
-        """Append an action of ``action_type`` with the next sequence number."""
+        """Append an action of ``action_type`` with the next sequence number. Values a wire
+        format gave of the wrong type (a list where a tool name belongs) do not stop the
+        conversion: the action is kept as it came (``InvalidAction``) with a ``schema`` problem
+        naming its sequence, as ThreadProtocol JSON that breaks the schema is."""
         moment = self._time(timestamp)
         cls = action_class(action_type)
         fields = {k: v for k, v in fields.items() if v is not None or k in ("args", "content", "data")}
-        action = cls(action_type=action_type, timestamp=moment, sequence=len(self.actions) + 1, **fields)
+        sequence = len(self.actions) + 1
+        try:
+            action = cls(action_type=action_type, timestamp=moment, sequence=sequence, **fields)
+        except ValidationError as exc:
+            for err in exc.errors():
+                where = ".".join(str(p) for p in err["loc"]) or "action"
+                self.problem("schema", f"{action_type} {where}: {err['msg']} (got {short(err.get('input'))}); kept as it came"[:300], sequence=sequence)
+            action = InvalidAction.model_validate({"action_type": action_type, "timestamp": moment, "sequence": sequence, **fields})
         self.actions.append(action)
-        return action
+        return action  # type: ignore[return-value]
 
     def _time(self, timestamp: Any) -> datetime:
         if timestamp is None:
@@ -139,8 +151,8 @@ class ThreadBuilder:
             title=self.title,
             metadata=metadata or None,
             agents=self.agents,
-            actions=self.actions,
         )
+        thread.actions.extend(self.actions)  # as built (an InvalidAction is no member of the Action union)
         thread.problems = list(self.problems)
         thread.account = self.account
         return thread

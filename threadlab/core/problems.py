@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -44,6 +45,32 @@ RULES: dict[str, str] = {
     # the frames
     "frame-value": "a value its frame column cannot hold (an int where a name belongs, a count beyond 64 bits): kept there as JSON text, or left empty; the thread keeps it as it came",
 }
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 3, 80, 80, 6, 6
+
+
+def short(value: Any) -> str:
+    """A value as a message shows it: a few levels and characters at most (a list nested 1,000
+    deep must not cost a RecursionError, nor a 100 MB string a 100 MB message)."""
+    return _SHORT.repr(value)
+
+
+def failure(exc: BaseException) -> str:
+    """An unexpected exception as an ``internal`` problem says it: its type, its message (short)
+    and the innermost line of threadlab it came from, so the bug can be found from the row."""
+    import os
+    import traceback
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if os.path.abspath(f.filename).startswith(package + os.sep)]
+    where = ""
+    if frames:
+        inside = os.path.relpath(os.path.abspath(frames[-1].filename), os.path.dirname(package)).replace(os.sep, "/")
+        where = f" (at {inside}:{frames[-1].lineno})"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text if len(text) <= 200 else text[:200] + '...'}{where}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ of the loaders, without building a model per action."""
 from __future__ import annotations
 
 import re
-import reprlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from itertools import islice, repeat
@@ -16,7 +15,7 @@ from typing import Any
 
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.nogc import no_gc
-from threadlab.core.problems import VALIDATION_RULES, Problem
+from threadlab.core.problems import VALIDATION_RULES, Problem, short
 from threadlab.core.timefmt import format_timestamp, parse_timestamp
 
 _CORE = frozenset(CORE_ACTION_TYPES)
@@ -27,14 +26,6 @@ AGENT_KEYS_IN_SYSTEM_DATA = ("agent_id",)
 
 RULES = VALIDATION_RULES  # the five rules this module checks
 _TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens", "thinking_tokens", "cache_read_tokens", "cache_write_tokens")
-_SHORT = reprlib.Repr()
-_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 3, 80, 80, 6, 6
-
-
-def short(value: Any) -> str:
-    """A value as a message shows it: a few levels and characters at most (a list nested 1,000
-    deep must not cost a RecursionError, nor a 100 MB string a 100 MB message)."""
-    return _SHORT.repr(value)
 
 
 def validate(thread: Thread | Mapping[str, Any]) -> list[Problem]:

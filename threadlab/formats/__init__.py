@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from types import ModuleType
 
-from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.formats.registry import FORMATS, FormatSpec, data_suffixes, format_spec, load_module
 from threadlab.formats.source import Source
 
@@ -34,9 +34,17 @@ def get_format(name: str) -> ModuleType:
 def detect_format(source: Source) -> ModuleType:
     """The module of the first format (in priority order) that recognises ``source``; a
     ``ThreadError`` that says what is wrong (empty, not UTF-8, not JSON, no known format)."""
+    failed: list[Problem] = []
     for module in _iter_modules():
-        if module.detect(source):
-            return module
+        try:
+            if module.detect(source):
+                return module
+        except ThreadError:
+            raise  # the source itself cannot be read (missing, a FIFO): that is the answer
+        except Exception as exc:  # a detector that trips on odd input does not claim it; said if no other does
+            failed.append(Problem("internal", f"{source.name}: the {module.NAME} detector failed on it: {failure(exc)}", source=source.name))
+    if failed:
+        raise ThreadError(failed)
     if not source.is_dir and not source.is_object:
         # say what is really wrong with a file no format recognised: empty, not JSON, not UTF-8
         head = source.head(64).lstrip()

@@ -12,7 +12,7 @@ from typing import Any
 
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.nogc import no_gc
-from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.core.validate import validate_dict
 from threadlab.formats import detect_format, format_spec, get_format
 from threadlab.formats.source import Source
@@ -33,7 +33,7 @@ def read_documents(source: Any, format: str = "auto", *, documents: bool = True)
     src = source if isinstance(source, Source) else Source(source)
     module = detect_format(src) if format == "auto" else get_format(format)
     with no_gc():  # a big thread is millions of objects, all alive until the end: nothing to collect
-        threads = module.to_threads(src)
+        threads = _converted(module, src)
         if module.NAME != THREADPROTOCOL:
             _no_actions(threads, src)
         wire = [None] * len(threads) if documents else _wire_documents(src, module.NAME, threads)
@@ -48,6 +48,20 @@ def read_documents(source: Any, format: str = "auto", *, documents: bool = True)
             thread.origin = (src.name, module.NAME)
             out.append((thread, doc))
     return out
+
+
+def _converted(module: Any, source: Source) -> list[Thread]:
+    """``module.to_threads(source)``; a converter that fails on odd input (a bug) raises a
+    ThreadError naming the file and the failure, like any file that cannot be read, so
+    ``read(strict=False)`` raises nothing else and ``load`` reports it as a problem row."""
+    try:
+        return module.to_threads(source)
+    except ThreadError:
+        raise
+    except Exception as exc:
+        raise ThreadError(
+            [Problem("internal", f"{source.name} could not be read as {module.NAME}: {failure(exc)}", source=source.name)]
+        ) from exc
 
 
 def _wire_documents(source: Source, format: str, threads: list[Thread]) -> list[Any]:

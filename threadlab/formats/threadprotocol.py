@@ -15,9 +15,8 @@ from threadlab.core.account import Account
 from threadlab.core.builder import EPOCH
 from threadlab.core.canonical import dumps
 from threadlab.core.model import WIRE, AgentConfig, InvalidAction, Thread, UnknownAction, action_adapter
-from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.problems import Problem, ThreadError, short
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.core.validate import short
 from threadlab.formats.source import Source, parse_json
 
 NAME = "threadprotocol"

@@ -18,8 +18,7 @@ import orjson
 
 from threadlab.core.account import Account
 from threadlab.core.canonical import json_bytes
-from threadlab.core.problems import Problem
-from threadlab.core.validate import short
+from threadlab.core.problems import Problem, short
 from threadlab.frames.columns import TABLES
 
 Columns = dict[str, list[Any]]

@@ -23,8 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from threadlab.core.canonical import json_bytes
+from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.core.validate import short
 
 TIME = pa.timestamp("us", tz="UTC")
 ARROW_TYPES: dict[str, pa.DataType] = {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from threadlab.core.nogc import no_gc
-from threadlab.core.problems import Problem
+from threadlab.core.problems import Problem, failure
 from threadlab.frames.arrow import batch_to_tables, concat_tables
 from threadlab.frames.extract import BLOCK_ACTIONS, ThreadRecord, extract, new_batch
 from threadlab.loading.cache import read_entry, write_entry
@@ -55,7 +55,7 @@ def _read_or_split(chunk: Chunk) -> dict[str, pa.Table]:
 
 def failed_file_tables(path: str, error: BaseException | str | None) -> dict[str, pa.Table]:
     """The frames of a file that could not be loaded: one ``internal`` problem row naming it."""
-    why = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    why = error if isinstance(error, str) else failure(error) if error is not None else "unknown failure"
     return batch_to_tables(extract([Problem("internal", f"{path} could not be loaded: {why}", source=path)]))
 
 

@@ -18,7 +18,7 @@ import orjson
 
 from threadlab.core.account import Account
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.core.validate import validate_dict
 from threadlab.formats.reading import read_documents
 from threadlab.formats.registry import FORMATS
@@ -46,7 +46,7 @@ def read_items(path: Path, format: str = "auto") -> Iterator[Item]:
     except ThreadError as exc:
         yield from (p.with_source(name) for p in exc.problems)
     except Exception as exc:  # a bug in a converter costs only this file, and says so
-        yield Problem("internal", f"{name} could not be loaded: {type(exc).__name__}: {exc}", source=name)
+        yield Problem("internal", f"{name} could not be loaded: {failure(exc)}", source=name)
 
 
 def careful(source: Source, format: str = "auto") -> Iterator[Item]:
