@@ -74,7 +74,7 @@ class ThreadBuilder:
             agent_id=key,
             agent_identifier=identifier or slug(name),
             agent_name=name,
-            created_at=parse_timestamp(created_at) if created_at is not None else self._last_time or EPOCH,
+            created_at=self._readable_time(created_at, f"agent {short(name)}'s created_at") or self._last_time or EPOCH,
             config_ref=config_ref,
             metadata=metadata or None,
         )
@@ -104,12 +104,22 @@ class ThreadBuilder:
         self.actions.append(action)
         return action  # type: ignore[return-value]
 
+    def _readable_time(self, value: Any, what: str, sequence: int | None = None) -> datetime | None:
+        """``value`` as a time, or None (and a ``schema`` problem naming it) when it is none a
+        datetime can hold: a converter's odd input costs the time, not the thread."""
+        if value is None:
+            return None
+        try:
+            return parse_timestamp(value)
+        except ValueError as exc:
+            self.problem("schema", f"{what} {short(value)} is no readable time ({exc}); a time is made up in its place", sequence=sequence)
+            return None
+
     def _time(self, timestamp: Any) -> datetime:
-        if timestamp is None:
+        moment = self._readable_time(timestamp, "timestamp", len(self.actions) + 1)
+        if moment is None:
             self._synthetic += 1
             moment = (self._last_time or EPOCH) + _TICK
-        else:
-            moment = parse_timestamp(timestamp)
         if self._last_time is None or moment > self._last_time:
             self._last_time = moment
         return moment

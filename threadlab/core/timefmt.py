@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from threadlab.core.problems import short
+
 
 def parse_timestamp(value: object) -> datetime:
     """Read an ISO 8601 string, a datetime, or unix seconds into an aware UTC datetime.
@@ -33,14 +35,14 @@ def parse_timestamp(value: object) -> datetime:
         try:
             dt = datetime.fromisoformat(text)
         except ValueError as exc:
-            raise ValueError(f"not an ISO 8601 timestamp: {value!r}") from exc
+            raise ValueError(f"not an ISO 8601 timestamp: {short(value)}") from exc
     elif isinstance(value, int | float) and not isinstance(value, bool):
         try:
             dt = datetime.fromtimestamp(value, UTC)
         except (OverflowError, OSError, ValueError) as exc:
-            raise ValueError(f"unix time {value!r} is out of range") from exc
+            raise ValueError(f"unix time {short(value)} is out of range") from exc
     else:
-        raise ValueError(f"not a timestamp: {value!r}")
+        raise ValueError(f"not a timestamp: {short(value)}")
     if dt.tzinfo is None:
         return dt.replace(tzinfo=UTC)
     return _to_utc(dt, value)
@@ -50,7 +52,7 @@ def _to_utc(dt: datetime, value: object) -> datetime:
     try:
         return dt.astimezone(UTC)
     except OverflowError as exc:
-        raise ValueError(f"timestamp {value!r} is out of range in UTC") from exc
+        raise ValueError(f"timestamp {short(value)} is out of range in UTC") from exc
 
 
 def format_timestamp(dt: datetime) -> str:

@@ -392,7 +392,7 @@ def _tool_call_rows(
     t["thread_id"] += [p[2].doc.get("thread_id") for p in pairs]
     t["tool_call_id"] += [e.get("tool_call_id") for e in either]  # type: ignore[union-attr]
     t["agent_id"] += agent_ids
-    t["agent_name"] += [p[3].get(x, x) if x is not None else None for p, x in zip(pairs, agent_ids, strict=True)]
+    t["agent_name"] += [p[3].get(x, x) if type(x) is str else x for p, x in zip(pairs, agent_ids, strict=True)]  # (a list names no agent)
     t["tool_name"] += [e.get("tool_name") for e in either]  # type: ignore[union-attr]
     t["call_sequence"] += [_int(c.get("sequence")) if c is not None else None for c in calls]
     t["return_sequence"] += [_int(r.get("sequence")) if r is not None else None for r in rets]
