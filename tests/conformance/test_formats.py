@@ -17,6 +17,8 @@ import orjson
 import pytest
 
 import threadlab
+from tests.conformance.fixtures import ALL_FORMATS, Fixture, fixtures, formats_with_fixtures, lookalikes
+from tests.conformance.records import COUNTERS
 from threadlab.core.derive import iter_text
 from threadlab.core.loss import WriteLoss
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
@@ -24,8 +26,6 @@ from threadlab.core.problems import ThreadError
 from threadlab.formats import format_spec, get_format
 from threadlab.formats.registry import FORMATS, FormatModule, load_module
 from threadlab.formats.source import Source
-from tests.conformance.fixtures import ALL_FORMATS, Fixture, fixtures, formats_with_fixtures, lookalikes
-from tests.conformance.records import COUNTERS
 
 FIXTURES = fixtures()
 TYPED = [f for f in FIXTURES if f.format is not None]

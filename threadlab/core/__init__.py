@@ -13,6 +13,7 @@ from threadlab.core.derive import (
     tool_call_owner,
     tool_pairs,
 )
+from threadlab.core.loss import WriteLoss, report_loss
 from threadlab.core.model import (
     CORE_ACTION_TYPES,
     PROTOCOL_VERSION,
@@ -35,7 +36,6 @@ from threadlab.core.model import (
     Usage,
     UserMessage,
 )
-from threadlab.core.loss import WriteLoss, report_loss
 from threadlab.core.problems import RULES, VALIDATION_RULES, Problem, ThreadError
 from threadlab.core.timefmt import format_timestamp, parse_timestamp
 from threadlab.core.validate import validate, validate_dict

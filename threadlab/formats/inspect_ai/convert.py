@@ -118,22 +118,45 @@ class SampleReader:
         return max(start, stop)
 
     def from_messages(self, events: list[Mapping[str, Any]]) -> None:
-        usages = [(e.get("model"), usage_fields((e.get("output") or {}).get("usage"))) for e in events if e.get("event") == "model" and not self._in_scorer(e)]
+        """Messages give the conversation; the model events give its usage, in order; a model
+        call no message shows (a scorer's grader, more calls than messages) and the tool
+        events are counted, the former kept as its caller's actions after the conversation."""
+        solver_calls, extra = [], []
         for event in events:
-            if event.get("event") in COUNTED_EVENTS:
-                self.b.took()  # read for usage only: the messages hold what they gave
+            self.track(event)
+            if event.get("event") == "model":
+                (extra if self.in_scorer() else solver_calls).append((event, list(self.stack)))
+            elif event.get("event") == "tool":
+                self.b.took()  # the tool message of the conversation gives it
         turn = 0
         for i, message in enumerate(self.messages):
             actions = self.message(message, i)
-            if actions and isinstance(message, Mapping) and message.get("role") == "assistant" and turn < len(usages):
-                _model, fields = usages[turn]
+            if actions and isinstance(message, Mapping) and message.get("role") == "assistant" and turn < len(solver_calls):
+                event = solver_calls[turn][0]
                 turn += 1
+                self.b.took()  # the model call this message came from
+                fields = usage_fields((event.get("output") or {}).get("usage"))
                 if fields:
                     _put_usage(actions, fields)
+        for event, stack in [*solver_calls[turn:], *extra]:
+            self.stack = stack
+            self.model_event(event, event.get("timestamp"))
+        self.stack = []
 
-    def _in_scorer(self, event: Mapping[str, Any]) -> bool:
-        span = self.spans.get(str(event.get("span_id")))
-        return bool(span and span.get("type") == "scorer")
+    def in_scorer(self) -> bool:
+        return any((self.spans.get(sid) or {}).get("type") == "scorer" for sid in self.stack)
+
+    def track(self, event: Mapping[str, Any]) -> None:
+        """Spans (and the ``step`` events of older logs) as a stack of who is acting."""
+        kind = event.get("event")
+        if kind == "span_begin" or (kind == "step" and event.get("action") == "begin"):
+            sid = str(event.get("id") or f"step:{event.get('type')}:{event.get('name')}")
+            self.spans[sid] = {"id": sid, "type": event.get("type"), "name": event.get("name"), "parent": event.get("parent_id")}
+            self.stack.append(sid)
+        elif kind == "span_end" or (kind == "step" and event.get("action") == "end"):
+            sid = str(event.get("id") or f"step:{event.get('type')}:{event.get('name')}")
+            if sid in self.stack:
+                self.stack = self.stack[: self.stack.index(sid)]
 
     # --- events ----------------------------------------------------------------------------
     def event(self, event: Mapping[str, Any]) -> None:
@@ -141,9 +164,8 @@ class SampleReader:
         when = event.get("timestamp")
         if kind == "span_begin":
             self.span_begin(event, when)
-        elif kind == "span_end":
-            if event.get("id") in self.stack:
-                self.stack = self.stack[: self.stack.index(event["id"])]
+        elif kind in ("span_end", "step"):
+            self.track(event)
         elif kind == "model":
             self.model_event(event, when)
         elif kind == "tool":
