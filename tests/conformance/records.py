@@ -7,6 +7,8 @@ chunk fails. Counters use only the standard library and orjson, never threadlab'
 
 from __future__ import annotations
 
+import sqlite3
+import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -104,6 +106,71 @@ def aitp(path: Path) -> int:
     return len(items)
 
 
+def _lines(path: Path) -> int:
+    return sum(1 for line in path.read_bytes().splitlines() if line.strip())
+
+
+def codex(path: Path) -> int:
+    """A record is a rollout line (blank lines are none)."""
+    return _lines(path)
+
+
+def openai_agents_session(path: Path) -> int:
+    """A record is a session item: a row of a table with ``session_id`` and ``message_data``
+    columns of an SQLite database, or a line of JSON Lines."""
+    if not path.read_bytes()[:16] == b"SQLite format 3\x00":
+        return _lines(path)
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        quoted = ['"' + t.replace('"', '""') + '"' for t in tables]
+        return sum(
+            conn.execute(f"SELECT count(*) FROM {q}").fetchone()[0]
+            for q in quoted
+            if {"session_id", "message_data"} <= {r[1] for r in conn.execute(f"PRAGMA table_info({q})")}
+        )
+    finally:
+        conn.close()
+
+
+def _inspect_sample_records(sample: Any) -> int:
+    def events(items: Any) -> int:
+        return sum(
+            (e.get("event") in ("model", "tool")) + events(e.get("events"))
+            for e in items or ()
+            if isinstance(e, dict)
+        )
+
+    if not isinstance(sample, dict):
+        return 0
+    return len(sample.get("messages") or []) + events(sample.get("events"))
+
+
+def inspect_ai(path: Path) -> int:
+    """A record is a message of a sample's ``messages`` or one of its ``model`` / ``tool``
+    events (nested ones too), over every sample of the log (``samples/*.json`` of an ``.eval``
+    zip, ``samples`` of a ``.json`` log)."""
+    data = path.read_bytes()
+    if data[:4] != b"PK\x03\x04":
+        return sum(_inspect_sample_records(s) for s in orjson.loads(data).get("samples") or [])
+    with zipfile.ZipFile(path) as archive:
+        names = [n for n in archive.namelist() if n.startswith("samples/")]
+        return sum(_inspect_sample_records(orjson.loads(_zip_member(archive, n))) for n in names)
+
+
+def _zip_member(archive: zipfile.ZipFile, name: str) -> bytes:
+    """A member's bytes; Zstandard members (method 93, recent inspect_ai) through pyarrow's codec
+    (Python's zipfile reads them only from 3.14)."""
+    info = archive.getinfo(name)
+    if info.compress_type != 93:
+        return archive.read(name)
+    import pyarrow as pa
+
+    raw = archive.fp.getvalue() if hasattr(archive.fp, "getvalue") else Path(archive.filename or "").read_bytes()
+    start = info.header_offset + 30 + int.from_bytes(raw[info.header_offset + 26 : info.header_offset + 28], "little") + int.from_bytes(raw[info.header_offset + 28 : info.header_offset + 30], "little")
+    return pa.Codec("zstd").decompress(raw[start : start + info.compress_size], decompressed_size=info.file_size).to_pybytes()
+
+
 COUNTERS: dict[str, Counter] = {
     "threadprotocol": threadprotocol,
     "pydantic-ai": pydantic_ai,
@@ -112,4 +179,7 @@ COUNTERS: dict[str, Counter] = {
     "claude-code": claude_code,
     "agency-swarm": agency_swarm,
     "aitp": aitp,
+    "codex": codex,
+    "openai-agents-session": openai_agents_session,
+    "inspect-ai": inspect_ai,
 }

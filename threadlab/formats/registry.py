@@ -103,6 +103,14 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 fast_path=True,
             ),
             FormatSpec(
+                name="inspect-ai",
+                module="threadlab.formats.inspect_ai",
+                reads="Inspect AI eval logs (.eval zips and .json): one thread per sample and epoch",
+                aliases=("inspect_ai", "inspect", "inspect-eval", "inspect-log"),
+                suffixes=(".json", ".eval"),
+                priority=15,
+            ),
+            FormatSpec(
                 name="vercel-ai-messages",
                 module="threadlab.formats.vercel_ai_messages",
                 reads="Vercel AI SDK persisted UIMessage[] (v5-v7) and v4 Message[]",
@@ -129,6 +137,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 exports=("from_ui_stream", "from_ui_messages", "to_ui_messages", "to_ui_stream"),
             ),
             FormatSpec(
+                name="codex",
+                module="threadlab.formats.codex",
+                reads="Codex CLI session rollouts (rollout-*.jsonl, both generations) and the ~/.codex sessions folders",
+                aliases=("codex-cli", "codex-rollout", "openai-codex"),
+                suffixes=(".jsonl",),
+                priority=45,
+                plans_folders=True,
+            ),
+            FormatSpec(
                 name="claude-code",
                 module="threadlab.formats.claude",
                 reads="Claude Code session transcripts and project folders, stream-json, Claude Agent SDK messages",
@@ -146,6 +163,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 suffixes=(".json", ".jsonl"),
                 priority=60,
                 exports=("from_agency_swarm", "pair_threads", "merge_pair_threads", "ThreadStore", "FileThreadStore"),
+            ),
+            FormatSpec(
+                name="openai-agents-session",
+                module="threadlab.formats.openai_agents_session",
+                reads="OpenAI Agents SDK sessions: SQLiteSession databases (every session a thread) and JSON Lines of session items",
+                aliases=("openai_agents_session", "agents-session", "agents-sdk-session", "sqlite-session"),
+                suffixes=(".db", ".sqlite", ".jsonl"),
+                priority=65,
+                write_options={"container": "sqlite (a SQLiteSession database, the default) or jsonl (session items, one a line)"},
             ),
             FormatSpec(
                 name="aitp",
