@@ -20,11 +20,10 @@ load/save callbacks (or straight from a running agency's ``save_threads_callback
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import orjson
 
 from threadlab.core.model import Thread
+from threadlab.formats.agency_swarm import container
 from threadlab.formats.agency_swarm.common import META, USER, items_of
 from threadlab.formats.agency_swarm.order import causal_order
 from threadlab.formats.agency_swarm.pairs import merge_pair_threads, pair_key, pair_threads
@@ -38,29 +37,55 @@ NAME = "agency-swarm"
 
 
 def detect(source: Source) -> bool:
-    """Cheap: a file must show ``"callerAgent"`` in its first 4 KiB before it is parsed; then
-    its first items must carry agent and callerAgent (no other format has that key)."""
+    """Claims agency-swarm's saved list (a JSON array of items tagged with ``agent`` and
+    ``callerAgent``, the FastAPI body holding one, or those items one per JSON Lines line) and
+    a plain OpenAI Agents SDK item list saved as a JSON array (``session.get_items()``,
+    ``result.to_input_list()``: Responses-API input items, at least one of a kind only that API
+    has). Cheap: the head must show an agency tag or a Responses item type before anything is
+    parsed. JSON Lines of plain SDK items (a session log) are read when named, not claimed."""
     if source.is_dir:
         return False
     if source.is_object:
         return items_of(source.obj) is not None
     head = source.head(4096)
-    if b'"callerAgent"' not in head or b'"agent"' not in head:
+    tagged = b'"callerAgent"' in head and b'"agent"' in head
+    if not tagged and not any(marker in head for marker in _SDK_MARKERS):
         return False
-    return items_of(source.try_json()) is not None
+    if head.lstrip()[:1] == b"[" or not tagged:
+        return items_of(source.try_json()) is not None
+    obj = source.try_json()
+    return items_of(obj) is not None if obj is not None else container.looks_like_lines(source)
+
+
+# what the head of a plain Agents SDK item list shows (with or without a space after the colon)
+_SDK_MARKERS = (
+    *(
+        f'"type":{space}"{kind}'.encode()
+        for kind in ("function_call", "reasoning", "message", "item_reference", "web_search_call", "file_search_call")
+        for space in ("", " ")
+    ),
+    b'"input_text"',
+    b'"output_text"',
+)
 
 
 def to_threads(source: Source) -> list[Thread]:
-    obj = source.obj
-    items = items_of(obj)
-    if items is None:
-        raise source.error("format", "is not an agency-swarm saved message list (items with agent/callerAgent)")
-    usage = obj.get("usage") if isinstance(obj, Mapping) else None
-    chat_id = source.path.stem if source.path is not None else None
-    return [from_agency_swarm(items, chat_id=chat_id, usage=usage, source=source.name)]
+    saved = container.load(source)
+    return [
+        from_agency_swarm(
+            saved.items,
+            chat_id=container.chat_id_of(source),
+            usage=saved.usage,
+            source=source.name,
+            lines=saved.lines,
+            broken=saved.broken,
+        )
+    ]
 
 
 def from_thread(thread: Thread) -> bytes:
+    """The saved list as JSON (what ``load_threads_callback`` returns); warns ``WriteLoss`` for
+    what the list cannot hold."""
     return orjson.dumps(to_agency_swarm(thread), option=orjson.OPT_INDENT_2) + b"\n"
 
 
