@@ -20,6 +20,9 @@ load/save callbacks (or straight from a running agency's ``save_threads_callback
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import orjson
 
 from threadlab.core.model import Thread
@@ -66,6 +69,8 @@ _SDK_MARKERS = (
     ),
     b'"input_text"',
     b'"output_text"',
+    b'_call_output"',
+    b'"callId"',
 )
 
 
@@ -79,6 +84,7 @@ def to_threads(source: Source) -> list[Thread]:
             source=source.name,
             lines=saved.lines,
             broken=saved.broken,
+            body=saved.body,
         )
     ]
 
@@ -86,7 +92,12 @@ def to_threads(source: Source) -> list[Thread]:
 def from_thread(thread: Thread) -> bytes:
     """The saved list as JSON (what ``load_threads_callback`` returns); warns ``WriteLoss`` for
     what the list cannot hold."""
-    return orjson.dumps(to_agency_swarm(thread), option=orjson.OPT_INDENT_2) + b"\n"
+    items: Any = to_agency_swarm(thread)
+    kept = (thread.metadata or {}).get(META)
+    body = kept.get("body") if isinstance(kept, Mapping) else None
+    if isinstance(body, Mapping) and isinstance(body.get("fields"), Mapping) and isinstance(body.get("items_key"), str):
+        items = {**body["fields"], body["items_key"]: items}  # the FastAPI body it was read from
+    return orjson.dumps(items, option=orjson.OPT_INDENT_2) + b"\n"
 
 
 __all__ = [

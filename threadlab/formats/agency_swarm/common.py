@@ -7,7 +7,7 @@ Two kinds of list are read: agency-swarm's saved list (every item tagged with ``
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from threadlab.core.builder import EPOCH
@@ -19,6 +19,8 @@ USER = "USER"  # the user side of a pair key, as the seed spells it
 SEND_MESSAGE = "send_message"
 DERIVED = "derived"  # key in META of an action the reader made (a delegation, a handoff): never written as an item
 _ASSISTANT_ITEMS = ("reasoning", "function_call")
+# where a call item keeps what it was asked (function, custom tool, hosted tools, apply_patch)
+ARG_KEYS = ("arguments", "input", "action", "queries", "code", "operation")
 _ROLES = ("user", "assistant", "system", "developer")
 # Responses-API content part types: what tells an Agents SDK message from a Chat Completions or
 # Anthropic one (those say "text", "image_url", "tool_use" ...)
@@ -26,7 +28,7 @@ _PART_TYPES = frozenset(
     {"input_text", "output_text", "input_image", "input_file", "input_audio", "refusal", "summary_text", "reasoning_text"}
 )
 # item types that only the Responses API has (a plain {"role", "content": "..."} message does not say which API it is)
-_ITEM_TYPES = frozenset({"function_call", "function_call_output", "reasoning", "item_reference", "compaction"})
+_ITEM_TYPES = frozenset({"function_call", "function_call_output", "function_call_result", "reasoning", "item_reference", "compaction"})
 
 
 def is_item(value: Any) -> bool:
@@ -59,7 +61,7 @@ def sdk_item_kind(value: Any) -> str | None:
         return "weak" if kind is None and isinstance(value["content"], str) else None
     if not isinstance(kind, str):
         return None
-    if kind in _ITEM_TYPES or (kind.endswith(("_call", "_call_output")) and ("call_id" in value or "id" in value)):
+    if kind in _ITEM_TYPES or (kind.endswith(("_call", "_call_output", "_call_result")) and ("call_id" in value or "callId" in value or "id" in value)):
         return "strong"
     return None
 
@@ -94,7 +96,7 @@ def is_model_output(item: Mapping[str, Any]) -> bool:
     kind = item.get("type")
     if kind in (None, "message"):
         return item.get("role") == "assistant"
-    return kind in _ASSISTANT_ITEMS or (isinstance(kind, str) and kind.endswith("_call"))
+    return kind in _ASSISTANT_ITEMS or (isinstance(kind, str) and kind.endswith(("_call", "hosted_tool_call")))
 
 
 def entry_agent(thread: Thread) -> str:
@@ -106,8 +108,29 @@ def entry_agent(thread: Thread) -> str:
     return next((a.agent_name for a in thread.agents.values()), "Assistant")
 
 
-def micros(stamp: Any) -> Any:
-    """agency-swarm's integer microseconds as an exact datetime (a float would round them)."""
+def micros(stamp: Any) -> datetime | None:
+    """agency-swarm's integer microseconds as an exact datetime (a float would round them);
+    milliseconds (its docs' examples) and seconds too, by size. Raises ValueError for a value
+    that is no time."""
+    if stamp is None:
+        return None
     if isinstance(stamp, int) and not isinstance(stamp, bool):
-        return EPOCH + timedelta(microseconds=stamp) if stamp > 10**14 else parse_timestamp(stamp)
-    return stamp
+        try:
+            if stamp > 10**14:
+                return EPOCH + timedelta(microseconds=stamp)
+            if stamp > 10**11:
+                return EPOCH + timedelta(milliseconds=stamp)
+        except OverflowError as exc:
+            raise ValueError(f"timestamp {stamp} is out of range") from exc
+    try:
+        return parse_timestamp(stamp)
+    except (OverflowError, OSError) as exc:
+        raise ValueError(f"timestamp {stamp!r} is out of range") from exc
+
+
+def time_of(stamp: Any) -> datetime | None:
+    """``micros`` that gives None for a value that is no time (the reader reports it once)."""
+    try:
+        return micros(stamp)
+    except ValueError:
+        return None

@@ -24,6 +24,7 @@ class Saved:
     lines: list[int | None]  # the JSON Lines line of each item (None in a JSON document)
     broken: list[tuple[int, str]] = field(default_factory=list)  # JSON Lines lines that are not JSON
     usage: Mapping[str, Any] | None = None
+    body: dict[str, Any] | None = None  # a FastAPI body's other fields, with "items_key" naming the list's key
 
 
 def looks_like_lines(source: Source) -> bool:
@@ -47,8 +48,8 @@ def load(source: Source) -> Saved:
     obj = source.try_json()
     if obj is not None:
         return _document(source, obj)
-    if source.head(64).lstrip()[:1] != b"{":
-        source.json()  # raises: not JSON, with the line and column
+    if not _first_line_is_object(source):
+        source.json()  # raises: not JSON (a truncated or broken document), with the line and column
     saved = Saved([], [])
     for number, line in source.lines():
         if not line.strip():
@@ -63,12 +64,32 @@ def load(source: Source) -> Saved:
     return saved
 
 
+def _first_line_is_object(source: Source) -> bool:
+    """JSON Lines, not a broken JSON document: the first non-empty line is a whole object."""
+    for _, line in source.lines():
+        if line.strip():
+            try:
+                return isinstance(orjson.loads(line), dict)
+            except orjson.JSONDecodeError:
+                return False
+    return False
+
+
 def _document(source: Source, obj: Any) -> Saved:
     items = items_of(obj)
     if items is None:
         raise source.error("format", "is not an agency-swarm saved list or an Agents SDK item list (Responses-API input items)")
     usage = obj.get("usage") if isinstance(obj, Mapping) else None
-    return Saved(list(items), [None] * len(items), usage=usage if isinstance(usage, Mapping) else None)
+    return Saved(list(items), [None] * len(items), usage=usage if isinstance(usage, Mapping) else None, body=body_of(obj, items))
+
+
+def body_of(obj: Any, items: list[Any]) -> dict[str, Any] | None:
+    """The FastAPI body around the item list (``response``, ``usage``, ``file_ids_map`` ...),
+    kept so the body is written back whole; ``items_key`` says where the list was."""
+    if not isinstance(obj, Mapping):
+        return None
+    key = next(k for k, v in obj.items() if v is items)
+    return {"items_key": key, "fields": {k: v for k, v in obj.items() if k != key}}
 
 
 def chat_id_of(source: Source) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -9,12 +10,13 @@ import orjson
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction
-from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, micros
+from threadlab.formats.agency_swarm.common import ARG_KEYS, DERIVED, META, SEND_MESSAGE, micros, time_of
 
 HANDOFF_PREFIX = "transfer_to_"  # the Agents SDK's default handoff tool name
-_ARG_KEYS = ("arguments", "input", "action", "queries", "code")  # where a call item keeps what it was asked
 _RESULT_KEYS = ("output", "results", "outputs", "result")  # where a hosted call item keeps what it got
 _FAILED = ("failed", "incomplete")
+_OUTPUT_SUFFIXES = ("_call_output", "_call_result")  # Python SDK / agency-swarm, JS SDK
+_REPR_HANDOFF = re.compile(r"""^\{'assistant': ['"](.+)['"]\}$""")
 
 
 class ItemReader:
@@ -27,7 +29,11 @@ class ItemReader:
         self.current = default_agent  # a plain SDK list's speaking agent (changed by handoffs)
 
     def add(self, item: Mapping[str, Any], index: int, stamp: Any, line: int | None) -> BaseAction:
-        when = micros(stamp)
+        try:
+            when = micros(stamp)
+        except ValueError as exc:
+            self.b.problem("schema", f"item #{index + 1}: {exc}; its time is made up (kept as it came)", line=line)
+            when = None
         kind = item.get("type", "message")
         role = item.get("role")
         tagged = "agent" in item  # agency-swarm names the agent of every item; the Agents SDK names none
@@ -54,9 +60,9 @@ class ItemReader:
             return self._took("assistant_message", item, index, mapped, extra, timestamp=when, agent_id=agent_id, content=content)
         if kind == "reasoning":
             return self._reasoning(item, index, extra, when, agent_id)
-        if isinstance(kind, str) and kind.endswith("_call") and isinstance(item.get("call_id") or item.get("id"), str):
+        if isinstance(kind, str) and kind.endswith("_call") and isinstance(_call_id(item) or item.get("id"), str):
             return self._call(item, index, extra, when, agent_id, kind)
-        if isinstance(kind, str) and kind.endswith("_call_output") and isinstance(item.get("call_id"), str):
+        if isinstance(kind, str) and kind.endswith(_OUTPUT_SUFFIXES) and isinstance(_call_id(item), str):
             return self._output(item, index, extra, when, kind, line)
         self.b.kept("unknown-type", f"item #{index + 1} is of type {kind!r} (role {role!r}), which threadlab does not map; kept as system.unknown_item", line=line)
         return self.b.add("system.unknown_item", timestamp=when, data=dict(item), metadata={META: {"index": index}})
@@ -65,8 +71,9 @@ class ItemReader:
     def _reasoning(self, item: Mapping[str, Any], index: int, extra: dict[str, Any], when: Any, agent_id: str) -> BaseAction:
         summary = item.get("summary") or []
         texts = [p.get("text") for p in summary if isinstance(p, Mapping) and p.get("type") == "summary_text"]
-        simple = len(summary) <= 1 and len(texts) == len(summary) and all(isinstance(t, str) for t in texts)
-        mapped = ["summary"] if simple else []
+        mapped: list[str] = []  # the summary stays in metadata as it came (its parts may carry ids)
+        if not texts and isinstance(item.get("content"), list):  # the JS SDK keeps reasoning text in content
+            texts = [p.get("text") for p in item["content"] if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
         if item.get("encrypted_content") is not None:
             mapped.append("encrypted_content")
         return self._took(
@@ -87,14 +94,14 @@ class ItemReader:
         """A function or custom tool call (answered by a later ``*_call_output``), or a hosted
         tool call (web/file search, code interpreter, MCP ...: no call_id, its result inside the
         item), which gets its return from the same item."""
-        hosted = not isinstance(item.get("call_id"), str)
-        call_id = item["id"] if hosted else item["call_id"]
+        hosted = not isinstance(_call_id(item), str)
+        call_id = item["id"] if hosted else _call_id(item)
         name = item.get("name") if isinstance(item.get("name"), str) else kind.removesuffix("_call")
         args = _call_args(item)
         self.calls[call_id] = (name, agent_id)
         if name == SEND_MESSAGE and isinstance(args, Mapping) and isinstance(args.get("recipient_agent"), str):
             extra["recipient_agent_id"] = self._agent(args["recipient_agent"], item.get("timestamp"))
-        mapped = () if hosted else ("call_id",)
+        mapped = ("call_id",) if "call_id" in item and not hosted else ()  # the JS SDK's callId stays as it came
         call = self._took("tool_call", item, index, mapped, extra, timestamp=when, agent_id=agent_id, tool_name=name, tool_call_id=call_id, args=args)
         if hosted:
             result = next((item[k] for k in _RESULT_KEYS if k in item), None)
@@ -111,13 +118,18 @@ class ItemReader:
         return call
 
     def _output(self, item: Mapping[str, Any], index: int, extra: dict[str, Any], when: Any, kind: str, line: int | None) -> BaseAction:
-        call_id = item["call_id"]
+        call_id = _call_id(item)
         name, caller = self.calls.get(call_id, (None, None))
         if name is None:
             self.b.problem("tool-call-match", f"item #{index + 1} ({kind}) answers call_id {call_id!r}, which no earlier call has", line=line)
-            name = kind.removesuffix("_call_output")
-        action = self._took("tool_return", item, index, ["call_id", "output"], extra, timestamp=when, tool_call_id=call_id, tool_name=name, status="success", content=item.get("output"))
-        target = _handoff_target(name, item.get("output"))
+            name = item.get("name") if isinstance(item.get("name"), str) else kind.removesuffix("_output").removesuffix("_result").removesuffix("_call")
+        output = item.get("output")
+        if "call_id" in item:  # the Python SDK's output: the string the tool returned
+            mapped, content = ["call_id", "output"], output
+        else:  # the JS SDK's function_call_result: {"type": "text", "text": ...}, kept as it came
+            mapped, content = [], _output_text(output)
+        action = self._took("tool_return", item, index, mapped, extra, timestamp=when, tool_call_id=call_id, tool_name=name, status="success", content=content)
+        target = _handoff_target(name, content)
         if target is not None and caller is not None:
             to_id = self._agent(target, item.get("timestamp"))
             meta = {META: {DERIVED: "handoff", "agent": target, "callerAgent": self.b.agents[caller].agent_name}}
@@ -133,19 +145,31 @@ class ItemReader:
     def _agent(self, name: Any, stamp: Any) -> str | None:
         if not isinstance(name, str) or not name:
             return None
-        return self.b.agent(name, created_at=micros(stamp) if stamp is not None else None)
+        return self.b.agent(name, created_at=time_of(stamp))
+
+
+def _call_id(item: Mapping[str, Any]) -> Any:
+    """The call id: ``call_id`` (Python SDK, agency-swarm) or ``callId`` (JS SDK)."""
+    return item.get("call_id", item.get("callId"))
+
+
+def _output_text(output: Any) -> Any:
+    if isinstance(output, Mapping) and output.get("type") in ("text", "input_text", "output_text") and isinstance(output.get("text"), str):
+        return output["text"]
+    return output
 
 
 def _handoff_target(tool_name: str, output: Any) -> str | None:
-    """The agent a handoff's output names (``{"assistant": "Billing agent"}``), for a
-    ``transfer_to_*`` call."""
+    """The agent a handoff's output names, for a ``transfer_to_*`` call: ``{"assistant":
+    "Billing agent"}`` as JSON, or as a Python dict's repr (older Agents SDKs)."""
     if not tool_name.startswith(HANDOFF_PREFIX) or not isinstance(output, str):
         return None
     try:
         value = orjson.loads(output)
+        name = value.get("assistant") if isinstance(value, dict) else None
     except orjson.JSONDecodeError:
-        return None
-    name = value.get("assistant") if isinstance(value, dict) else None
+        match = _REPR_HANDOFF.match(output.strip())
+        name = match.group(1) if match else None
     return name.strip() if isinstance(name, str) and name.strip() else None
 
 
@@ -190,7 +214,7 @@ def _call_args(item: Mapping[str, Any]) -> Any:
     """The call's arguments, JSON-decoded when the string is JSON. The raw value stays in
     metadata under its own key (its key order and spacing are the producer's; args get their
     keys sorted; a custom tool's ``input`` is no ``arguments``)."""
-    for key in _ARG_KEYS:
+    for key in ARG_KEYS:
         if key not in item:
             continue
         raw = item[key]

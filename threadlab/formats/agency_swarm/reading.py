@@ -14,7 +14,8 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
-from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, is_model_output, items_of, micros
+from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, is_model_output, items_of, time_of
+from threadlab.formats.agency_swarm.container import body_of
 from threadlab.formats.agency_swarm.items import ItemReader
 from threadlab.formats.agency_swarm.order import causal_order, monotonic_times
 from threadlab.formats.agency_swarm.usage import Response, apply_usage
@@ -32,6 +33,7 @@ def from_agency_swarm(
     agent: str = DEFAULT_AGENT,
     lines: list[int | None] | None = None,
     broken: Iterable[tuple[int, str]] = (),
+    body: dict[str, Any] | None = None,
 ) -> Thread:
     """One multi-agent thread from agency-swarm's flat saved list (what ``save_threads_callback``
     receives), re-nested in causal order; or from a plain OpenAI Agents SDK item list
@@ -47,6 +49,7 @@ def from_agency_swarm(
         if found is None:
             raise ValueError("from_agency_swarm: expected the saved list, or a dict with 'new_messages'/'chat_history' items")
         usage = usage if usage is not None else items.get("usage")
+        body = body_of(items, found)
         items = found
     items = list(items)
     builder = ThreadBuilder(chat_id or _default_chat_id(items), title=title, source=source)
@@ -71,17 +74,24 @@ def from_agency_swarm(
         action = reader.add(item, index, times[index], line)
         if times[index] != item.get("timestamp"):
             retimed += 1
+        if action.action_type == "system.unknown_item":  # in no model response
+            continue
         block = (item.get("agent"), item.get("parent_run_id"))
         kind = "model" if is_model_output(item) else "input"
         if kind == "input" and item.get("role") == "user" and item.get("callerAgent") is None:
             run += 1
-        if kind == "model" and action.action_type != "system.unknown_item":
+        if kind == "model":
             if last_kind.get(block) != "model":
                 responses.append(Response(top=item.get("parent_run_id") is None, run=run))
             responses[-1].actions.append(action)
         last_kind[block] = kind
+    kept: dict[str, Any] = {}
     if retimed:  # saved stamps pulled back so time runs forward in causal order
-        builder.metadata[META] = {"retimed_items": retimed}
+        kept["retimed_items"] = retimed
+    if body is not None:  # the FastAPI body the list came in, written back around it
+        kept["body"] = body
+    if kept:
+        builder.metadata[META] = kept
     apply_usage(builder, responses, usage)
     return builder.build()
 
@@ -93,14 +103,14 @@ def _join(builder: ThreadBuilder, items: list[Any], index: int, call_index: int,
     recipient, caller = item.get("agent"), call.get("agent") if isinstance(call, Mapping) else None
     if not isinstance(recipient, str) or not recipient or not isinstance(caller, str) or not caller:
         return None
-    agent_id = builder.agent(recipient, created_at=micros(item.get("timestamp")) if item.get("timestamp") is not None else None)
+    agent_id = builder.agent(recipient, created_at=time_of(item.get("timestamp")))
     invited_by = builder.agent(caller)
     data = {"agent_id": agent_id, "invited_by": invited_by, "tool_call_id": item.get("parent_run_id")}
     if call.get("name") != SEND_MESSAGE:
         data["tool_name"] = call.get("name")
     # the pair this join belongs to (pair_threads), and the mark that no item is written for it
     meta = {META: {"agent": recipient, "callerAgent": caller, DERIVED: "delegation"}}
-    return builder.add("system.agent_join", timestamp=micros(stamp), data=data, metadata=meta)
+    return builder.add("system.agent_join", timestamp=time_of(stamp), data=data, metadata=meta)
 
 
 def _default_chat_id(items: list[Any]) -> str:

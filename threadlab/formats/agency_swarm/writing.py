@@ -13,7 +13,7 @@ from typing import Any
 
 from threadlab.core.loss import report_loss
 from threadlab.core.model import Thread, ToolCall
-from threadlab.formats.agency_swarm.common import DERIVED, META, entry_agent
+from threadlab.formats.agency_swarm.common import ARG_KEYS, DERIVED, META, entry_agent
 
 NAME = "agency-swarm"
 _SYSTEM_WRITTEN = ("system.unknown_item", "system.message", "system.item_reference")
@@ -60,6 +60,9 @@ def _thread_losses(thread: Thread, lost: Counter[str]) -> None:
     if thread.title:
         lost["thread title"] += 1
     keys = set(thread.metadata or {}) - _READ_THREAD_KEYS
+    kept = (thread.metadata or {}).get(META)
+    if isinstance(kept, Mapping) and "body" in kept:  # the FastAPI body is written back, its usage in it
+        keys -= _RUN_USAGE_KEYS
     if keys & _RUN_USAGE_KEYS:
         lost["run usage totals (the FastAPI body's usage, not the list)"] += 1
     if keys - _RUN_USAGE_KEYS:
@@ -88,20 +91,22 @@ def _item_of(thread: Thread, action: Any, entry: str, calls: dict[str, ToolCall]
             text = action.content if isinstance(action.content, str) else None
             kept["content"] = [{"annotations": [], "text": text, "type": "output_text"}] if text is not None else _wire_parts(action.content, "output_text", lost)
     elif kind == "thinking":
-        if "summary" not in kept:
+        if fresh:  # a read reasoning item keeps its summary (or its lack of one) as it came
             kept["summary"] = [{"text": action.content, "type": "summary_text"}] if action.content else []
         if action.signature is not None:
             kept.setdefault("encrypted_content", action.signature)
     elif kind == "tool_call":
-        if action.tool_call_id not in hosted:  # a hosted call (web search ...) has an id and no call_id
+        if action.tool_call_id not in hosted and "callId" not in kept:  # a hosted call (web search ...) has an id and no call_id
             kept["call_id"] = action.tool_call_id
-        if not any(k in kept for k in ("arguments", "input", "action", "queries", "code")):
+        if fresh and not any(k in kept for k in ARG_KEYS):
             kept["arguments"] = dumps_arguments(action.args if action.args is not None else {})
         if fresh:
             kept["name"] = action.tool_name
     elif kind == "tool_return":
-        kept["call_id"] = action.tool_call_id
-        kept["output"] = action.content if not fresh or isinstance(action.content, str) else _output_text(action.content)
+        if "callId" not in kept:  # the JS SDK's function_call_result keeps callId and its output object
+            kept["call_id"] = action.tool_call_id
+        if "output" not in kept:
+            kept["output"] = action.content if not fresh or isinstance(action.content, str) else _output_text(action.content)
     elif kind == "system.message" and isinstance(action.data, Mapping):
         kept.setdefault("content", action.data.get("content"))
     elif kind == "system.item_reference" and isinstance(action.data, Mapping):

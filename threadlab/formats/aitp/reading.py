@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import Thread
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.aitp.shapes import CARRIED, META, split_document
+from threadlab.formats.aitp.shapes import ABSENT, CARRIED, META, split_document
 
 _HIDDEN_PREFIXES = ("system:", "agent:")
 _KNOWN_PARTS = ("text", "image", "aitp", "file")
@@ -92,11 +92,12 @@ def build_thread(shape: str, head: dict[str, Any], messages: list[Any], *, defau
     for agent_id in thread_meta.get("agent_ids", []):
         _register(builder, agent_id, created, None, name=names.get(agent_id))
     default_agent = thread_meta["agent_ids"][0] if len(thread_meta.get("agent_ids", [])) == 1 else None
+    opener = next((a["id"] for a in actors if isinstance(a, Mapping) and isinstance(a.get("id"), str)), None)
     for number, message in enumerate(messages, 1):
         if not isinstance(message, Mapping):
             builder.failed("schema", f"message #{number} is {type(message).__name__}, not an object; skipped")
             continue
-        _add_message(builder, message, number, default_agent)
+        _add_message(builder, message, number, default_agent, opener)
     return builder.build()
 
 
@@ -193,7 +194,10 @@ def _text_of(content: Any) -> str:
     return "\n".join(p.get("text") or json.dumps(p.get("data", p)) for p in content if isinstance(p, Mapping))
 
 
-def _add_message(builder: ThreadBuilder, message: Mapping[str, Any], number: int, default_agent: str | None) -> None:
+def _add_message(builder: ThreadBuilder, message: Mapping[str, Any], number: int, default_agent: str | None, opener: str | None) -> None:
+    """One message → one action. A message with no role (the spec's examples leave it out) is
+    its actor's: the user's when the actor is the thread's first actor (who opened it), an
+    assistant message of that actor otherwise."""
     meta = message.get("metadata") if isinstance(message.get("metadata"), Mapping) else {}
     created = message.get("created_at")
     try:
@@ -213,9 +217,14 @@ def _add_message(builder: ThreadBuilder, message: Mapping[str, Any], number: int
     kept = {k: v for k, v in message.items() if k not in ("role", "created_at") and (keep or k != "content")}
     if "created_at" in message and not isinstance(created, int):
         kept["created_at"] = created
+    absent = [k for k in ("role", "created_at") if k not in message]
+    if absent:  # written back without them
+        kept[ABSENT] = absent
     role = message.get("role")
     actor = meta.get("actor") if isinstance(meta.get("actor"), str) else None
     actor = actor or (message.get("assistant_id") if isinstance(message.get("assistant_id"), str) else None)
+    if "role" not in message and actor:
+        role = "user" if actor == opener else "assistant"
     agent_id = _register(builder, actor, when, None) if actor else None
     message_type = meta.get("message_type") if isinstance(meta.get("message_type"), str) else None
     metadata: dict[str, Any] = {META: kept}

@@ -11,7 +11,7 @@ from threadlab.core.canonical import model_to_dict
 from threadlab.core.loss import report_loss
 from threadlab.core.model import Thread
 from threadlab.formats.aitp.reading import agent_name_of
-from threadlab.formats.aitp.shapes import CARRIED, META, kept_head, source_shape
+from threadlab.formats.aitp.shapes import ABSENT, CARRIED, META, kept_head, source_shape
 
 NAME = "aitp"
 
@@ -129,9 +129,12 @@ def _message(thread: Thread, action: Any, shape: str, lost: Counter[str]) -> dic
     if kept is None:
         _fresh_losses(action, lost)
     if kept is not None and shape == _kept_shape(thread):
+        absent = kept.pop(ABSENT, [])
         message = {"role": role, "created_at": created, **kept}
         if "content" not in kept:
             message["content"] = _wire_content(content, shape, lost)
+        for key in absent if isinstance(absent, list) else []:
+            message.pop(key, None)
         return _ordered(message, shape)
     metadata = dict(extra)
     if actor and (shape == "aitp" or role == "user"):  # the hub names assistants by assistant_id
