@@ -25,6 +25,7 @@ from threadlab.formats.source import Source
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "fixtures" / "real" / "agency_swarm"
 RUN1 = ROOT / "tests" / "fixtures" / "agency_swarm" / "agency_swarm_saved_messages_run1.json"
+SDK_SESSION = ROOT / "tests" / "fixtures" / "agency_swarm" / "openai_agents" / "session_get_items.json"  # data/agency_swarm/make_sdk_session.py
 REAL_FILES = sorted(REAL.glob("*.json"))
 TOKENS = ("input_tokens", "output_tokens")
 
@@ -101,6 +102,24 @@ def test_handoffs_of_a_plain_sdk_list() -> None:
     assert fmt.to_agency_swarm(thread) == items  # the handoffs are the reader's: no item is written for them
     named = fmt.from_agency_swarm(items, agent="Triage")
     assert thread_counts(named) == thread_counts(thread) and named.agent_name(named.actions[2].agent_id) == "Triage"
+
+
+def test_real_agents_sdk_session_items() -> None:
+    """``SQLiteSession.get_items()`` of the real openai-agents 0.24 (scripted model): a handoff,
+    a hosted web search (no call_id, no output item: its return comes from the same item), a
+    function tool; two turns."""
+    items = raw_items(SDK_SESSION)
+    thread = threadlab.read(SDK_SESSION)
+    assert thread.origin[1] == "agency-swarm" and thread_counts(thread) == raw_counts(items)
+    search = next(a for a in thread.actions if a.action_type == "tool_call" and a.tool_name == "web_search")
+    assert search.tool_call_id == "ws_billing_1" and search.args == {"type": "search", "query": "invoice INV-7 payment terms"}
+    assert [p.status for p in tool_pairs(thread)] == ["success"] * 4
+    (handoff,) = [a for a in thread.actions if a.action_type == "system.handoff"]
+    assert (thread.agent_name(handoff.data["from_agent_id"]), thread.agent_name(handoff.data["to_agent_id"])) == ("Assistant", "Billing agent")
+    answers = [thread.agent_name(a.agent_id) for a in thread.actions if a.action_type == "assistant_message"]
+    assert answers == ["Billing agent", "Billing agent"]  # the second turn too: the session's agent is still billing
+    assert thread.metadata["synthetic_timestamps"] == len(thread.actions)  # session items carry no time
+    assert fmt.to_agency_swarm(thread) == items
 
 
 def test_json_lines_read_as_the_array(tmp_path: Path) -> None:
