@@ -22,18 +22,11 @@ os.environ.setdefault("OPENAI_API_KEY", "sk-offline-not-used")
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 
 from agents import Agent, Runner, SQLiteSession, function_tool, handoff
-from agents.items import ModelResponse
-from agents.models.interface import Model
 from agents.usage import Usage
-from openai.types.responses import (
-    ResponseFunctionToolCall,
-    ResponseFunctionWebSearch,
-    ResponseOutputMessage,
-    ResponseOutputText,
-    ResponseReasoningItem,
-)
+from openai.types.responses import ResponseFunctionWebSearch, ResponseReasoningItem
 from openai.types.responses.response_function_web_search import ActionSearch
 from openai.types.responses.response_reasoning_item import Summary
+from scripted_model import ScriptedModel, call_item, text_item
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "agency_swarm" / "openai_agents"
 
@@ -44,52 +37,32 @@ def lookup_invoice(invoice_id: str) -> str:
     return {"INV-7": "INV-7: 120.00 EUR, paid on 2026-03-02", "INV-9": "INV-9: 80.00 EUR, open"}.get(invoice_id, "no such invoice")
 
 
-def _text(msg_id: str, text: str) -> ResponseOutputMessage:
-    return ResponseOutputMessage(id=msg_id, type="message", role="assistant", status="completed", content=[ResponseOutputText(type="output_text", text=text, annotations=[])])
-
-
-def _call(call_id: str, name: str, args: dict[str, Any]) -> ResponseFunctionToolCall:
-    return ResponseFunctionToolCall(id=f"fc_{call_id}", call_id=call_id, name=name, arguments=json.dumps(args), type="function_call", status="completed")
-
-
-class ScriptedModel(Model):
+class SupportModel(ScriptedModel):
     """Answers from a script keyed by the agent, the turn and what the latest input item is."""
 
-    def __init__(self, agent: str) -> None:
-        self.agent = agent
-        self.step = 0
-
-    async def get_response(self, system_instructions: Any, input: Any, model_settings: Any, tools: Any, output_schema: Any,
-                           handoffs: Any, tracing: Any, *, previous_response_id: Any = None, conversation_id: Any = None,
-                           prompt: Any = None) -> ModelResponse:
-        self.step += 1
-        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
+    def respond(self, items: list[dict[str, Any]]) -> tuple[list[Any], Usage]:
         last = items[-1]
         turn = sum(1 for i in items if i.get("role") == "user")
         out: list[Any]
         if self.agent == "Triage":
             out = [
                 ResponseReasoningItem(id="rs_triage_1", type="reasoning", summary=[Summary(type="summary_text", text="An invoice question: billing handles it.")]),
-                _call("call_handoff_1", "transfer_to_billing_agent", {}),
+                call_item("call_handoff_1", "transfer_to_billing_agent", {}),
             ]
         elif last.get("type") == "function_call_output" and last["call_id"].startswith("call_lookup"):
-            out = [_text(f"msg_billing_{turn}", f"Here is what I found: {last['output']}.")]
+            out = [text_item(f"msg_billing_{turn}", f"Here is what I found: {last['output']}.")]
         else:
             invoice = "INV-7" if turn == 1 else "INV-9"
             out = []
             if turn == 1:
                 out.append(ResponseFunctionWebSearch(id="ws_billing_1", type="web_search_call", status="completed", action=ActionSearch(type="search", query="invoice INV-7 payment terms")))
-            out.append(_call(f"call_lookup_{turn}", "lookup_invoice", {"invoice_id": invoice}))
-        usage = Usage(requests=1, input_tokens=100 * self.step, output_tokens=10 * self.step, total_tokens=110 * self.step)
-        return ModelResponse(output=out, usage=usage, response_id=f"resp_{self.agent.lower()}_{self.step}")
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("this script only uses get_response")
+            out.append(call_item(f"call_lookup_{turn}", "lookup_invoice", {"invoice_id": invoice}))
+        return out, Usage(requests=1, input_tokens=100 * self.step, output_tokens=10 * self.step, total_tokens=110 * self.step)
 
 
 async def main() -> None:
-    billing = Agent(name="Billing agent", instructions="Answer invoice questions with lookup_invoice.", model=ScriptedModel("Billing"), tools=[lookup_invoice])
-    triage = Agent(name="Triage", instructions="Hand billing questions to the billing agent.", model=ScriptedModel("Triage"), handoffs=[handoff(billing)])
+    billing = Agent(name="Billing agent", instructions="Answer invoice questions with lookup_invoice.", model=SupportModel("Billing"), tools=[lookup_invoice])
+    triage = Agent(name="Triage", instructions="Hand billing questions to the billing agent.", model=SupportModel("Triage"), handoffs=[handoff(billing)])
     session = SQLiteSession("support_chat")
     first = await Runner.run(triage, "Was invoice INV-7 paid?", session=session)
     second = await Runner.run(first.last_agent, "And INV-9?", session=session)
