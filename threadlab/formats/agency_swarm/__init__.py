@@ -7,11 +7,23 @@ agency-swarm keeps one flat list of Responses-API input items per chat, each tag
 caller's ``send_message`` call that started them. Reading re-nests every sub-agent block right
 after that call, so the thread reads in causal order; timestamps that would then run backwards
 (items stamped late at persist time) are pulled back to the next item's time, and the original
-value stays in the action's metadata.
+value stays in the action's metadata. The sub-agent joins right before its block
+(``system.agent_join`` {agent_id, invited_by, tool_call_id}) and its actions carry
+``metadata.parent_tool_call_id``, so who called whom is in the thread.
+
+A plain OpenAI Agents SDK item list (``session.get_items()``, ``result.to_input_list()``, from the
+Python or the JS SDK) reads the same way: its items name no agent, so they are the entry agent's
+(``from_agency_swarm(items, agent=...)``) until a handoff's output (``{"assistant": "Billing"}``)
+names the next one, which a ``system.handoff`` {from_agent_id, to_agent_id, tool_call_id} marks.
+Hosted tool calls (web or file search, code interpreter, MCP ...) carry their result in the call
+item: each gives a tool_call and its tool_return. Items of a type threadlab does not map are kept
+as ``system.unknown_item`` with a problem; the account of every item is on ``thread.account``.
 
 Every item's fields that have no ThreadProtocol home (``agent``, ``callerAgent``, run ids,
 ``id``, ``status``, the item's position in the saved list ...) are kept under
-``metadata["agency_swarm"]``, so ``from_thread`` writes the saved list back exactly.
+``metadata["agency_swarm"]``, so ``from_thread`` writes the saved list back exactly (the
+joins and handoffs the reader made are not written; what a list cannot hold of a thread from
+another format is named in a ``WriteLoss``).
 
 The seed's thread-per-pair design is here too: ``pair_threads`` splits a chat into one thread
 per communicating pair (``chat_id__A__B``, ``chat_id__A__USER``), ``merge_pair_threads`` puts
