@@ -89,10 +89,13 @@ def claude_code(path: Path) -> int:
 
 
 def agency_swarm(path: Path) -> int:
-    """A record is a saved item (a ``new_messages`` list of a run result counts its items)."""
+    """A record is a saved item: an element of the JSON array, a JSON Lines line (one that is not
+    JSON too), or an item of the list a FastAPI body wraps (``new_messages``, ``chat_history``)."""
     items = _whole_or_lines(path)
-    if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("new_messages"), list):
-        items = items[0]["new_messages"]
+    if len(items) == 1 and isinstance(items[0], dict):
+        for key in ("new_messages", "chat_history", "messages"):
+            if isinstance(items[0].get(key), list):
+                return len(items[0][key])
     return len(items)
 
 

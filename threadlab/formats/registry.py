@@ -158,7 +158,7 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
             FormatSpec(
                 name="agency-swarm",
                 module="threadlab.formats.agency_swarm",
-                reads="agency-swarm / OpenAI Agents SDK saved message lists",
+                reads="agency-swarm saved lists (array, JSON Lines, FastAPI body) and OpenAI Agents SDK item lists (JSON array)",
                 aliases=("agency_swarm", "agencyswarm", "openai-agents", "openai_agents", "agents-sdk"),
                 suffixes=(".json", ".jsonl"),
                 priority=60,
@@ -176,7 +176,7 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
             FormatSpec(
                 name="aitp",
                 module="threadlab.formats.aitp",
-                reads="NEAR AI hub exports and AITP spec-shaped threads",
+                reads="NEAR AI hub exports, OpenAI Assistants message pages and AITP spec-shaped threads",
                 aliases=("nearai", "near-ai", "near", "aitp-thread", "openai-threads"),
                 priority=70,
                 write_options={"shape": "aitp (the spec's thread) or hub (a NEAR AI hub export)"},
