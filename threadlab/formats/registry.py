@@ -103,6 +103,14 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 fast_path=True,
             ),
             FormatSpec(
+                name="otel",
+                module="threadlab.formats.otel",
+                reads="OpenTelemetry spans of LLM agents (OTLP JSON, span JSON Lines): GenAI conventions old and new, OpenInference, Logfire/pydantic-ai",
+                aliases=("opentelemetry", "otlp", "otlp-json", "openinference", "genai-spans", "logfire", "phoenix"),
+                suffixes=(".json", ".jsonl", ".ndjson"),
+                priority=14,
+            ),
+            FormatSpec(
                 name="vercel-ai-messages",
                 module="threadlab.formats.vercel_ai_messages",
                 reads="Vercel AI SDK persisted UIMessage[] (v5-v7) and v4 Message[]",

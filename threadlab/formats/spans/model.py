@@ -1,0 +1,117 @@
+"""What a span reader hands to the assembly: spans already interpreted, and messages already
+normalised, whatever convention (GenAI old or new, OpenInference, the Agents SDK's own spans)
+they were written in.
+
+A ``Msg`` is one chat message as a model saw or produced it; its ``key`` is the same for the
+same message written by any convention (a tool call's args as a JSON string or an object, text
+as a string or a list of text parts), which is how a history repeated on every model call is
+read once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+# what a span is for the conversation
+AGENT = "agent"  # an agent run (invoke_agent, OpenInference AGENT, the Agents SDK's agent span)
+MODEL = "model"  # a model call with its input and output messages
+TOOL = "tool"  # a tool execution (execute_tool, OpenInference TOOL, the Agents SDK's function span)
+HANDOFF = "handoff"  # one agent hands the conversation to another
+STRUCTURE = "structure"  # a wrapper the tree needs and the thread does not (turns, chains, "running tools")
+SYSTEM = "system"  # a GenAI or OpenInference span of another kind (embeddings, retrieval, guardrail, ...)
+FOREIGN = "foreign"  # a span of no GenAI convention (HTTP, database, ...): kept as system.span, with a problem
+
+
+@dataclass(slots=True)
+class Part:
+    """One part of a message: ``text``, ``reasoning``, ``tool_call`` (id, name, args),
+    ``tool_result`` (id, name, result), ``media`` (raw: the wire part) or ``other`` (raw)."""
+
+    kind: str
+    text: str | None = None
+    id: str | None = None
+    name: str | None = None
+    args: Any = None
+    result: Any = None
+    raw: Any = None
+
+    def key(self) -> tuple[Any, ...]:
+        if self.kind == "tool_call":
+            return ("tool_call", self.id, self.name, _comparable(self.args))
+        if self.kind == "tool_result":
+            return ("tool_result", self.id, _comparable(self.result))
+        if self.kind in ("text", "reasoning"):
+            return (self.kind, self.text)
+        return (self.kind, _comparable(self.raw))
+
+
+@dataclass(slots=True)
+class Msg:
+    role: str
+    parts: list[Part]
+    finish_reason: str | None = None
+    _key: bytes | None = field(default=None, repr=False)
+
+    @property
+    def key(self) -> bytes:
+        if self._key is None:
+            # a tool result is the same message whether it came as role tool or role user
+            role = "tool" if self.parts and all(p.kind == "tool_result" for p in self.parts) else self.role
+            self._key = orjson.dumps([role, [p.key() for p in self.parts]], default=repr, option=orjson.OPT_SORT_KEYS)
+        return self._key
+
+
+def _comparable(value: Any) -> Any:
+    """A JSON string holding an object or array compares as that value (tool args are written
+    both ways, sometimes by one producer)."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
+@dataclass(slots=True)
+class Span:
+    """One span, interpreted. Times are unix nanoseconds. ``line``: where it is in its file."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start: int
+    end: int
+    role: str = FOREIGN
+    agent_name: str | None = None
+    conversation_id: str | None = None
+    error: str | None = None
+    line: int | None = None
+    # model calls
+    inputs: list[Msg] | None = None
+    outputs: list[Msg] | None = None
+    system: list[str] = field(default_factory=list)
+    usage: dict[str, int] | None = None
+    model: str | None = None
+    provider: str | None = None
+    finish_reasons: list[str] | None = None
+    # tools
+    tool_name: str | None = None
+    call_id: str | None = None
+    args: Any = None
+    result: Any = None
+    has_result: bool = False
+    # handoffs (agent names)
+    from_agent: str | None = None
+    to_agent: str | None = None
+    # agent runs: the history the run ended with, when the producer writes it
+    history: list[Msg] | None = None
+    # what the thread keeps of a span that is not a conversation step (system actions)
+    data: dict[str, Any] | None = None
+    # problems found reading this span: (rule, message); the span is then counted as kept
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    # thread-level facts (trace title, resource attributes, workflow name)
+    thread_meta: dict[str, Any] | None = None
+    title: str | None = None
