@@ -147,6 +147,11 @@ def otel(path: Path) -> int:
     return sum(1 if item is _BAD else _otel_items(item) for item in _json_lines(data))
 
 
+def openai_agents_trace(path: Path) -> int:
+    """A record is a trace or span object (a JSON Lines line, or an element of a JSON array)."""
+    return len(_whole_or_lines(path))
+
+
 COUNTERS: dict[str, Counter] = {
     "threadprotocol": threadprotocol,
     "pydantic-ai": pydantic_ai,
@@ -156,4 +161,5 @@ COUNTERS: dict[str, Counter] = {
     "agency-swarm": agency_swarm,
     "aitp": aitp,
     "otel": otel,
+    "openai-agents-trace": openai_agents_trace,
 }

@@ -111,6 +111,14 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 priority=14,
             ),
             FormatSpec(
+                name="openai-agents-trace",
+                module="threadlab.formats.openai_agents_trace",
+                reads="OpenAI Agents SDK tracing spans (agent, generation, function, handoff ...) as a TracingProcessor writes them, JSON Lines",
+                aliases=("agents-sdk-trace", "openai-agents-tracing", "agents-trace"),
+                suffixes=(".jsonl", ".json"),
+                priority=15,
+            ),
+            FormatSpec(
                 name="vercel-ai-messages",
                 module="threadlab.formats.vercel_ai_messages",
                 reads="Vercel AI SDK persisted UIMessage[] (v5-v7) and v4 Message[]",

@@ -168,12 +168,12 @@ def nanos(value: Any) -> int | None:
             text = text[:-1] + "+00:00"
         frac = ""
         head = text
-        if "." in text:  # keep nanoseconds that datetime would cut to micro
+        if "." in text:  # keep the nanoseconds that datetime would cut to microseconds
             head, _, rest = text.partition(".")
-            digits = "".join(c for c in rest[:9] if c.isdigit())
-            frac = digits
-            tail = rest[len(digits):]
-            head = head + tail
+            n = 0
+            while n < len(rest) and rest[n].isdigit():
+                n += 1
+            frac, head = rest[:n], head + rest[n:]
         try:
             moment = datetime.fromisoformat(head)
         except ValueError:

@@ -365,7 +365,13 @@ class Assembly:
 
     # --- the thread -------------------------------------------------------------------------
     def build(self, builder: ThreadBuilder) -> Thread:
+        acting = {f.get("agent_id") for _, _, _, f in self.out} | {self.agent_id(c.agent) for c in self.calls.values()}
+        for _, _, kind, f in self.out:
+            if kind in ("system.agent_join", "system.handoff") and isinstance(f.get("data"), dict):
+                acting |= {f["data"].get("agent_id"), f["data"].get("to_agent_id"), f["data"].get("from_agent_id")}
         for name, info in self.agents.items():
+            if self.agent_id(name) not in acting and not info["meta"]:
+                continue  # an agent span that only wraps others (OpenInference's trace-level AGENT span)
             builder.agent(name, agent_id=self.agent_id(name), created_at=when(info["created"]), metadata=info["meta"] or None)
         # a join goes before what the joining agent does at the same moment
         for time, _, kind, fields in sorted(self.out, key=lambda x: (x[0], x[2] != "system.agent_join", x[1])):
