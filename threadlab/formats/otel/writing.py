@@ -33,7 +33,7 @@ def to_otlp(thread: Thread) -> dict[str, Any]:
     conversation = meta.get("conversation_id") if isinstance(meta.get("conversation_id"), str) else None
     spans: list[dict[str, Any]] = []
     for run in Layout(thread).runs:
-        spans += _run(run, trace_id, conversation)
+        spans += _run(run, trace_id, conversation, thread.title if not spans and run.parent is None else None)
     return {"resourceSpans": [{"resource": {"attributes": _kvs(resource)}, "scopeSpans": [{"scope": {"name": "threadlab"}, "spans": spans}]}]}
 
 
@@ -46,11 +46,13 @@ def _span(trace_id: str, span_id: str, parent: str | None, name: str, start: dat
     return body
 
 
-def _run(run: Run, trace_id: str, conversation: str | None) -> list[dict[str, Any]]:
+def _run(run: Run, trace_id: str, conversation: str | None, title: str | None) -> list[dict[str, Any]]:
+    """The run's spans; the first root span is named by the thread's title (which a reader
+    takes from the root span's name)."""
     base = {G.GEN_AI_OPERATION_NAME: G.GenAiOperationNameValues.INVOKE_AGENT.value, G.GEN_AI_AGENT_NAME: run.name}
     if conversation:
         base[G.GEN_AI_CONVERSATION_ID] = conversation
-    out = [_span(trace_id, run.span_id, run.parent, f"invoke_agent {run.name}", run.start, run.end, base)]
+    out = [_span(trace_id, run.span_id, run.parent, title or f"invoke_agent {run.name}", run.start, run.end, base)]
     for step in run.steps:
         if isinstance(step, ModelStep):
             out.append(_model(step, run, trace_id))

@@ -147,6 +147,8 @@ class Layout:
         start = min([a.timestamp for a in pending] or [end])
         meta = next((a.metadata for a in group if a.metadata), None) or {}
         usage = next((a.usage for a in group if getattr(a, "usage", None) is not None), None)
+        if isinstance(usage, Mapping):  # kept as a plain object on an action of another format
+            usage = Usage.model_validate(usage)
         step = ModelStep(self.span_id(), start, end, list(history), output, usage, meta.get("model_name"), meta.get("provider_name"))
         history.append(output)
         return step
