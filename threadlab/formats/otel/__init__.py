@@ -45,7 +45,7 @@ def detect(source: Source) -> bool:
         items = obj if isinstance(obj, list) else [obj]
         return bool(items) and all(is_otlp(i) or is_flat_span(i) for i in items[:20])
     head = source.head(8192)
-    if not head.lstrip()[:1] in (b"{", b"["):
+    if head.lstrip()[:1] not in (b"{", b"["):
         return False
     if any(m in head for m in _OTLP_MARKS):
         return True
