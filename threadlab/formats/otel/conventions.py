@@ -24,8 +24,8 @@ from openinference.semconv.trace import OpenInferenceSpanKindValues, SpanAttribu
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as G
 
 from threadlab.formats.otel.wire import RawSpan
-from threadlab.formats.spans.messages import event_message, genai_message, openinference_message, texts, unflatten
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Span
+from threadlab.formats.spans.messages import event_message, genai_message, openinference_message, texts, undot, unflatten
+from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
 
 Ops = G.GenAiOperationNameValues
 _MODEL_OPS = {Ops.CHAT.value, Ops.TEXT_COMPLETION.value, Ops.GENERATE_CONTENT.value}
@@ -41,6 +41,7 @@ PAI_TOOL_ARGUMENTS = "tool_arguments"
 PAI_TOOL_RESPONSE = "tool_response"
 PAI_AGENT_NAME = "agent_name"
 LOGFIRE_JSON_SCHEMA = "logfire.json_schema"
+SYSTEM_INSTRUCTIONS_DOTTED = "gen_ai.system.instructions"  # written by some producers for gen_ai.system_instructions
 _USAGE_KEYS = (
     ("input", (G.GEN_AI_USAGE_INPUT_TOKENS, G.GEN_AI_USAGE_PROMPT_TOKENS, OI.LLM_TOKEN_COUNT_PROMPT)),
     ("output", (G.GEN_AI_USAGE_OUTPUT_TOKENS, G.GEN_AI_USAGE_COMPLETION_TOKENS, OI.LLM_TOKEN_COUNT_COMPLETION)),
@@ -126,7 +127,7 @@ def _genai_model(span: Span, raw: RawSpan) -> None:
                     span.outputs.append(msg)
                 else:
                     span.inputs.append(msg)
-    span.system = texts(_json(a.get(G.GEN_AI_SYSTEM_INSTRUCTIONS)))
+    span.system = texts(_json(a.get(G.GEN_AI_SYSTEM_INSTRUCTIONS, a.get(SYSTEM_INSTRUCTIONS_DOTTED))))
     span.usage = _usage(a)
     span.model = _str(a.get(G.GEN_AI_RESPONSE_MODEL)) or _str(a.get(G.GEN_AI_REQUEST_MODEL))
     span.provider = _str(a.get(G.GEN_AI_PROVIDER_NAME)) or _str(a.get(G.GEN_AI_SYSTEM))
@@ -139,6 +140,12 @@ def _openinference_model(span: Span, raw: RawSpan) -> None:
     span.role = MODEL
     span.inputs = [m for m in (openinference_message(i) for i in unflatten(a, OI.LLM_INPUT_MESSAGES) or []) if m is not None]
     span.outputs = [m for m in (openinference_message(i) for i in unflatten(a, OI.LLM_OUTPUT_MESSAGES) or []) if m is not None]
+    if not span.inputs and not span.outputs:  # a completions call: prompts and choices
+        span.inputs = [Msg("user", [Part("text", text=t)]) for t in _texts_at(a, OI.LLM_PROMPTS, "prompt", "text")]
+        span.outputs = [Msg("assistant", [Part("text", text=t)]) for t in _texts_at(a, OI.LLM_CHOICES, "completion", "text")]
+    output = a.get(OI.OUTPUT_VALUE)
+    if not span.outputs and isinstance(output, str) and output and a.get(OI.OUTPUT_MIME_TYPE, "text/plain") == "text/plain":
+        span.outputs = [Msg("assistant", [Part("text", text=output)])]  # only the output's text was recorded
     span.usage = _usage(a)
     span.model = _str(a.get(OI.LLM_MODEL_NAME))
     span.provider = _str(a.get(OI.LLM_PROVIDER)) or _str(a.get(OI.LLM_SYSTEM))
@@ -169,6 +176,17 @@ def _openinference_tool(span: Span, raw: RawSpan) -> None:
     span.args = a.get(OI.INPUT_VALUE)
     if OI.OUTPUT_VALUE in a:
         span.result, span.has_result = a[OI.OUTPUT_VALUE], True
+
+
+def _texts_at(a: Mapping[str, Any], prefix: str, *path: str) -> list[str]:
+    out = []
+    for item in unflatten(a, prefix) or []:
+        node = undot(item)
+        for step in path:
+            node = node.get(step) if isinstance(node, Mapping) else None
+        if isinstance(node, str):
+            out.append(node)
+    return out
 
 
 def _has_genai_messages(raw: RawSpan) -> bool:

@@ -255,7 +255,7 @@ def flat_span(item: Mapping[str, Any], line: int | None) -> RawSpan:
     start = nanos(next((item[k] for k in ("start_time", "start_timestamp", "startTimeUnixNano", "Timestamp") if k in item), None)) or 0
     end = nanos(next((item[k] for k in ("end_time", "end_timestamp", "endTimeUnixNano") if k in item), None)) or start
     status = item.get("status")
-    code = status.get("status_code") or status.get("code") if isinstance(status, Mapping) else item.get("status_code", status)
+    code = (status.get("status_code") or status.get("code")) if isinstance(status, Mapping) else item.get("status_code", status)
     error = None
     if code in _ERROR_CODES:
         error = (status.get("description") or status.get("message") if isinstance(status, Mapping) else None) or item.get("status_message") or "error"
@@ -267,6 +267,9 @@ def flat_span(item: Mapping[str, Any], line: int | None) -> RawSpan:
             ev_attrs = event.get("attributes")
             ev_attrs = key_values(ev_attrs) if isinstance(ev_attrs, list) else flatten(ev_attrs) if isinstance(ev_attrs, Mapping) else {}
             events.append((str(event.get("name")), nanos(event.get("timestamp", event.get("timeUnixNano"))) or start, ev_attrs))
+    kind = item.get("span_kind")
+    if isinstance(kind, str) and not kind.startswith("SPAN_KIND") and "openinference.span.kind" not in attrs:
+        attrs["openinference.span.kind"] = kind  # Phoenix's export keeps the OpenInference kind at the top
     resource = item.get("resource")
     res_attrs = resource.get("attributes") if isinstance(resource, Mapping) else None
     name = next((item[k] for k in ("name", "span_name", "SpanName") if isinstance(item.get(k), str)), "")

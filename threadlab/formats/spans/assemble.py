@@ -278,9 +278,13 @@ class Assembly:
         return call
 
     def add_result(self, part: Part, time: int, span: Span) -> None:
-        if part.id is None or part.id in self.results:
+        call_id = part.id
+        if call_id is None:  # a result that names no call: the latest unanswered call of its tool
+            open_calls = [c for c in self.calls.values() if c.id not in self.results and (part.name is None or c.name == part.name)]
+            call_id = open_calls[-1].id if open_calls else f"{span.span_id}:result:{len(self.results)}"
+        if call_id in self.results:
             return
-        self.results[part.id] = _Result(part.id, part.name, part.result, time, {"_span": span})
+        self.results[call_id] = _Result(call_id, part.name, part.result, time, {"_span": span})
 
     # --- tools, delegation, handoffs ----------------------------------------------------------
     def link_tools(self) -> None:

@@ -175,9 +175,23 @@ def _lists(node: Any) -> Any:
     return {k: _lists(v) for k, v in node.items()}
 
 
+def undot(value: Any) -> Any:
+    """Objects with dotted keys (``{"message.role": ...}``, as Phoenix and the OpenInference
+    spec's examples write list items) as nested objects."""
+    if isinstance(value, list):
+        return [undot(v) for v in value]
+    if not isinstance(value, Mapping):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        _put(out, str(key).split("."), undot(item))
+    return out
+
+
 def openinference_message(item: Any) -> Msg | None:
     """One unflattened OpenInference message (``{"message": {"role", "content", "contents",
     "tool_calls": [{"tool_call": {"id", "function": {"name", "arguments"}}}], "tool_call_id"}}``)."""
+    item = undot(item)
     message = item.get("message") if isinstance(item, Mapping) and isinstance(item.get("message"), Mapping) else item
     if not isinstance(message, Mapping):
         return None
