@@ -15,7 +15,7 @@ from typing import Any, Literal, TypedDict
 
 from threadlab.formats.otel.wire import nanos
 from threadlab.formats.spans.messages import chat_message
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Span
+from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, LazyMsg, Msg, Span
 
 
 class TraceRecord(TypedDict, total=False):
@@ -97,8 +97,10 @@ def sdk_span(record: Mapping[str, Any], line: int | None) -> Span:
     return span
 
 
-def _assistant(msg: Msg) -> Msg:
-    msg.role = "assistant" if msg.role in ("user", "assistant") else msg.role
+def _assistant(msg: Any) -> Any:
+    """An output message is the model's (some producers leave its role out)."""
+    if isinstance(msg, Msg) and msg.role == "user":
+        msg.role = "assistant"
     return msg
 
 
@@ -110,8 +112,11 @@ def _messages(span: Span, key: str, value: Any) -> list[Msg]:
     if not isinstance(value, list):
         span.problems.append(("schema", f"span_data.{key} is not a list of messages"))
         return []
-    out = []
+    out: list[Any] = []
     for item in value:
+        if isinstance(item, Mapping) and isinstance(item.get("role"), str):
+            out.append(LazyMsg(item, chat_message))  # parsed only if no earlier generation showed it
+            continue
         msg = chat_message(item)
         if msg is None:
             span.problems.append(("schema", f"span_data.{key} holds {str(item)[:60]!r}, not a message"))

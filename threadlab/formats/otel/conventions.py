@@ -25,7 +25,7 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as G
 
 from threadlab.formats.otel.wire import RawSpan
 from threadlab.formats.spans.messages import event_message, genai_message, openinference_message, texts, undot, unflatten
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
+from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, LazyMsg, Msg, Part, Span
 
 Ops = G.GenAiOperationNameValues
 _MODEL_OPS = {Ops.CHAT.value, Ops.TEXT_COMPLETION.value, Ops.GENERATE_CONTENT.value}
@@ -224,8 +224,11 @@ def _messages(span: Span, key: str, value: Any, read: Any) -> list[Msg]:
     if not isinstance(value, list):
         span.problems.append(("schema", f"{key} is not a list of messages"))
         return []
-    out = []
+    out: list[Any] = []
     for item in value:
+        if isinstance(item, Mapping) and isinstance(item.get("role"), str):
+            out.append(LazyMsg(item, read))  # parsed only if no earlier call showed it
+            continue
         msg = read(item)
         if msg is None:
             span.problems.append(("schema", f"{key} holds {str(item)[:60]!r}, not a message"))

@@ -21,12 +21,15 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 import orjson
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 class AnyValue(TypedDict, total=False):
@@ -106,29 +109,42 @@ def _camel(d: Mapping[str, Any], name: str, snake: str) -> Any:
 
 
 def any_value(value: Any) -> Any:
-    """An OTLP ``AnyValue`` as a Python value (an int64 sent as a string is an int again)."""
-    if not isinstance(value, Mapping):
+    """An OTLP ``AnyValue`` as a Python value (an int64 sent as a string is an int again).
+    One pass over its (single) key: this runs once per attribute of every span."""
+    if type(value) is not dict:
         return value
-    for key, snake in (("stringValue", "string_value"), ("boolValue", "bool_value"), ("doubleValue", "double_value")):
-        got = _camel(value, key, snake)
-        if got is not None:
-            return got
-    got = _camel(value, "intValue", "int_value")
-    if got is not None:
-        try:
-            return int(got)
-        except (TypeError, ValueError):
-            return got
-    got = _camel(value, "arrayValue", "array_value")
-    if got is not None:
-        return [any_value(v) for v in (got.get("values") or [])] if isinstance(got, Mapping) else got
-    got = _camel(value, "kvlistValue", "kvlist_value")
-    if got is not None:
-        return key_values(got.get("values") if isinstance(got, Mapping) else None)
-    got = _camel(value, "bytesValue", "bytes_value")
-    if got is not None:
-        return got
+    for key, got in value.items():
+        convert = _ANY.get(key)
+        if convert is not None and got is not None:
+            return convert(got)
     return None
+
+
+def _int(value: Any) -> Any:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def _array(value: Any) -> Any:
+    return [any_value(v) for v in (value.get("values") or [])] if type(value) is dict else value
+
+
+def _kvlist(value: Any) -> Any:
+    return key_values(value.get("values") if type(value) is dict else None)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+_ANY: dict[str, Any] = {}
+for _names, _convert in ((("stringValue", "string_value", "boolValue", "bool_value", "doubleValue", "double_value",
+                           "bytesValue", "bytes_value"), _same), (("intValue", "int_value"), _int),
+                         (("arrayValue", "array_value"), _array), (("kvlistValue", "kvlist_value"), _kvlist)):
+    for _name in _names:
+        _ANY[_name] = _convert
 
 
 def key_values(items: Any) -> dict[str, Any]:
@@ -143,7 +159,7 @@ def span_id(value: Any, size: int) -> str | None:
     if not isinstance(value, str) or not value:
         return None
     text = value.removeprefix("0x")
-    if len(text) == size * 2 and all(c in "0123456789abcdefABCDEF" for c in text):
+    if len(text) == size * 2 and _HEX.fullmatch(text):
         return text.lower()
     try:
         raw = base64.b64decode(value, validate=True)

@@ -26,7 +26,7 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import Thread
 from threadlab.formats.spans.content import content, finish_reason, usage
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span
+from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span, same
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 DEFAULT_AGENT = "assistant"
@@ -60,7 +60,7 @@ class _Result:
 @dataclass(slots=True)
 class _History:
     run: str | None
-    keys: list[bytes] = field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)
 
 
 class Assembly:
@@ -71,6 +71,7 @@ class Assembly:
         self.key = key
         self.by_id = {s.span_id: s for s in spans}
         self._depth: dict[str, int] = {}
+        self._runs: dict[str, Span | None] = {}
         self.spans = sorted(spans, key=lambda s: (s.start, self.depth(s)))
         self.out: list[tuple[int, int, str, dict[str, Any]]] = []
         self.agents: dict[str, dict[str, Any]] = {}
@@ -106,7 +107,9 @@ class Assembly:
     def run_of(self, span: Span) -> Span | None:
         if span.role == AGENT:
             return span
-        return next((a for a in self.ancestors(span) if a.role == AGENT), None)
+        if span.span_id not in self._runs:
+            self._runs[span.span_id] = next((a for a in self.ancestors(span) if a.role == AGENT), None)
+        return self._runs[span.span_id]
 
     def agent_of(self, span: Span) -> str:
         run = self.run_of(span)
@@ -133,27 +136,26 @@ class Assembly:
         run = self.run_of(span)
         run_id = run.span_id if run else None
         above = {a.span_id for a in self.ancestors(run)} if run is not None else set()
-        talk = [m for m in messages if m.role not in ("system", "developer")]
-        keys = [m.key for m in talk]
+        talk = [m for m in messages if m.cheap_role not in ("system", "developer")]
         best: _History | None = None
         best_len = 0
         for history in self.histories:
             if history.run in above:
                 continue
-            n = _common_prefix(history.keys, keys)
+            n = _common_prefix(history.messages, talk)
             if n > best_len or (n == best_len and n and history.run == run_id):
                 best, best_len = history, n
-        if best is not None and best.run == run_id and best_len == len(best.keys):
-            best.keys[:] = keys
+        if best is not None and best.run == run_id and best_len == len(best.messages):
+            best.messages[:] = talk
             current = best
         else:
-            current = _History(run_id, list(keys))
+            current = _History(run_id, list(talk))
             self.histories.append(current)
         self._current = current
         return talk[best_len:]
 
     def extend_history(self, messages: list[Msg]) -> None:
-        self._current.keys.extend(m.key for m in messages if m.role not in ("system", "developer"))
+        self._current.messages.extend(m for m in messages if m.cheap_role not in ("system", "developer"))
 
     # --- reading spans ----------------------------------------------------------------------
     def read(self) -> None:
@@ -194,7 +196,7 @@ class Assembly:
         first = run_key not in self.first_call_of_run
         self.first_call_of_run.add(run_key)
         for msg in span.inputs or []:
-            if msg.role in ("system", "developer"):
+            if msg.cheap_role in ("system", "developer"):
                 for text in (p.text for p in msg.parts if p.kind == "text" and p.text):
                     info["meta"].setdefault("system_instructions", [])
                     if text not in info["meta"]["system_instructions"]:
@@ -403,10 +405,10 @@ def _results_only(msg: Msg) -> bool:
     return bool(msg.parts) and all(p.kind == "tool_result" for p in msg.parts)
 
 
-def _common_prefix(a: list[bytes], b: list[bytes]) -> int:
+def _common_prefix(a: list[Any], b: list[Any]) -> int:
     n = min(len(a), len(b))
     i = 0
-    while i < n and a[i] == b[i]:
+    while i < n and same(a[i], b[i]):
         i += 1
     return i
 

@@ -9,6 +9,7 @@ read once."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +62,63 @@ class Msg:
             role = "tool" if self.parts and all(p.kind == "tool_result" for p in self.parts) else self.role
             self._key = orjson.dumps([role, [p.key() for p in self.parts]], default=repr, option=orjson.OPT_SORT_KEYS)
         return self._key
+
+
+    @property
+    def raw(self) -> Any:
+        return None
+
+    @property
+    def cheap_role(self) -> str:
+        return self.role
+
+
+class LazyMsg:
+    """A message parsed only when needed: every model call repeats the history, and the part
+    of it already read is recognised by comparing the wire objects (``raw``) themselves."""
+
+    __slots__ = ("_msg", "_read", "raw")
+
+    def __init__(self, raw: Any, read: Callable[[Any], Msg | None]) -> None:
+        self.raw = raw
+        self._read = read
+        self._msg: Msg | None = None
+
+    def get(self) -> Msg:
+        if self._msg is None:
+            self._msg = self._read(self.raw) or Msg("user", [Part("other", raw=self.raw)])
+        return self._msg
+
+    @property
+    def role(self) -> str:
+        return self.get().role
+
+    @property
+    def parts(self) -> list[Part]:
+        return self.get().parts
+
+    @property
+    def finish_reason(self) -> str | None:
+        return self.get().finish_reason
+
+    @property
+    def key(self) -> bytes:
+        return self.get().key
+
+    @property
+    def cheap_role(self) -> str:
+        role = self.raw.get("role") if isinstance(self.raw, dict) else None
+        return role if isinstance(role, str) else self.role
+
+
+def same(a: Msg | LazyMsg, b: Msg | LazyMsg) -> bool:
+    """The same message: equal wire objects (no parsing), else equal keys."""
+    if a is b:
+        return True
+    ra, rb = a.raw, b.raw
+    if ra is not None and rb is not None and ra == rb:
+        return True
+    return a.key == b.key
 
 
 def _comparable(value: Any) -> Any:
