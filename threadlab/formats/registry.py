@@ -116,7 +116,7 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 reads="OpenAI Agents SDK tracing spans (agent, generation, function, handoff ...) as a TracingProcessor writes them, JSON Lines",
                 aliases=("agents-sdk-trace", "openai-agents-tracing", "agents-trace"),
                 suffixes=(".jsonl", ".json"),
-                priority=15,
+                priority=16,
             ),
             FormatSpec(
                 name="vercel-ai-messages",

@@ -6,8 +6,8 @@ from typing import Any
 
 from threadlab.core.model import Thread
 from threadlab.formats.openai_agents_trace.wire import is_span, is_trace, sdk_span, trace_span
-from threadlab.formats.otel.wire import iter_documents
 from threadlab.formats.source import Source
+from threadlab.formats.spans.documents import read_items
 from threadlab.formats.spans.grouping import build_threads
 from threadlab.formats.spans.model import Span
 
@@ -16,23 +16,17 @@ KEY = "openai_agents_trace"
 
 def read_threads(source: Source) -> list[Thread]:
     spans: list[Span] = []
-    failures: list[tuple[int | None, str, str]] = []
-    if source.is_object:
-        documents: Any = [(None, source.obj)]
-    else:
-        source.text()  # an encoding problem is the file's, with its line
-        documents = iter_documents(source.data)
-    for line, doc in documents:
-        if isinstance(doc, ValueError):
-            failures.append((line, "json", f"{source.name} {doc}"))
-            continue
-        for item in doc if isinstance(doc, list) else [doc]:
-            if is_trace(item):
-                spans.append(trace_span(item, line))
-            elif is_span(item):
-                spans.append(sdk_span(item, line))
-            else:
-                failures.append((line, "schema", f"{source.name} line {line}: {str(item)[:80]!r} is neither an Agents SDK trace nor a span"))
+
+    def take(item: Any, line: int | None) -> bool:
+        if is_trace(item):
+            spans.append(trace_span(item, line))
+        elif is_span(item):
+            spans.append(sdk_span(item, line))
+        else:
+            return False
+        return True
+
+    failures = read_items(source, take, "an Agents SDK trace or span")
     if not any(s.role != "structure" or s.thread_meta is None for s in spans):
         rule = failures[0][1] if failures else "empty"
         raise source.error(rule, "holds no Agents SDK span", line=failures[0][0] if failures else None)

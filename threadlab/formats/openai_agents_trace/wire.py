@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from threadlab.formats.otel.wire import nanos
-from threadlab.formats.spans.messages import chat_message
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, LazyMsg, Msg, Span
+from threadlab.formats.spans.messages import chat_message, message_list
+from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
 
 
 class TraceRecord(TypedDict, total=False):
@@ -104,25 +104,10 @@ def _assistant(msg: Any) -> Any:
     return msg
 
 
-def _messages(span: Span, key: str, value: Any) -> list[Msg]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [Msg("user", [chat_message({"role": "user", "content": value}).parts[0]])] if value else []  # type: ignore[union-attr]
-    if not isinstance(value, list):
-        span.problems.append(("schema", f"span_data.{key} is not a list of messages"))
-        return []
-    out: list[Any] = []
-    for item in value:
-        if isinstance(item, Mapping) and isinstance(item.get("role"), str):
-            out.append(LazyMsg(item, chat_message))  # parsed only if no earlier generation showed it
-            continue
-        msg = chat_message(item)
-        if msg is None:
-            span.problems.append(("schema", f"span_data.{key} holds {str(item)[:60]!r}, not a message"))
-        else:
-            out.append(msg)
-    return out
+def _messages(span: Span, key: str, value: Any) -> list[Any]:
+    if isinstance(value, str):  # a bare prompt
+        return [Msg("user", [Part("text", text=value)])] if value else []
+    return message_list(span.problems, f"span_data.{key}", value, chat_message)
 
 
 def _usage(value: Any) -> dict[str, int] | None:

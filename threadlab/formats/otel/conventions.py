@@ -19,13 +19,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
 from openinference.semconv.trace import OpenInferenceSpanKindValues, SpanAttributes, ToolCallAttributes
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as G
 
 from threadlab.formats.otel.wire import RawSpan
-from threadlab.formats.spans.messages import event_message, genai_message, openinference_message, texts, undot, unflatten
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, LazyMsg, Msg, Part, Span
+from threadlab.formats.spans.messages import (
+    event_message,
+    genai_message,
+    message_list,
+    openinference_message,
+    texts,
+    undot,
+    unflatten,
+)
+from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span, json_value
 
 Ops = G.GenAiOperationNameValues
 _MODEL_OPS = {Ops.CHAT.value, Ops.TEXT_COMPLETION.value, Ops.GENERATE_CONTENT.value}
@@ -97,9 +104,9 @@ def _agent(span: Span, raw: RawSpan) -> None:
     span.agent_name = span.agent_name or raw.name.removeprefix(Ops.INVOKE_AGENT.value + " ") or None
     history = a.get(PAI_ALL_MESSAGES)
     if history is not None:
-        span.history = _messages(span, PAI_ALL_MESSAGES, _json(history), genai_message)
+        span.history = _messages(span, PAI_ALL_MESSAGES, json_value(history), genai_message)
     elif a.get(PAI_ALL_MESSAGES_EVENTS) is not None:
-        span.history = [m for _, m in _event_list(span, PAI_ALL_MESSAGES_EVENTS, _json(a[PAI_ALL_MESSAGES_EVENTS]))]
+        span.history = [m for _, m in _event_list(span, PAI_ALL_MESSAGES_EVENTS, json_value(a[PAI_ALL_MESSAGES_EVENTS]))]
     description = a.get(G.GEN_AI_AGENT_DESCRIPTION)
     if isinstance(description, str):
         span.data = {"description": description}
@@ -109,10 +116,10 @@ def _genai_model(span: Span, raw: RawSpan) -> None:
     a = raw.attributes
     span.role = MODEL
     if G.GEN_AI_INPUT_MESSAGES in a or G.GEN_AI_OUTPUT_MESSAGES in a:
-        span.inputs = _messages(span, G.GEN_AI_INPUT_MESSAGES, _json(a.get(G.GEN_AI_INPUT_MESSAGES)), genai_message)
-        span.outputs = _messages(span, G.GEN_AI_OUTPUT_MESSAGES, _json(a.get(G.GEN_AI_OUTPUT_MESSAGES)), genai_message)
+        span.inputs = _messages(span, G.GEN_AI_INPUT_MESSAGES, json_value(a.get(G.GEN_AI_INPUT_MESSAGES)), genai_message)
+        span.outputs = _messages(span, G.GEN_AI_OUTPUT_MESSAGES, json_value(a.get(G.GEN_AI_OUTPUT_MESSAGES)), genai_message)
     elif a.get(PAI_EVENTS) is not None:
-        events = _event_list(span, PAI_EVENTS, _json(a[PAI_EVENTS]))
+        events = _event_list(span, PAI_EVENTS, json_value(a[PAI_EVENTS]))
         span.inputs = [m for name, m in events if name != "gen_ai.choice"]
         span.outputs = [m for name, m in events if name == "gen_ai.choice"]
     else:
@@ -127,7 +134,7 @@ def _genai_model(span: Span, raw: RawSpan) -> None:
                     span.outputs.append(msg)
                 else:
                     span.inputs.append(msg)
-    span.system = texts(_json(a.get(G.GEN_AI_SYSTEM_INSTRUCTIONS, a.get(SYSTEM_INSTRUCTIONS_DOTTED))))
+    span.system = texts(json_value(a.get(G.GEN_AI_SYSTEM_INSTRUCTIONS, a.get(SYSTEM_INSTRUCTIONS_DOTTED))))
     span.usage = _usage(a)
     span.model = _str(a.get(G.GEN_AI_RESPONSE_MODEL)) or _str(a.get(G.GEN_AI_REQUEST_MODEL))
     span.provider = _str(a.get(G.GEN_AI_PROVIDER_NAME)) or _str(a.get(G.GEN_AI_SYSTEM))
@@ -197,10 +204,10 @@ def _has_genai_messages(raw: RawSpan) -> bool:
 def _event_body(attrs: Mapping[str, Any]) -> dict[str, Any]:
     """A span event's message: its attributes, or the JSON some producers put in one of them."""
     for key in ("gen_ai.event.content", "body", "event.body"):
-        value = _json(attrs.get(key))
+        value = json_value(attrs.get(key))
         if isinstance(value, Mapping):
             return dict(value)
-    return {k: _json(v) if k in ("tool_calls", "message") else v for k, v in attrs.items()}
+    return {k: json_value(v) if k in ("tool_calls", "message") else v for k, v in attrs.items()}
 
 
 def _event_list(span: Span, key: str, value: Any) -> list[tuple[str, Msg]]:
@@ -218,23 +225,8 @@ def _event_list(span: Span, key: str, value: Any) -> list[tuple[str, Msg]]:
     return out
 
 
-def _messages(span: Span, key: str, value: Any, read: Any) -> list[Msg]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        span.problems.append(("schema", f"{key} is not a list of messages"))
-        return []
-    out: list[Any] = []
-    for item in value:
-        if isinstance(item, Mapping) and isinstance(item.get("role"), str):
-            out.append(LazyMsg(item, read))  # parsed only if no earlier call showed it
-            continue
-        msg = read(item)
-        if msg is None:
-            span.problems.append(("schema", f"{key} holds {str(item)[:60]!r}, not a message"))
-        else:
-            out.append(msg)
-    return out
+def _messages(span: Span, key: str, value: Any, read: Any) -> list[Any]:
+    return message_list(span.problems, key, value, read)
 
 
 def _usage(a: Mapping[str, Any]) -> dict[str, int] | None:
@@ -249,25 +241,16 @@ def _usage(a: Mapping[str, Any]) -> dict[str, int] | None:
 def _typed(a: Mapping[str, Any], key: str) -> Any:
     """A value pydantic-ai JSON-encoded (its ``logfire.json_schema`` says object or array)."""
     value = a[key]
-    schema = _json(a.get(LOGFIRE_JSON_SCHEMA))
+    schema = json_value(a.get(LOGFIRE_JSON_SCHEMA))
     prop = schema.get("properties", {}).get(key) if isinstance(schema, Mapping) else None
     if isinstance(value, str) and isinstance(prop, Mapping) and prop.get("type") in ("object", "array"):
-        decoded = _json(value)
+        decoded = json_value(value)
         return decoded
     return value
 
 
 def _kept(a: Mapping[str, Any]) -> dict[str, Any]:
     return {k: a[k] for k in _SYSTEM_KEEP if k in a}
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("[", "{"):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    return value
 
 
 def _str(value: Any) -> str | None:

@@ -7,42 +7,30 @@ from typing import Any
 
 from threadlab.core.model import Thread
 from threadlab.formats.otel.conventions import interpret
-from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span, is_otlp, iter_documents, otlp_spans
+from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span, is_otlp, otlp_spans
 from threadlab.formats.source import Source
+from threadlab.formats.spans.documents import Failure, read_items
 from threadlab.formats.spans.grouping import build_threads
 from threadlab.formats.spans.model import Span
 
 KEY = "otel"
 
 
-def raw_spans(source: Source) -> tuple[list[RawSpan], list[tuple[int | None, str, str]]]:
+def raw_spans(source: Source) -> tuple[list[RawSpan], list[Failure]]:
     """Every span of the file, and what could not be read: (line, rule, message)."""
     spans: list[RawSpan] = []
-    failures: list[tuple[int | None, str, str]] = []
-    if source.is_object:
-        documents: Any = [(None, source.obj)]
-    else:
-        source.text()  # an encoding problem is the file's, with its line
-        documents = iter_documents(source.data)
-    for line, doc in documents:
-        if isinstance(doc, ValueError):
-            failures.append((line, "json", f"{source.name} {doc}"))
-            continue
-        for item in doc if isinstance(doc, list) else [doc]:
-            _read_item(item, line, spans, failures, source.name)
-    return spans, failures
 
-
-def _read_item(item: Any, line: int | None, spans: list[RawSpan], failures: list[tuple[int | None, str, str]], name: str) -> None:
-    try:
+    def take(item: Any, line: int | None) -> bool:
         if is_otlp(item):
             spans.extend(otlp_spans(item, line))
         elif is_flat_span(item):
             spans.append(flat_span(item, line))
         else:
-            failures.append((line, "schema", f"{name} line {line}: {str(item)[:80]!r} is neither OTLP trace data nor a span"))
-    except (ValueError, TypeError, AttributeError, KeyError) as exc:
-        failures.append((line, "schema", f"{name} line {line}: {exc}"))
+            return False
+        return True
+
+    failures = read_items(source, take, "OTLP trace data or a span")
+    return spans, failures
 
 
 def read_threads(source: Source) -> list[Thread]:

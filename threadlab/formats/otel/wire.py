@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
-import orjson
+from threadlab.formats.spans.model import SpanHead
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -86,16 +85,10 @@ class TracesData(TypedDict):
 
 
 @dataclass(slots=True)
-class RawSpan:
+class RawSpan(SpanHead):
     """One span with its attributes as plain Python values (flat dotted keys)."""
 
-    trace_id: str
-    span_id: str
-    parent_id: str | None
-    name: str
-    start: int
-    end: int
-    attributes: dict[str, Any]
+    attributes: dict[str, Any] = field(default_factory=dict)
     events: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)
     error: str | None = None
     resource: dict[str, Any] | None = None
@@ -303,55 +296,3 @@ def flatten(attributes: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             out[name] = value
     return out
-
-
-# --- documents -----------------------------------------------------------------------------
-
-
-def iter_documents(data: bytes) -> Iterator[tuple[int, Any]]:
-    """(line, JSON value) of each document in ``data``: one JSON value, JSON Lines, or
-    concatenated (pretty-printed) objects. A part that is not JSON yields ``(line, error)``,
-    an ``ValueError`` saying why, and reading goes on at the next line."""
-    try:
-        yield 1, orjson.loads(data)
-        return
-    except orjson.JSONDecodeError:
-        pass
-    lines = data.split(b"\n")
-    first = next((ln for ln in lines if ln.strip()), b"")
-    try:
-        orjson.loads(first)
-    except orjson.JSONDecodeError:
-        yield from _concatenated(data.decode("utf-8"))  # the caller has checked the encoding
-        return
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            yield number, orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            last = number == len(lines) or not any(ln.strip() for ln in lines[number:])
-            why = "ends before the JSON does (truncated?)" if last and exc.pos >= len(line.rstrip()) - 1 else f"is not valid JSON: {exc.msg}"
-            yield number, ValueError(f"line {number} {why}")
-
-
-def _concatenated(text: str) -> Iterator[tuple[int, Any]]:
-    """Pretty-printed objects one after another (``ConsoleSpanExporter``'s output)."""
-    decoder = json.JSONDecoder()
-    pos, n = 0, len(text)
-    while pos < n:
-        while pos < n and text[pos] in " \t\r\n":
-            pos += 1
-        if pos >= n:
-            break
-        line = text.count("\n", 0, pos) + 1
-        try:
-            value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            nl = text.find("\n", pos)
-            why = "ends before the JSON does (truncated?)" if exc.pos >= len(text.rstrip()) - 1 else f"is not valid JSON: {exc.msg}"
-            yield exc.lineno, ValueError(f"line {exc.lineno} {why}")
-            pos = n if nl < 0 else nl + 1
-            continue
-        yield line, value
-        pos = end

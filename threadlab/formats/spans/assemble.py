@@ -26,7 +26,7 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import Thread
 from threadlab.formats.spans.content import content, finish_reason, usage
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span, same
+from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span, json_value, same
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 DEFAULT_AGENT = "assistant"
@@ -415,13 +415,5 @@ def _common_prefix(a: list[Any], b: list[Any]) -> int:
 
 def _args(args: Any) -> Any:
     """Tool args as ThreadProtocol keeps them: a JSON object string becomes the object."""
-    if isinstance(args, str) and args[:1] == "{":
-        import orjson
-
-        try:
-            value = orjson.loads(args)
-        except orjson.JSONDecodeError:
-            return args
-        return value if isinstance(value, dict) else args
-    return args
-
+    value = json_value(args)
+    return value if isinstance(value, dict) else args

@@ -16,14 +16,35 @@ A value that is not a message is returned as ``None`` (the caller says what it w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
-from threadlab.formats.spans.model import Msg, Part
+from threadlab.formats.spans.model import LazyMsg, Msg, Part
 
 _MEDIA = ("blob", "uri", "file", "image", "image_url", "input_image", "audio", "input_audio", "video", "document")
+
+
+def message_list(problems: list[tuple[str, str]], key: str, value: Any, read: Callable[[Any], Msg | None]) -> list[Any]:
+    """A list of wire messages: each object with a role parsed only when needed (``LazyMsg``:
+    every model call repeats the history), anything else read now or named in ``problems``."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append(("schema", f"{key} is not a list of messages"))
+        return []
+    out: list[Any] = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("role"), str):
+            out.append(LazyMsg(item, read))
+            continue
+        msg = read(item)
+        if msg is None:
+            problems.append(("schema", f"{key} holds {str(item)[:60]!r}, not a message"))
+        else:
+            out.append(msg)
+    return out
 
 
 def genai_message(value: Any) -> Msg | None:

@@ -40,12 +40,12 @@ class Part:
 
     def key(self) -> tuple[Any, ...]:
         if self.kind == "tool_call":
-            return ("tool_call", self.id, self.name, _comparable(self.args))
+            return ("tool_call", self.id, self.name, json_value(self.args))
         if self.kind == "tool_result":
-            return ("tool_result", self.id, _comparable(self.result))
+            return ("tool_result", self.id, json_value(self.result))
         if self.kind in ("text", "reasoning"):
             return (self.kind, self.text)
-        return (self.kind, _comparable(self.raw))
+        return (self.kind, json_value(self.raw))
 
 
 @dataclass(slots=True)
@@ -121,9 +121,10 @@ def same(a: Msg | LazyMsg, b: Msg | LazyMsg) -> bool:
     return a.key == b.key
 
 
-def _comparable(value: Any) -> Any:
-    """A JSON string holding an object or array compares as that value (tool args are written
-    both ways, sometimes by one producer)."""
+def json_value(value: Any) -> Any:
+    """A JSON string holding an object or array as that value, anything else as it is: span
+    attributes can only be strings, so producers JSON-encode messages and tool args (sometimes
+    one way in one span and the other way in the next)."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
             return orjson.loads(value)
@@ -133,8 +134,8 @@ def _comparable(value: Any) -> Any:
 
 
 @dataclass(slots=True)
-class Span:
-    """One span, interpreted. Times are unix nanoseconds. ``line``: where it is in its file."""
+class SpanHead:
+    """What every span has: ids (hex for OpenTelemetry), name, unix-nanosecond times."""
 
     trace_id: str
     span_id: str
@@ -142,6 +143,12 @@ class Span:
     name: str
     start: int
     end: int
+
+
+@dataclass(slots=True)
+class Span(SpanHead):
+    """One span, interpreted. ``line``: where it is in its file."""
+
     role: str = FOREIGN
     agent_name: str | None = None
     conversation_id: str | None = None
