@@ -172,6 +172,52 @@ def _zip_member(archive: zipfile.ZipFile, name: str) -> bytes:
     raw = archive.fp.getvalue() if hasattr(archive.fp, "getvalue") else Path(archive.filename or "").read_bytes()
     start = info.header_offset + 30 + int.from_bytes(raw[info.header_offset + 26 : info.header_offset + 28], "little") + int.from_bytes(raw[info.header_offset + 28 : info.header_offset + 30], "little")
     return pa.Codec("zstd").decompress(raw[start : start + info.compress_size], decompressed_size=info.file_size).to_pybytes()
+def _otel_items(value: Any) -> int:
+    """Spans of one OTLP document (``resourceSpans``/``resource_spans`` → scope → spans); any
+    other object is one record (a flat span, or a line that is no span)."""
+    if isinstance(value, list):
+        return sum(_otel_items(v) for v in value)
+    if isinstance(value, dict):
+        resource_spans = value.get("resourceSpans", value.get("resource_spans"))
+        if isinstance(resource_spans, list):
+            return sum(
+                len(ss.get("spans") or [])
+                for rs in resource_spans
+                if isinstance(rs, dict)
+                for ss in (rs.get("scopeSpans") or rs.get("scope_spans") or rs.get("instrumentationLibrarySpans") or [])
+                if isinstance(ss, dict)
+            )
+    return 1
+
+
+def otel(path: Path) -> int:
+    """A record is a span (OTLP documents count their spans; a line that is not JSON is one).
+    Concatenated pretty-printed span objects (ConsoleSpanExporter) are decoded one by one."""
+    data = path.read_bytes()
+    try:
+        return _otel_items(orjson.loads(data))
+    except orjson.JSONDecodeError:
+        pass
+    first = next((ln for ln in data.splitlines() if ln.strip()), b"")
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        import json
+
+        text, pos, n, decoder = data.decode(), 0, 0, json.JSONDecoder()
+        while True:
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            if pos >= len(text):
+                return n
+            value, pos = decoder.raw_decode(text, pos)
+            n += _otel_items(value)
+    return sum(1 if item is _BAD else _otel_items(item) for item in _json_lines(data))
+
+
+def openai_agents_trace(path: Path) -> int:
+    """A record is a trace or span object (a JSON Lines line, or an element of a JSON array)."""
+    return len(_whole_or_lines(path))
 
 
 COUNTERS: dict[str, Counter] = {
@@ -185,4 +231,6 @@ COUNTERS: dict[str, Counter] = {
     "codex": codex,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
+    "otel": otel,
+    "openai-agents-trace": openai_agents_trace,
 }

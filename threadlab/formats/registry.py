@@ -111,6 +111,22 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 priority=15,
             ),
             FormatSpec(
+                name="otel",
+                module="threadlab.formats.otel",
+                reads="OpenTelemetry spans of LLM agents (OTLP JSON, span JSON Lines): GenAI conventions old and new, OpenInference, Logfire/pydantic-ai",
+                aliases=("opentelemetry", "otlp", "otlp-json", "openinference", "genai-spans", "logfire", "phoenix"),
+                suffixes=(".json", ".jsonl", ".ndjson"),
+                priority=14,
+            ),
+            FormatSpec(
+                name="openai-agents-trace",
+                module="threadlab.formats.openai_agents_trace",
+                reads="OpenAI Agents SDK tracing spans (agent, generation, function, handoff ...) as a TracingProcessor writes them, JSON Lines",
+                aliases=("agents-sdk-trace", "openai-agents-tracing", "agents-trace"),
+                suffixes=(".jsonl", ".json"),
+                priority=16,
+            ),
+            FormatSpec(
                 name="vercel-ai-messages",
                 module="threadlab.formats.vercel_ai_messages",
                 reads="Vercel AI SDK persisted UIMessage[] (v5-v7) and v4 Message[]",
