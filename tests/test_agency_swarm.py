@@ -50,7 +50,7 @@ def usage_totals(thread: threadlab.Thread) -> dict[str, int]:
     return totals
 
 
-RUN1_COUNTS = {"user_message": 2, "thinking": 1, "tool_call": 2, "tool_return": 2, "assistant_message": 2}
+RUN1_COUNTS = {"user_message": 2, "thinking": 1, "tool_call": 2, "tool_return": 2, "assistant_message": 2, "system.agent_join": 1}
 
 
 def test_run1_counts_agents_and_pairs() -> None:
@@ -77,15 +77,21 @@ def test_run1_is_renested_in_causal_order() -> None:
         ("user_message", "ceo"),
         ("thinking", "ceo"),
         ("tool_call", "ceo"),  # send_message ...
-        ("user_message", "worker"),  # ... and the Worker's block right after it
+        ("system.agent_join", None),  # ... the Worker joins for that call ...
+        ("user_message", "worker"),  # ... and its block follows
         ("tool_call", "worker"),
         ("tool_return", None),
         ("assistant_message", "worker"),
         ("tool_return", None),  # send_message's result
         ("assistant_message", "ceo"),
     ]
-    delegated = thread.actions[3]
+    join = thread.actions[3]
+    assert join.data == {"agent_id": "worker", "invited_by": "ceo", "tool_call_id": "call_ceo_1"}
+    delegated = thread.actions[4]
     assert delegated.content == "Please add 2 and 3." and delegated.metadata["sender_agent_id"] == "ceo"
+    # the Worker's actions name the call that started them
+    assert {a.metadata.get("parent_tool_call_id") for a in thread.actions[4:8]} == {"call_ceo_1"}
+    assert "parent_tool_call_id" not in thread.actions[2].metadata
     # the CEO's items were stamped when persisted (after the Worker's): pulled back, originals kept
     assert thread.metadata["agency_swarm"]["retimed_items"] == 2
     assert thread.actions[2].metadata["agency_swarm"]["timestamp"] == 1795300330518707
@@ -141,8 +147,8 @@ def test_run2_reloaded_extends_run1() -> None:
     run1 = threadlab.read(RUN1)
     run2 = threadlab.read(RUN2)
     assert counts(run2) == {**RUN1_COUNTS, "user_message": 3, "assistant_message": 3}
-    assert [model_to_dict(a) for a in run2.actions[:9]] == [model_to_dict(a) for a in run1.actions]
-    assert [a.action_type for a in run2.actions[9:]] == ["user_message", "assistant_message"]
+    assert [model_to_dict(a) for a in run2.actions[:10]] == [model_to_dict(a) for a in run1.actions]
+    assert [a.action_type for a in run2.actions[10:]] == ["user_message", "assistant_message"]
     assert run2.actions[-1].content == "Still 5." and run2.actions[-1].agent_id == "ceo"
     assert validate(run2) == []
 
@@ -154,7 +160,7 @@ def test_streamed_run_reads_like_the_plain_run() -> None:
     run1 = threadlab.read(RUN1)
     shape = [(a.action_type, getattr(a, "agent_id", None), getattr(a, "tool_call_id", None)) for a in streamed.actions]
     assert shape == [(a.action_type, getattr(a, "agent_id", None), getattr(a, "tool_call_id", None)) for a in run1.actions]
-    run_ids = {a.metadata["agency_swarm"]["agent_run_id"] for a in streamed.actions if a.metadata["agency_swarm"].get("agent") == "Worker"}
+    run_ids = {a.metadata["agency_swarm"]["agent_run_id"] for a in streamed.actions if a.metadata["agency_swarm"].get("agent") == "Worker" and a.action_type != "system.agent_join"}
     assert len(run_ids) == 2
     assert validate(streamed) == []
 
@@ -170,7 +176,8 @@ def test_pair_threads_and_merge_round_trip(path: Path) -> None:
     ceo_worker = pairs["chat42__CEO__Worker"]
     # only what the two exchanged: the Worker's side of the delegation, as agency-swarm sees it
     assert {(a.metadata["agency_swarm"]["agent"], a.metadata["agency_swarm"]["callerAgent"]) for a in ceo_worker.actions} == {("Worker", "CEO")}
-    assert ceo_worker.actions[0].action_type == "user_message" and ceo_worker.actions[0].metadata["sender_agent_id"] == "ceo"
+    assert ceo_worker.actions[0].action_type == "system.agent_join" and ceo_worker.actions[0].data["invited_by"] == "ceo"
+    assert ceo_worker.actions[1].action_type == "user_message" and ceo_worker.actions[1].metadata["sender_agent_id"] == "ceo"
     assert sum(len(p.actions) for p in pairs.values()) == len(chat.actions)
     merged = threadlab.merge_pair_threads(pairs)
     assert merged.to_dict() == chat.to_dict()
@@ -199,7 +206,7 @@ def test_file_thread_store_round_trip(tmp_path: Path) -> None:
     fresh = threadlab.FileThreadStore(tmp_path / "store")
     assert fresh.load_chat("chat 7/β").to_dict() == chat.to_dict()
     pair = fresh.get_thread("chat 7/β", "Worker", "CEO")
-    assert pair.thread_id == "chat 7/β__CEO__Worker" and len(pair.actions) == 4
+    assert pair.thread_id == "chat 7/β__CEO__Worker" and len(pair.actions) == 5  # the Worker's join and its 4 items
     assert fresh.get_thread("chat 7/β", "Nobody").actions == []  # unknown pair: a new empty thread
     # the files are canonical ThreadProtocol that threadlab reads directly
     on_disk = threadlab.read(store.path_of("chat 7/β__CEO__USER"))
@@ -238,7 +245,7 @@ def test_real_agency_persisted_through_file_store() -> None:
     stored = threadlab.FileThreadStore(PAIR_STORE).load_chat("shop_chat")
     assert stored is not None
     assert stored.to_dict() == fmt.from_agency_swarm(turn2, chat_id="shop_chat").to_dict()
-    assert counts(stored) == {"user_message": 4, "thinking": 1, "tool_call": 4, "tool_return": 4, "assistant_message": 4}
+    assert counts(stored) == {"user_message": 4, "thinking": 1, "tool_call": 4, "tool_return": 4, "assistant_message": 4, "system.agent_join": 2}
 
 
 def test_missing_parent_is_read_with_problems() -> None:
@@ -259,20 +266,28 @@ def test_missing_parent_is_read_with_problems() -> None:
 def test_odd_items_are_kept_and_reported() -> None:
     items = [
         {"role": "user", "content": [{"type": "input_text", "text": "hi"}], "agent": "A", "callerAgent": None, "timestamp": 1_700_000_000_000_000},
-        {"type": "web_search_call", "id": "ws_1", "status": "completed", "agent": "A", "callerAgent": None, "timestamp": 1_700_000_000_000_010},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "q"}, "agent": "A", "callerAgent": None, "timestamp": 1_700_000_000_000_010},
         {"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "no"}], "agent": None, "callerAgent": None},
         "not an item",
         {"type": "function_call_output", "call_id": "nope", "output": "x", "agent": "A", "callerAgent": None, "timestamp": 1_700_000_000_000_020},
+        {"type": "mystery_event", "agent": "A", "callerAgent": None, "timestamp": 1_700_000_000_000_030},
     ]
     thread = fmt.from_agency_swarm(items, chat_id="odd")
-    assert [a.action_type for a in thread.actions] == ["user_message", "system.unknown_item", "system.unknown_item", "tool_return"]
+    kinds = [a.action_type for a in thread.actions]
+    # a hosted tool call (web search) is a call with its result from the same item
+    assert kinds == ["user_message", "tool_call", "tool_return", "system.unknown_item", "tool_return", "system.unknown_item"]
     assert thread.actions[0].content[0].text == "hi"
-    assert thread.actions[1].data["id"] == "ws_1"
+    search = thread.actions[1]
+    assert (search.tool_name, search.tool_call_id, search.args) == ("web_search", "ws_1", {"type": "search", "query": "q"})
+    assert thread.actions[2].tool_call_id == "ws_1" and thread.actions[2].status == "success"
     rules = sorted(p.rule for p in thread.problems)
-    assert rules == ["agent-ref", "schema", "tool-call-match"]
+    assert rules == ["agent-ref", "schema", "tool-call-match", "unknown-type"]
     assert any("item #4" in p.message for p in thread.problems)
+    assert any("'mystery_event'" in p.message for p in thread.problems if p.rule == "unknown-type")
+    # every item accounted for: 3 converted, 2 kept (no agent, unknown type), 1 failed (not an object)
+    assert (thread.account.converted, thread.account.kept, thread.account.failed) == (3, 2, 1)
     back = fmt.to_agency_swarm(thread)
-    assert back == [items[0], items[1], items[2], items[4]]
+    assert back == [items[0], items[1], items[2], items[4], items[5]]
 
 
 def test_detection_claims_only_agency_lists() -> None:

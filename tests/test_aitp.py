@@ -122,10 +122,11 @@ def test_thread_from_another_format_survives_aitp() -> None:
     for shape in ("aitp", "hub"):
         doc = fmt.to_aitp(chat, shape=shape)
         logs = [m for m in doc["messages"] if (m.get("metadata") or {}).get("message_type") == "agent:log"]
-        assert len(logs) == 5  # thinking, 2 tool calls, 2 returns
+        assert len(logs) == 6  # thinking, 2 tool calls, 2 returns, the Worker's join
         assert any(str(m["content"]).find("tool call: add(") >= 0 for m in logs)
         back = fmt.from_aitp(doc)
         assert kinds(back) == kinds(chat)
+        assert {a.agent_name for a in back.agents.values()} == {"CEO", "Worker"}  # names travel beside the ids
         assert [(p.tool_name, p.status) for p in tool_pairs(back)] == [(p.tool_name, p.status) for p in tool_pairs(chat)]
         assert validate(back) == []
 

@@ -373,15 +373,13 @@ def test_folder_walk_reads_claude_sessions_file_by_file_beside_other_files(tmp_p
 
 def test_folder_walk_imports_no_heavy_format(tmp_path: Path) -> None:
     """Looking at folders must not import every format (pydantic-ai alone takes seconds): only
-    the formats that plan folders are imported by a walk."""
-    from threadlab.formats.registry import FORMATS
-
-    assert [s.name for s in FORMATS if s.plans_folders] == ["claude-code"]
+    the formats that plan folders are imported by a walk, and they import no converter library."""
     corpus(tmp_path / "c" / "sub", 3)
+    (tmp_path / "c" / "sub" / "s.jsonl").write_text("{}\n")  # a folder the planners are asked about
     code = (
-        "import sys, threadlab; from threadlab.loading import expand_sources; "
+        "import sys, threadlab; from threadlab.formats.walk import expand_sources; "
         f"n = len(list(expand_sources({str(tmp_path / 'c')!r}))); "
-        "print(n, 'pydantic_ai' in sys.modules)"
+        "print(n, *(m in sys.modules for m in ('pydantic_ai', 'pandas')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["3", "False"]
+    assert out.stdout.split() == ["4", "False", "False"]

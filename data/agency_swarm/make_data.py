@@ -24,17 +24,11 @@ os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 from agency_swarm import Agency, Agent, function_tool
 from agency_swarm.utils.usage_tracking import extract_usage_from_run_result
 from agents import ModelSettings
-from agents.items import ModelResponse
-from agents.models.interface import Model
 from agents.usage import Usage
-from openai.types.responses import (
-    ResponseFunctionToolCall,
-    ResponseOutputMessage,
-    ResponseOutputText,
-    ResponseReasoningItem,
-)
+from openai.types.responses import ResponseReasoningItem
 from openai.types.responses.response_reasoning_item import Summary
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from scripted_model import ScriptedModel, call_item, text_item
 
 from threadlab.formats.agency_swarm import FileThreadStore
 
@@ -64,29 +58,10 @@ def _usage(step: int) -> Usage:
     )
 
 
-def _text(msg_id: str, text: str) -> ResponseOutputMessage:
-    return ResponseOutputMessage(
-        id=msg_id, type="message", role="assistant", status="completed",
-        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-    )
-
-
-def _call(call_id: str, name: str, args: dict[str, Any]) -> ResponseFunctionToolCall:
-    return ResponseFunctionToolCall(id=f"fc_{call_id}", call_id=call_id, name=name, arguments=json.dumps(args), type="function_call", status="completed")
-
-
-class ScriptedModel(Model):
+class CeoWorkerModel(ScriptedModel):
     """Answers from a script keyed by the agent and what the latest input item is."""
 
-    def __init__(self, agent: str) -> None:
-        self.agent = agent
-        self.step = 0
-
-    async def get_response(self, system_instructions: Any, input: Any, model_settings: Any, tools: Any, output_schema: Any,
-                           handoffs: Any, tracing: Any, *, previous_response_id: Any = None, conversation_id: Any = None,
-                           prompt: Any = None) -> ModelResponse:
-        self.step += 1
-        items = input if isinstance(input, list) else [{"role": "user", "content": input}]
+    def respond(self, items: list[dict[str, Any]]) -> tuple[list[Any], Usage]:
         last = items[-1]
         users = [i for i in items if i.get("role") == "user"]
         turn = len(users)
@@ -96,24 +71,21 @@ class ScriptedModel(Model):
             if not answered and turn == 1:
                 out = [
                     ResponseReasoningItem(id="rs_ceo_1", type="reasoning", summary=[Summary(type="summary_text", text="Pricing is the Worker's job; delegate.")]),
-                    _call("call_ceo_1", "send_message", {"recipient_agent": "Worker", "message": "Price 3 notebooks at $4.50 each.", "additional_instructions": ""}),
+                    call_item("call_ceo_1", "send_message", {"recipient_agent": "Worker", "message": "Price 3 notebooks at $4.50 each.", "additional_instructions": ""}),
                 ]
             elif not answered:
-                out = [_call("call_ceo_2", "send_message", {"recipient_agent": "Worker", "message": "Add 20% tax to $13.50.", "additional_instructions": ""})]
+                out = [call_item("call_ceo_2", "send_message", {"recipient_agent": "Worker", "message": "Add 20% tax to $13.50.", "additional_instructions": ""})]
             else:
-                out = [_text(f"msg_ceo_{turn}", f"The Worker says: {last['output']}")]
+                out = [text_item(f"msg_ceo_{turn}", f"The Worker says: {last['output']}")]
         else:
             if not answered:
                 args = {"a": 3, "b": 4.5} if "notebooks" in str(last.get("content")) else {"a": 13.5, "b": 1.2}
-                out = [_call(f"call_w_{turn}", "multiply", args)]
+                out = [call_item(f"call_w_{turn}", "multiply", args)]
             else:
                 total = float(last["output"])
-                out = [_text(f"msg_w_{turn}", f"That comes to ${total:.2f}.")]
+                out = [text_item(f"msg_w_{turn}", f"That comes to ${total:.2f}.")]
         step = {"CEO": 0, "Worker": 10}[self.agent] + self.step
-        return ModelResponse(output=out, usage=_usage(step), response_id=f"resp_{self.agent.lower()}_{self.step}")
-
-    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("this script only uses get_response")
+        return out, _usage(step)
 
 
 def build_agency(store: FileThreadStore, saved: list[list[dict[str, Any]]]) -> Agency:
@@ -123,8 +95,8 @@ def build_agency(store: FileThreadStore, saved: list[list[dict[str, Any]]]) -> A
         saved.append(json.loads(json.dumps(items)))
         save(items)
 
-    ceo = Agent(name="CEO", instructions="Delegate pricing questions to the Worker.", model=ScriptedModel("CEO"), model_settings=ModelSettings())
-    worker = Agent(name="Worker", instructions="Price things with the multiply tool.", model=ScriptedModel("Worker"), tools=[multiply])
+    ceo = Agent(name="CEO", instructions="Delegate pricing questions to the Worker.", model=CeoWorkerModel("CEO"), model_settings=ModelSettings())
+    worker = Agent(name="Worker", instructions="Price things with the multiply tool.", model=CeoWorkerModel("Worker"), tools=[multiply])
     return Agency(ceo, communication_flows=[(ceo, worker)], load_threads_callback=load, save_threads_callback=save_and_keep)
 
 

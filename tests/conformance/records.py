@@ -7,6 +7,8 @@ chunk fails. Counters use only the standard library and orjson, never threadlab'
 
 from __future__ import annotations
 
+import sqlite3
+import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -87,10 +89,13 @@ def claude_code(path: Path) -> int:
 
 
 def agency_swarm(path: Path) -> int:
-    """A record is a saved item (a ``new_messages`` list of a run result counts its items)."""
+    """A record is a saved item: an element of the JSON array, a JSON Lines line (one that is not
+    JSON too), or an item of the list a FastAPI body wraps (``new_messages``, ``chat_history``)."""
     items = _whole_or_lines(path)
-    if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("new_messages"), list):
-        items = items[0]["new_messages"]
+    if len(items) == 1 and isinstance(items[0], dict):
+        for key in ("new_messages", "chat_history", "messages"):
+            if isinstance(items[0].get(key), list):
+                return len(items[0][key])
     return len(items)
 
 
@@ -104,6 +109,117 @@ def aitp(path: Path) -> int:
     return len(items)
 
 
+def _lines(path: Path) -> int:
+    return sum(1 for line in path.read_bytes().splitlines() if line.strip())
+
+
+def codex(path: Path) -> int:
+    """A record is a rollout line (blank lines are none)."""
+    return _lines(path)
+
+
+def openai_agents_session(path: Path) -> int:
+    """A record is a session item: a row of a table with ``session_id`` and ``message_data``
+    columns of an SQLite database, or a line of JSON Lines."""
+    if not path.read_bytes()[:16] == b"SQLite format 3\x00":
+        return _lines(path)
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        quoted = ['"' + t.replace('"', '""') + '"' for t in tables]
+        return sum(
+            conn.execute(f"SELECT count(*) FROM {q}").fetchone()[0]
+            for q in quoted
+            if {"session_id", "message_data"} <= {r[1] for r in conn.execute(f"PRAGMA table_info({q})")}
+        )
+    finally:
+        conn.close()
+
+
+def _inspect_sample_records(sample: Any) -> int:
+    def events(items: Any) -> int:
+        return sum(
+            (e.get("event") in ("model", "tool")) + events(e.get("events"))
+            for e in items or ()
+            if isinstance(e, dict)
+        )
+
+    if not isinstance(sample, dict):
+        return 0
+    return len(sample.get("messages") or []) + events(sample.get("events"))
+
+
+def inspect_ai(path: Path) -> int:
+    """A record is a message of a sample's ``messages`` or one of its ``model`` / ``tool``
+    events (nested ones too), over every sample of the log (``samples/*.json`` of an ``.eval``
+    zip, ``samples`` of a ``.json`` log)."""
+    data = path.read_bytes()
+    if data[:4] != b"PK\x03\x04":
+        return sum(_inspect_sample_records(s) for s in orjson.loads(data).get("samples") or [])
+    with zipfile.ZipFile(path) as archive:
+        names = [n for n in archive.namelist() if n.startswith("samples/")]
+        return sum(_inspect_sample_records(orjson.loads(_zip_member(archive, n))) for n in names)
+
+
+def _zip_member(archive: zipfile.ZipFile, name: str) -> bytes:
+    """A member's bytes; Zstandard members (method 93, recent inspect_ai) through pyarrow's codec
+    (Python's zipfile reads them only from 3.14)."""
+    info = archive.getinfo(name)
+    if info.compress_type != 93:
+        return archive.read(name)
+    import pyarrow as pa
+
+    raw = archive.fp.getvalue() if hasattr(archive.fp, "getvalue") else Path(archive.filename or "").read_bytes()
+    start = info.header_offset + 30 + int.from_bytes(raw[info.header_offset + 26 : info.header_offset + 28], "little") + int.from_bytes(raw[info.header_offset + 28 : info.header_offset + 30], "little")
+    return pa.Codec("zstd").decompress(raw[start : start + info.compress_size], decompressed_size=info.file_size).to_pybytes()
+def _otel_items(value: Any) -> int:
+    """Spans of one OTLP document (``resourceSpans``/``resource_spans`` → scope → spans); any
+    other object is one record (a flat span, or a line that is no span)."""
+    if isinstance(value, list):
+        return sum(_otel_items(v) for v in value)
+    if isinstance(value, dict):
+        resource_spans = value.get("resourceSpans", value.get("resource_spans"))
+        if isinstance(resource_spans, list):
+            return sum(
+                len(ss.get("spans") or [])
+                for rs in resource_spans
+                if isinstance(rs, dict)
+                for ss in (rs.get("scopeSpans") or rs.get("scope_spans") or rs.get("instrumentationLibrarySpans") or [])
+                if isinstance(ss, dict)
+            )
+    return 1
+
+
+def otel(path: Path) -> int:
+    """A record is a span (OTLP documents count their spans; a line that is not JSON is one).
+    Concatenated pretty-printed span objects (ConsoleSpanExporter) are decoded one by one."""
+    data = path.read_bytes()
+    try:
+        return _otel_items(orjson.loads(data))
+    except orjson.JSONDecodeError:
+        pass
+    first = next((ln for ln in data.splitlines() if ln.strip()), b"")
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        import json
+
+        text, pos, n, decoder = data.decode(), 0, 0, json.JSONDecoder()
+        while True:
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            if pos >= len(text):
+                return n
+            value, pos = decoder.raw_decode(text, pos)
+            n += _otel_items(value)
+    return sum(1 if item is _BAD else _otel_items(item) for item in _json_lines(data))
+
+
+def openai_agents_trace(path: Path) -> int:
+    """A record is a trace or span object (a JSON Lines line, or an element of a JSON array)."""
+    return len(_whole_or_lines(path))
+
+
 COUNTERS: dict[str, Counter] = {
     "threadprotocol": threadprotocol,
     "pydantic-ai": pydantic_ai,
@@ -112,4 +228,9 @@ COUNTERS: dict[str, Counter] = {
     "claude-code": claude_code,
     "agency-swarm": agency_swarm,
     "aitp": aitp,
+    "codex": codex,
+    "openai-agents-session": openai_agents_session,
+    "inspect-ai": inspect_ai,
+    "otel": otel,
+    "openai-agents-trace": openai_agents_trace,
 }

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from threadlab.core.model import Thread
 from threadlab.core.problems import Problem
 from threadlab.formats.registry import data_suffixes, plan_folder
 
@@ -45,7 +44,7 @@ def walk(source: Any) -> Iterator[Found | Problem | Any]:
     file."""
     items = source if isinstance(source, list | tuple) else [source]
     for item in items:
-        if isinstance(item, Thread) or not isinstance(item, str | os.PathLike):
+        if not isinstance(item, str | os.PathLike):  # Threads and other in-memory objects
             yield item
             continue
         text = os.fspath(item)

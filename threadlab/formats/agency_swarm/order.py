@@ -9,10 +9,11 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.formats.agency_swarm.common import is_model_output
 
 
-def causal_order(items: list[Any], builder: ThreadBuilder | None = None) -> list[int]:
+def causal_order(items: list[Any], builder: ThreadBuilder | None = None, starts: dict[int, int] | None = None) -> list[int]:
     """Indices of ``items`` in causal order: each sub-agent block (items whose
     ``parent_run_id`` is a call's ``call_id``) right after that call. A block whose parent call
-    is missing stays where it was saved, and is reported on ``builder``."""
+    is missing stays where it was saved, and is reported on ``builder``. ``starts`` (when given)
+    gets the first index of each block placed under its call → that call's index."""
     call_positions: dict[str, list[int]] = {}
     for index, item in enumerate(items):
         if isinstance(item, Mapping) and isinstance(item.get("call_id"), str) and is_model_output(item):
@@ -24,8 +25,8 @@ def causal_order(items: list[Any], builder: ThreadBuilder | None = None) -> list
             continue
         blocks = children.setdefault(parent, [])
         # one delegation starts with the caller's message; a reused call_id starts another
-        starts = isinstance(item, Mapping) and item.get("role") == "user" and item.get("type", "message") == "message"
-        if not blocks or (starts and blocks[-1] and len(call_positions.get(parent, ())) > len(blocks)):
+        opens = isinstance(item, Mapping) and item.get("role") == "user" and item.get("type", "message") == "message"
+        if not blocks or (opens and blocks[-1] and len(call_positions.get(parent, ())) > len(blocks)):
             blocks.append([])
         blocks[-1].append(index)
     attached: dict[int, list[int]] = {}  # call index -> its child block
@@ -35,6 +36,8 @@ def causal_order(items: list[Any], builder: ThreadBuilder | None = None) -> list
         for number, block in enumerate(blocks):
             if number < len(positions):
                 attached[positions[number]] = block
+                if starts is not None:
+                    starts[block[0]] = positions[number]
                 continue
             orphan_first[block[0]] = block
             if builder is not None:

@@ -13,9 +13,10 @@ from pydantic import ValidationError
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import Thread
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.aitp.shapes import CARRIED, META, split_document
+from threadlab.formats.aitp.shapes import ABSENT, CARRIED, META, split_document
 
 _HIDDEN_PREFIXES = ("system:", "agent:")
+_KNOWN_PARTS = ("text", "image", "aitp", "file")
 _CAPABILITY = re.compile(r"(aitp-\d+-[a-z0-9-]+)")
 _VERSION = re.compile(r"/v(\d+(?:\.\d+)*)(?:/|\.|$)")
 _AGENT_PATH = re.compile(r"^[^/\s]+/([^/\s]+)/[^/\s]+$")  # namespace/name/version
@@ -50,7 +51,8 @@ def _decode_list(value: Any) -> list[str] | None:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def _agent_name(actor_id: str) -> str:
+def agent_name_of(actor_id: str) -> str:
+    """The name an actor id gives its agent (``namespace/name/version`` → ``name``)."""
     match = _AGENT_PATH.match(actor_id)
     return match.group(1) if match else actor_id
 
@@ -79,25 +81,39 @@ def build_thread(shape: str, head: dict[str, Any], messages: list[Any], *, defau
     if not isinstance(actors, list):
         builder.problem("schema", f"metadata.actors must be a list of {{id, capabilities}}, got {str(actors)[:80]!r}")
         actors = []
+    names = _decode_names(meta.get("agent_names"))
     for actor in actors:
         if isinstance(actor, Mapping) and isinstance(actor.get("id"), str):
             extra = {k: v for k, v in actor.items() if k != "id"}
-            _register(builder, actor["id"], created, {"aitp_actor": True, **extra})
+            name = actor.get("name") if isinstance(actor.get("name"), str) and actor.get("name") else None
+            _register(builder, actor["id"], created, {"aitp_actor": True, **extra}, name=name)
         else:
             builder.problem("schema", f"metadata.actors holds {actor!r}, not an actor object with an id")
     for agent_id in thread_meta.get("agent_ids", []):
-        _register(builder, agent_id, created, None)
+        _register(builder, agent_id, created, None, name=names.get(agent_id))
     default_agent = thread_meta["agent_ids"][0] if len(thread_meta.get("agent_ids", [])) == 1 else None
+    opener = next((a["id"] for a in actors if isinstance(a, Mapping) and isinstance(a.get("id"), str)), None)
     for number, message in enumerate(messages, 1):
         if not isinstance(message, Mapping):
-            builder.problem("schema", f"message #{number} is {type(message).__name__}, not an object; skipped")
+            builder.failed("schema", f"message #{number} is {type(message).__name__}, not an object; skipped")
             continue
-        _add_message(builder, message, number, default_agent)
+        _add_message(builder, message, number, default_agent, opener)
     return builder.build()
 
 
-def _register(builder: ThreadBuilder, actor_id: str, created: Any, metadata: dict[str, Any] | None) -> str:
-    return builder.agent(_agent_name(actor_id), agent_id=actor_id, identifier=actor_id, created_at=created, metadata=metadata)
+def _decode_names(value: Any) -> dict[str, str]:
+    """The hub thread's ``agent_names`` (a JSON object in a string, as hub metadata holds only
+    strings): agent id → display name, for ids that do not name their agent themselves."""
+    if isinstance(value, str):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return {}
+    return {k: v for k, v in value.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(value, Mapping) else {}
+
+
+def _register(builder: ThreadBuilder, actor_id: str, created: Any, metadata: dict[str, Any] | None, *, name: str | None = None) -> str:
+    return builder.agent(name or agent_name_of(actor_id), agent_id=actor_id, identifier=actor_id, created_at=created, metadata=metadata)
 
 
 def _structured(text: str) -> dict[str, Any] | None:
@@ -178,7 +194,10 @@ def _text_of(content: Any) -> str:
     return "\n".join(p.get("text") or json.dumps(p.get("data", p)) for p in content if isinstance(p, Mapping))
 
 
-def _add_message(builder: ThreadBuilder, message: Mapping[str, Any], number: int, default_agent: str | None) -> None:
+def _add_message(builder: ThreadBuilder, message: Mapping[str, Any], number: int, default_agent: str | None, opener: str | None) -> None:
+    """One message → one action. A message with no role (the spec's examples leave it out) is
+    its actor's: the user's when the actor is the thread's first actor (who opened it), an
+    assistant message of that actor otherwise."""
     meta = message.get("metadata") if isinstance(message.get("metadata"), Mapping) else {}
     created = message.get("created_at")
     try:
@@ -188,15 +207,24 @@ def _add_message(builder: ThreadBuilder, message: Mapping[str, Any], number: int
         when = None
     carried = meta.get(CARRIED)
     if isinstance(carried, Mapping):  # an action AITP has no place for, written by to_aitp
-        _restore(builder, carried, when)
+        _restore(builder, carried, when, number)
         return
     content, keep = _content(message.get("content"))
+    odd = [p.get("type") for p in (content if isinstance(content, list) else []) if isinstance(p, Mapping) and p.get("type") not in _KNOWN_PARTS]
+    if odd:  # the message is read; the blocks threadlab does not map are kept as they came
+        builder.problem("unknown-type", f"message #{number} has content blocks of type {', '.join(map(repr, odd))}, kept as they came")
+    builder.took()
     kept = {k: v for k, v in message.items() if k not in ("role", "created_at") and (keep or k != "content")}
     if "created_at" in message and not isinstance(created, int):
         kept["created_at"] = created
+    absent = [k for k in ("role", "created_at") if k not in message]
+    if absent:  # written back without them
+        kept[ABSENT] = absent
     role = message.get("role")
     actor = meta.get("actor") if isinstance(meta.get("actor"), str) else None
     actor = actor or (message.get("assistant_id") if isinstance(message.get("assistant_id"), str) else None)
+    if "role" not in message and actor:
+        role = "user" if actor == opener else "assistant"
     agent_id = _register(builder, actor, when, None) if actor else None
     message_type = meta.get("message_type") if isinstance(meta.get("message_type"), str) else None
     metadata: dict[str, Any] = {META: kept}
@@ -232,7 +260,9 @@ def _system_name(role: Any, message_type: str | None) -> str:
     return f"system.{name if name[:1].isalpha() else 'unknown'}_message"
 
 
-def _restore(builder: ThreadBuilder, carried: Mapping[str, Any], when: Any) -> None:
+def _restore(builder: ThreadBuilder, carried: Mapping[str, Any], when: Any, number: int) -> None:
+    """The action ``to_aitp`` carried in a message's metadata, back as it was (at the
+    message's time)."""
     fields = {k: v for k, v in carried.items() if k not in ("sequence", "timestamp", "action_type")}
     agent = fields.get("agent_id")
     if isinstance(agent, str) and agent not in builder.agents:
@@ -240,5 +270,8 @@ def _restore(builder: ThreadBuilder, carried: Mapping[str, Any], when: Any) -> N
     try:
         builder.add(str(carried.get("action_type")), timestamp=when, **fields)
     except (ValidationError, ValueError, TypeError) as exc:  # a damaged carried action is kept, not lost
-        builder.problem("schema", f"metadata.{CARRIED} does not hold a valid action ({str(exc).splitlines()[0]}); kept as system.log")
+        reason = str(exc).splitlines()[0]
+        builder.kept("schema", f"message #{number}: metadata.{CARRIED} does not hold a valid action ({reason}); kept as system.log")
         builder.add("system.log", timestamp=when, data=dict(carried))
+        return
+    builder.took()

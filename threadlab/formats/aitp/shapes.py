@@ -9,11 +9,14 @@ from threadlab.core.model import Thread
 
 META = "aitp"
 CARRIED = "threadlab_action"  # message metadata key holding an action AITP has no place for
+ABSENT = "threadlab_absent"  # key, in a read message's kept fields, naming the fields it did not have (role, created_at)
 
 
 def is_message(value: Any) -> bool:
-    if not isinstance(value, Mapping) or "role" not in value or "content" not in value:
+    if not isinstance(value, Mapping) or "content" not in value:
         return False
+    if "role" not in value:  # the AITP spec's examples name the actor only
+        return isinstance(value.get("metadata"), Mapping) and isinstance(value["metadata"].get("actor"), str)
     return value.get("object") == "thread.message" or "thread_id" in value or "created_at" in value
 
 

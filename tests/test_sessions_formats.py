@@ -1,0 +1,287 @@
+"""Codex CLI rollouts, Inspect AI logs and OpenAI Agents SDK sessions, on real files: tool calls,
+returns, prompts and usage equal to counts computed here from the raw files with orjson /
+zipfile / sqlite3 alone; plus the behaviours each reader promises (usage counted once, handoffs,
+sub-agents, damaged containers)."""
+
+from __future__ import annotations
+
+import sqlite3
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import threadlab
+from tests.conformance.records import _zip_member
+from threadlab.core.loss import WriteLoss
+from threadlab.formats import get_format
+from threadlab.formats.source import Source
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CODEX = sorted((FIXTURES / "real" / "codex").glob("*.jsonl"))
+INSPECT = sorted([*(FIXTURES / "inspect_ai").glob("*.eval"), *(FIXTURES / "inspect_ai").glob("*.json"), *(FIXTURES / "real" / "inspect_ai").glob("*.*")])
+INSPECT = [p for p in INSPECT if p.suffix in (".eval", ".json")]
+SESSIONS = FIXTURES / "openai_agents_session"
+
+
+def _kinds(threads: list[Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in threads:
+        for a in t.actions:
+            out[a.action_type] = out.get(a.action_type, 0) + 1
+    return out
+
+
+def _tokens(threads: list[Any], key: str) -> int:
+    total = 0
+    for t in threads:
+        for a in t.actions:
+            u = getattr(a, "usage", None)
+            if u is not None:
+                total += (u.get(key) if isinstance(u, dict) else getattr(u, key)) or 0
+    return total
+
+
+# --- Codex ---------------------------------------------------------------------------------
+
+
+def _codex_counts(path: Path) -> dict[str, int]:
+    lines = [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
+    items = [x["payload"] for x in lines if x.get("type") == "response_item"]
+    calls = [i for i in items if i.get("type", "").endswith("_call")]
+    hosted = [i for i in calls if i["type"] in ("web_search_call",)]
+    out = {
+        "tool_call": len(calls),
+        "tool_return": sum(1 for i in items if i.get("type", "").endswith("_call_output")) + len(hosted),
+        "user_message": sum(1 for i in items if i.get("type") == "message" and i.get("role") == "user"),
+        "assistant_message": sum(1 for i in items if i.get("type") == "message" and i.get("role") == "assistant"),
+        "thinking": sum(1 for i in items if i.get("type") == "reasoning"),
+    }
+    last_total, output = None, 0
+    for x in lines:  # cumulative totals: a repeated event adds nothing
+        info = (x.get("payload") or {}).get("info") if x.get("type") == "event_msg" and x["payload"].get("type") == "token_count" else None
+        if info and info.get("total_token_usage") != last_total:
+            last_total = info["total_token_usage"]
+            output += info["last_token_usage"]["output_tokens"]
+    out["output_tokens"] = output
+    return out
+
+
+@pytest.mark.parametrize("path", CODEX, ids=lambda p: p.name)
+def test_codex_real_rollouts_match_counts_from_the_raw_lines(path: Path) -> None:
+    threads = threadlab.read_all(path, strict=False)
+    assert [t.origin[1] for t in threads] == ["codex"]
+    want = _codex_counts(path)
+    kinds = _kinds(threads)
+    for kind in ("tool_call", "tool_return", "user_message", "assistant_message", "thinking"):
+        assert kinds.get(kind, 0) == want[kind], kind
+    assert _tokens(threads, "output_tokens") == want["output_tokens"]
+    assert threads[0].account.unconverted == 0
+
+
+@pytest.mark.parametrize("path", CODEX, ids=lambda p: p.name)
+def test_codex_rollout_is_written_back_line_for_line(path: Path) -> None:
+    (thread,) = threadlab.read_all(path, strict=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WriteLoss)
+        wire = get_format("codex").from_thread(thread)
+    assert [orjson.loads(x) for x in wire.splitlines()] == [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
+
+
+def test_codex_usage_is_counted_once_per_response(tmp_path: Path) -> None:
+    """A token_count written twice (Codex does) and an info-less one give usage once."""
+    usage = {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 13}
+    count = {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage}}
+    lines = [
+        {"timestamp": "2025-10-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": "s1", "cli_version": "0.50.0"}},
+        {"timestamp": "2025-10-01T10:00:01.000Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}},
+        {"timestamp": "2025-10-01T10:00:02.000Z", "type": "event_msg", "payload": {"type": "token_count", "info": None}},
+        {"timestamp": "2025-10-01T10:00:03.000Z", "type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]}},
+        {"timestamp": "2025-10-01T10:00:04.000Z", "type": "event_msg", "payload": count},
+        {"timestamp": "2025-10-01T10:00:05.000Z", "type": "event_msg", "payload": count},
+    ]
+    path = tmp_path / "rollout-x.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    frames = threadlab.load(path, progress=False)
+    assert frames.usage["output_tokens"].sum() == 3 and frames.usage["cache_read_tokens"].sum() == 4
+    assert frames.threads["title"].tolist() == ["hi"]
+
+
+def test_codex_bare_generation_reads_and_writes_back(tmp_path: Path) -> None:
+    """The mid-2025 rollouts: a header line, state markers, bare items with no timestamps."""
+    lines = [
+        {"id": "c27a914d", "timestamp": "2025-08-20T13:20:47.060Z", "instructions": None, "git": {"branch": "main"}},
+        {"record_type": "state"},
+        {"type": "message", "id": None, "role": "user", "content": [{"type": "input_text", "text": "list files"}]},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"},
+        {"type": "local_shell_call", "id": "lsh_1", "call_id": "call_1", "status": "completed", "action": {"type": "exec", "command": ["ls"]}},
+        {"type": "function_call_output", "call_id": "call_1", "output": '{"output":"boom","metadata":{"exit_code":2}}'},
+        {"record_type": "state"},
+    ]
+    path = tmp_path / "rollout-2025-08-20.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    (thread,) = threadlab.read_all(path, strict=False)
+    assert thread.origin[1] == "codex" and thread.thread_id == "c27a914d"
+    call, back = (a for a in thread.actions if a.action_type in ("tool_call", "tool_return"))
+    assert (call.tool_name, call.args, back.status) == ("local_shell", {"type": "exec", "command": ["ls"]}, "error")
+    assert thread.account.records == 7 and thread.account.unconverted == 0
+    assert [orjson.loads(x) for x in get_format("codex").from_thread(thread).splitlines()] == lines
+
+
+def test_codex_home_reads_only_the_sessions(tmp_path: Path) -> None:
+    home = tmp_path / ".codex"
+    day = home / "sessions" / "2026" / "02" / "23"
+    day.mkdir(parents=True)
+    (day / CODEX[0].name).write_bytes(CODEX[0].read_bytes())
+    (home / "auth.json").write_text('{"OPENAI_API_KEY": "sk-not-read"}')
+    (home / "history.jsonl").write_text('{"session_id":"x","ts":1,"text":"hi"}\n')
+    (home / "config.toml").write_text('model = "gpt-5"\n')
+    frames = threadlab.load(str(home), progress=False)
+    assert len(frames.threads) == 1 and frames.problems.empty
+
+
+# --- Inspect AI ----------------------------------------------------------------------------
+
+
+def _inspect_samples(path: Path) -> list[dict[str, Any]]:
+    if path.suffix == ".json":
+        return orjson.loads(path.read_bytes())["samples"]
+    with zipfile.ZipFile(path) as archive:
+        return [orjson.loads(_zip_member(archive, n)) for n in archive.namelist() if n.startswith("samples/")]
+
+
+def _inspect_counts(path: Path) -> dict[str, int]:
+    """Tool calls and returns of the model and tool events (messages when a sample has none),
+    prompts, and output tokens of the model events."""
+    out = {"tool_call": 0, "tool_return": 0, "user_message": 0, "output_tokens": 0, "samples": 0}
+    for sample in _inspect_samples(path):
+        out["samples"] += 1
+        events = sample.get("events") or []
+        models = [e for e in events if e.get("event") == "model"]
+        by_events = bool(models) and any(m.get("id") for m in sample["messages"])
+        if by_events:
+            out["tool_call"] += sum(len(e["output"]["choices"][0]["message"].get("tool_calls") or []) for e in models if e["output"].get("choices"))
+            out["tool_return"] += sum(1 for e in events if e.get("event") == "tool")
+            given = {e["output"]["choices"][0]["message"].get("id") for e in models if e["output"].get("choices")}
+            out["user_message"] += sum(1 for m in sample["messages"] if m["role"] == "user" and m.get("id") not in given)
+        else:
+            out["tool_call"] += sum(len(m.get("tool_calls") or []) for m in sample["messages"] if m["role"] == "assistant")
+            out["tool_return"] += sum(1 for m in sample["messages"] if m["role"] == "tool")
+            out["user_message"] += sum(1 for m in sample["messages"] if m["role"] == "user")
+        out["output_tokens"] += sum(((e.get("output") or {}).get("usage") or {}).get("output_tokens") or 0 for e in models if by_events or e.get("output", {}).get("choices"))
+    return out
+
+
+@pytest.mark.parametrize("path", INSPECT, ids=lambda p: p.name)
+def test_inspect_logs_match_counts_from_the_raw_members(path: Path) -> None:
+    threads = threadlab.read_all(path, strict=False)
+    assert {t.origin[1] for t in threads} == {"inspect-ai"}
+    want = _inspect_counts(path)
+    kinds = _kinds(threads)
+    assert len(threads) == want["samples"]
+    for kind in ("tool_call", "tool_return", "user_message"):
+        assert kinds.get(kind, 0) == want[kind], kind
+    assert _tokens(threads, "output_tokens") == want["output_tokens"]
+
+
+def test_inspect_multi_agent_log_shows_handoff_sub_agent_scorer_and_scores() -> None:
+    (thread,) = threadlab.read_all(FIXTURES / "inspect_ai" / "multi_agent.eval")
+    names = {a.agent_name for a in thread.agents.values()}
+    assert {"supervisor", "researcher", "summarizer", "model_graded_fact"} <= names
+    (handoff,) = [a for a in thread.actions if a.action_type == "system.handoff"]
+    assert handoff.data["to_agent_id"] == "researcher" and handoff.data["tool_call_id"] == "call_handoff"
+    (join,) = [a for a in thread.actions if a.action_type == "system.agent_join"]
+    assert join.data == {"agent_id": "summarizer", "invited_by": "supervisor", "tool_call_id": "call_summarize"}
+    meta = thread.metadata["inspect_ai"]
+    assert meta["scores"]["model_graded_fact"]["value"] == "C" and meta["metadata"] == {"country": "France"}
+    frames = threadlab.load(FIXTURES / "inspect_ai" / "multi_agent.eval", progress=False)
+    by_model = frames.usage.groupby("model_name", observed=True)["output_tokens"].sum().to_dict()
+    assert by_model == {"mockllm/grader": 3, "mockllm/model": 37}
+
+
+def test_inspect_failed_tool_call_is_an_error_return() -> None:
+    threads = threadlab.read_all(FIXTURES / "inspect_ai" / "tools_epochs.eval")
+    assert len(threads) == 4 and {t.metadata["inspect_ai"]["epoch"] for t in threads} == {1, 2}
+    statuses = [(a.tool_call_id, a.status) for a in threads[0].actions if a.action_type == "tool_return"]
+    assert ("call_neg", "error") in statuses and ("call_pos", "success") in statuses
+
+
+def test_inspect_eval_cut_short_keeps_the_samples_before_the_cut(tmp_path: Path) -> None:
+    data = (FIXTURES / "inspect_ai" / "tools_epochs.eval").read_bytes()
+    cut = tmp_path / "cut.eval"
+    cut.write_bytes(data[: len(data) * 3 // 5])
+    threads = threadlab.read_all(cut, strict=False)
+    assert 1 <= len(threads) < 4
+    problems = [p for t in threads for p in t.problems]
+    assert any(p.rule == "truncated" and p.line is not None and "member" in p.message for p in problems)
+
+
+# --- OpenAI Agents SDK sessions ------------------------------------------------------------
+
+
+def _db_items(path: Path) -> dict[str, list[dict[str, Any]]]:
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    try:
+        out: dict[str, list[dict[str, Any]]] = {}
+        for sid, data in conn.execute("SELECT session_id, message_data FROM agent_messages ORDER BY id"):
+            out.setdefault(sid, []).append(orjson.loads(data))
+        return out
+    finally:
+        conn.close()
+
+
+def test_sessions_database_gives_one_thread_per_session_with_the_raw_counts() -> None:
+    path = SESSIONS / "agents_sessions.db"
+    raw = _db_items(path)
+    threads = {t.thread_id: t for t in threadlab.read_all(path)}
+    assert set(threads) == set(raw) == {"weather-chat", "math-chat"}
+    for sid, items in raw.items():
+        kinds = _kinds([threads[sid]])
+        assert kinds.get("tool_call", 0) == sum(1 for i in items if i.get("type") == "function_call")
+        assert kinds.get("tool_return", 0) == sum(1 for i in items if i.get("type") == "function_call_output")
+        assert kinds.get("user_message", 0) == sum(1 for i in items if i.get("role") == "user")
+        assert kinds.get("thinking", 0) == sum(1 for i in items if i.get("type") == "reasoning")
+    weather = threads["weather-chat"]
+    handoffs = [a.data for a in weather.actions if a.action_type == "system.handoff"]
+    assert [h["to_agent_id"] for h in handoffs] == ["weather_agent", "weather_agent"]
+    assert {a.agent_name for a in weather.agents.values()} == {"Agent", "Weather agent"}
+    (failed,) = [a for a in threads["math-chat"].actions if a.action_type == "tool_return"]
+    assert failed.status == "error"
+
+
+def test_sessions_database_round_trips_through_a_database_the_sdk_reads(tmp_path: Path) -> None:
+    pytest.importorskip("agents")
+    import asyncio
+
+    from agents import SQLiteSession
+
+    (thread,) = [t for t in threadlab.read_all(SESSIONS / "agents_sessions.db") if t.thread_id == "weather-chat"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", WriteLoss)
+        data = get_format("openai-agents-session").from_thread(thread)
+    out = tmp_path / "copy.db"
+    out.write_bytes(data)
+    items = asyncio.run(SQLiteSession("weather-chat", str(out)).get_items())
+    assert items == _db_items(SESSIONS / "agents_sessions.db")["weather-chat"]
+    (again,) = threadlab.read_all(Source(data, name=thread.origin[0]), "openai-agents-session")
+    assert again.to_dict() == thread.to_dict()
+
+
+def test_sessions_jsonl_is_not_claimed_by_agency_swarm_and_vice_versa() -> None:
+    jsonl = Source(SESSIONS / "weather_chat_items.jsonl")
+    assert not get_format("agency-swarm").detect(jsonl)
+    for path in (FIXTURES / "agency_swarm").glob("*.json"):
+        assert not get_format("openai-agents-session").detect(Source(path))
+
+
+def test_a_database_of_another_program_is_refused_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (id INTEGER, body TEXT)")
+    conn.commit()
+    conn.close()
+    frames = threadlab.load(path, progress=False)
+    assert frames.threads.empty and list(frames.problems["rule"]) == ["format"] and "SQLite" in frames.problems["message"][0]

@@ -1,0 +1,72 @@
+"""Codex CLI sessions: ``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl`` → one thread
+per rollout (and a thread back to a rollout).
+
+A rollout is JSON Lines of ``{"timestamp", "type", "payload"}`` (or, in mid-2025 releases, a
+header line and bare Responses items); see ``wire.py``. The sessions folder, a day's folder or
+the Codex home itself (``~/.codex``) read as one source each, rollout by rollout: in the home,
+only ``sessions/`` and ``archived_sessions/`` hold conversations (the configuration, the
+credentials file and the prompt history beside them are never opened)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import orjson
+
+from threadlab.core.model import Thread
+from threadlab.formats.codex.reading import AGENT, KEY, read_rollout
+from threadlab.formats.codex.wire import LINE_TYPES, is_bare_header, is_envelope, is_state_marker
+from threadlab.formats.codex.writing import write_rollout
+from threadlab.formats.registry import FolderPlan
+from threadlab.formats.source import Source
+
+NAME = "codex"
+_HOME_MARKERS = frozenset({"config.toml", "auth.json", "history.jsonl", "version.json", "session_index.jsonl"})
+_HOME_KEEP = frozenset({"sessions", "archived_sessions"})
+
+
+def detect(source: Source) -> bool:
+    """A file whose first line is a rollout line (an envelope of a known type, or the bare
+    generation's header followed by a state marker or an item)."""
+    if source.is_dir or source.is_object:
+        return False
+    lines = [line for line in source.head(65536).split(b"\n")[:3] if line.strip()]
+    if not lines:
+        return False
+    try:
+        first = orjson.loads(lines[0])
+    except orjson.JSONDecodeError:
+        return False
+    if is_envelope(first):
+        return first["type"] in LINE_TYPES
+    if is_bare_header(first) and len(lines) > 1:
+        try:
+            second = orjson.loads(lines[1])
+        except orjson.JSONDecodeError:
+            return False
+        return is_state_marker(second) or (isinstance(second, dict) and second.get("type") in ("message", "reasoning", "function_call"))
+    return False
+
+
+def to_threads(source: Source) -> list[Thread]:
+    if not detect(source):
+        raise source.error("format", f"is not a Codex rollout (its first line is no rollout line: {source.describe()})")
+    return [read_rollout(source)]
+
+
+def from_thread(thread: Thread) -> bytes:
+    """The thread as a rollout (see ``writing.py``)."""
+    return write_rollout(thread)
+
+
+def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan | None:
+    """In the Codex home (a ``sessions/`` folder beside its ``config.toml``, ``auth.json`` or
+    ``history.jsonl``), everything but the session folders is skipped."""
+    names = {e.name for e in entries}
+    if "sessions" in names and names & _HOME_MARKERS and "projects" not in names and os.path.isdir(os.path.join(folder, "sessions")):
+        return FolderPlan(ignore=frozenset(names - _HOME_KEEP))
+    return None
+
+
+__all__ = ["AGENT", "KEY", "NAME", "detect", "from_thread", "plan_folder", "to_threads"]

@@ -1,0 +1,233 @@
+"""A Codex CLI rollout → one thread (see ``wire.py`` for the line shapes).
+
+Every line is one record and becomes one action, so the writer can give the rollout back: a
+``response_item`` becomes the core action of its Responses item (``responses_items.py``), every
+other line a ``system.<type>`` action holding its payload (``system.session_meta``,
+``system.turn_context``, ``system.token_count``, ``system.user_message`` ...). The UI events
+that repeat a response item (``user_message``, ``agent_message``, ``agent_reasoning``) stay as
+system actions, so the transcript shows each message once.
+
+Usage: a ``token_count`` whose cumulative total moved gives its ``last_token_usage`` to the
+latest model response that has none yet (on its assistant message, else its first action); a
+repeated event (same total) gives nothing, so nothing is counted twice."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from threadlab.core.builder import ThreadBuilder, slug
+from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.core.timefmt import parse_timestamp
+from threadlab.formats.codex.wire import LINE_TYPES, MODEL_OUTPUTS, is_bare_header, is_envelope, is_state_marker, token_info
+from threadlab.formats.responses_items import ItemReader
+from threadlab.formats.source import Source
+
+KEY = "codex"  # metadata key of what a line has and ThreadProtocol has no field for
+AGENT = "Codex"
+
+
+def codex_time(moment: datetime) -> str:
+    """A timestamp as Codex writes it (UTC, milliseconds)."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def exit_status(output: Any) -> str:
+    """A shell call's output that reports a non-zero exit code (the JSON form Codex wrote for
+    ``shell`` calls: ``{"output": ..., "metadata": {"exit_code": N}}``) is an error."""
+    if isinstance(output, str) and output.startswith('{"output"'):
+        try:
+            value = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            return "success"
+        meta = value.get("metadata") if isinstance(value, dict) else None
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
+        if isinstance(code, int) and code != 0:
+            return "error"
+    return "success"
+
+
+class RolloutReader:
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.b = ThreadBuilder(None, source=source.name)
+        self.items = ItemReader(self.b, KEY, status_of=exit_status)
+        self.agent_id = self.b.agent(AGENT, agent_id="codex")
+        self.model: str | None = None
+        self.provider = "openai"
+        self.thread_id: str | None = None
+        self.title: str | None = None  # the first prompt typed (a user_message event)
+        self.first_prompt: str | None = None  # else the first user item that is no injected context
+        self.bare = False
+        self.responses: list[list[BaseAction]] = []
+        self.open_response = False
+        self.last_total: Any = None
+
+    def read(self) -> Thread:
+        for number, raw in self.source.lines():
+            if not raw.strip():
+                continue
+            try:
+                obj = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                self.b.failed("json", f"line {number} is not JSON ({exc.msg}); skipped", line=number)
+                continue
+            self.line(obj, number)
+        self.b.thread_id = self.thread_id or _stem(self.source)
+        self.b.title = self.title or self.first_prompt or ""
+        if self.bare:
+            self.b.metadata[KEY] = {"generation": "bare"}
+        return self.b.build()
+
+    # --- one line --------------------------------------------------------------------------
+    def line(self, obj: Any, number: int) -> None:
+        if is_envelope(obj):
+            self.envelope(obj, number)
+        elif (number == 1 and is_bare_header(obj)) or is_state_marker(obj) or (self.bare and isinstance(obj, dict) and ("type" in obj or "role" in obj)):
+            self.bare_line(obj, number)
+        else:
+            what = type(obj).__name__ if not isinstance(obj, dict) else f"an object with keys {', '.join(list(obj)[:5])}"
+            self.b.kept("unknown-type", f"line {number} is {what}, no rollout line; kept as system.unknown_line", line=number)
+            self.b.add("system.unknown_line", data=obj, metadata={KEY: {"line_type": "bare_other"}})
+
+    def envelope(self, obj: dict[str, Any], number: int) -> None:
+        kind, payload, stamp = obj["type"], obj["payload"], obj.get("timestamp")
+        when, codex = self._time(stamp, number)
+        extra = {k: v for k, v in obj.items() if k not in ("timestamp", "type", "payload")}
+        if extra:
+            codex["envelope"] = extra
+        if stamp is None:
+            codex["no_timestamp"] = True
+        if kind == "response_item" and isinstance(payload, dict):
+            self.item(payload, when, codex, number)
+            return
+        codex["line_type"] = kind
+        if kind not in LINE_TYPES:
+            self.b.kept("unknown-type", f"line {number} is of type {kind!r}, which threadlab does not map; kept as system.unknown_line", line=number)
+            self.b.add("system.unknown_line", timestamp=when, data=payload, metadata={KEY: codex})
+            return
+        name = kind if kind != "event_msg" or not isinstance(payload, dict) else slug(str(payload.get("type") or "event"))
+        action = self.b.add(f"system.{name}", timestamp=when, data=payload, metadata={KEY: codex})
+        self.b.took()
+        if kind == "session_meta":
+            self.session_meta(payload)
+        elif kind == "turn_context" and isinstance(payload, dict) and isinstance(payload.get("model"), str):
+            self.model = payload["model"]
+        elif kind == "event_msg" and isinstance(payload, dict):
+            self.event(payload, action, number)
+
+    def bare_line(self, obj: dict[str, Any], number: int) -> None:
+        self.bare = True
+        if number == 1 and is_bare_header(obj):
+            self.b.add("system.session_meta", timestamp=obj.get("timestamp"), data=obj, metadata={KEY: {"line_type": "bare_meta"}})
+            self.b.took()
+            self.session_meta(obj)
+        elif is_state_marker(obj):
+            self.b.add("system.state", data=obj, metadata={KEY: {"line_type": "bare_state"}})
+            self.b.took()
+        else:
+            self.item(obj, None, {}, number)
+
+    def item(self, payload: dict[str, Any], when: Any, codex: dict[str, Any], number: int) -> None:
+        meta: dict[str, Any] = {KEY: codex} if codex else {}
+        if payload.get("role") == "assistant" or payload.get("type") not in ("message", None, "function_call_output", "custom_tool_call_output"):
+            if self.model:
+                meta["model_name"] = self.model
+            meta["provider_name"] = self.provider
+        actions = self.items.add(payload, agent_id=self.agent_id, timestamp=when, meta=meta)
+        if actions is None:
+            kind = payload.get("type")
+            self.b.kept("unknown-type", f"line {number}: response item of type {kind!r} is not one threadlab maps; kept as system.unknown_item", line=number)
+            self.b.add("system.unknown_item", timestamp=when, data=payload, metadata={KEY: {**codex, "line_type": "response_item"}})
+            return
+        self.b.took()
+        for action in actions:
+            self.response(action)
+        if self.first_prompt is None and actions[0].action_type == "user_message":
+            text = actions[0].content if isinstance(actions[0].content, str) else ""  # type: ignore[attr-defined]
+            if text and not text.lstrip().startswith(("<", "#")):
+                self.first_prompt = _title(text)
+
+    # --- what lines say about the session ------------------------------------------------
+    def session_meta(self, payload: Any) -> None:
+        if not isinstance(payload, dict):
+            return
+        if isinstance(payload.get("id"), str) and self.thread_id is None:
+            self.thread_id = payload["id"]
+        if isinstance(payload.get("model_provider"), str):
+            self.provider = payload["model_provider"]
+        if isinstance(payload.get("model"), str):
+            self.model = payload["model"]
+        keep = {k: payload[k] for k in ("originator", "cli_version", "source", "model_provider", "cwd") if k in payload}
+        if keep:
+            self.b.agent(AGENT, agent_id=self.agent_id, metadata=keep)
+            self.b.metadata.setdefault("session", {}).update({k: v for k, v in keep.items() if k in ("cwd", "cli_version", "originator", "source")})
+
+    def event(self, payload: dict[str, Any], action: BaseAction, number: int) -> None:
+        kind = payload.get("type")
+        if kind == "user_message" and self.title is None and isinstance(payload.get("message"), str) and payload["message"].strip():
+            self.title = _title(payload["message"])
+        if kind != "token_count":
+            return
+        info = token_info(payload)
+        if isinstance(info, str):
+            self.b.problem("usage", f"line {number}: token_count {info}; no usage taken from it", line=number)
+            return
+        if info is None or info.last_token_usage is None:
+            return
+        total = info.total_token_usage.model_dump() if info.total_token_usage is not None else None
+        if total is not None and total == self.last_total:
+            return  # the same event written again
+        self.last_total = total
+        fields = info.last_token_usage.fields()
+        target = next((r for r in reversed(self.responses) if not _has_usage(r)), None)
+        if target is None:  # no model response to give it to: it stays on the event's action
+            action.usage = fields  # type: ignore[attr-defined]
+            action.agent_id = self.agent_id  # type: ignore[attr-defined]
+            return
+        first = next((a for a in target if a.action_type == "assistant_message"), target[0])
+        first.usage = Usage(**fields) if first.action_type in ("assistant_message", "thinking") else fields  # type: ignore[attr-defined]
+
+    def response(self, action: BaseAction) -> None:
+        """Group model outputs into responses: an input (user message, tool output) closes one."""
+        if action.action_type in MODEL_OUTPUTS:
+            if not self.open_response:
+                self.responses.append([])
+                self.open_response = True
+            self.responses[-1].append(action)
+        elif action.action_type in ("user_message", "tool_return") and not (action.metadata or {}).get(KEY, {}).get("hosted_result"):
+            self.open_response = False
+
+    def _time(self, stamp: Any, number: int) -> tuple[Any, dict[str, Any]]:
+        if stamp is None:
+            return None, {}
+        try:
+            moment = parse_timestamp(stamp)
+        except ValueError:
+            self.b.problem("schema", f"line {number}: timestamp {stamp!r} does not read; a synthetic one is used", line=number)
+            return None, {"ts": stamp}
+        return moment, ({} if isinstance(stamp, str) and codex_time(moment) == stamp else {"ts": stamp})
+
+
+def _has_usage(response: list[BaseAction]) -> bool:
+    return any(getattr(a, "usage", None) is not None for a in response)
+
+
+def _title(text: str) -> str:
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    return first[:100]
+
+
+def _stem(source: Source) -> str:
+    if source.name and not source.name.startswith("<"):
+        stem = Path(source.name).stem
+        return stem[-36:] if stem.startswith("rollout-") and len(stem) > 36 else stem
+    return "codex-session"
+
+
+def read_rollout(source: Source) -> Thread:
+    return RolloutReader(source).read()

@@ -1,0 +1,127 @@
+"""A thread → a Codex CLI rollout (JSON Lines).
+
+A thread read from a rollout is written back line for line: each action's line comes back from
+the action and what the reader kept in ``metadata["codex"]``. Any other thread is written as a
+rollout of the envelope generation: a ``session_meta`` line, a ``turn_context`` line whenever
+the model changes, one ``response_item`` per core action and a ``token_count`` event after each
+response that carries usage (with the running total, as Codex writes it). What a rollout cannot
+hold is named in a ``WriteLoss``: other agents than Codex's one, ``system.*`` actions of other
+formats, tool error statuses, sub-millisecond times, usage figures Codex does not count."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from threadlab.core.loss import report_loss
+from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.codex.reading import AGENT, KEY, codex_time
+from threadlab.formats.responses_items import action_item
+
+NAME = "codex"
+_TOKENS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+
+
+def write_rollout(thread: Thread) -> bytes:
+    native = any(_codex(a).get("line_type") == "session_meta" or _codex(a).get("line_type") == "bare_meta" for a in thread.actions)
+    bare = ((thread.metadata or {}).get(KEY) or {}).get("generation") == "bare"
+    writer = _Writer(thread, native, bare)
+    for action in thread.actions:
+        writer.action(action)
+    report_loss(NAME, thread.thread_id, writer.losses())
+    return b"".join(orjson.dumps(line) + b"\n" for line in writer.lines)
+
+
+def _codex(action: BaseAction) -> dict[str, Any]:
+    value = (action.metadata or {}).get(KEY)
+    return value if isinstance(value, dict) else {}
+
+
+class _Writer:
+    def __init__(self, thread: Thread, native: bool, bare: bool) -> None:
+        self.thread = thread
+        self.native = native
+        self.bare = bare
+        self.lines: list[Any] = []
+        self.lost: Counter[str] = Counter()
+        self.model: str | None = None
+        self.total = dict.fromkeys(_TOKENS, 0)
+        if not native:
+            self.start()
+
+    def start(self) -> None:
+        first = self.thread.actions[0].timestamp if self.thread.actions else self.thread.created_at
+        stamp = codex_time(first) if first is not None else None
+        meta = {"id": self.thread.thread_id, "timestamp": stamp, "originator": "threadlab", "model_provider": "openai"}
+        self.lines.append({"timestamp": stamp, "type": "session_meta", "payload": meta})
+        agents = [a.agent_name for a in self.thread.agents.values()]
+        if len(agents) > 1 or (agents and agents[0] != AGENT):
+            self.lost[f"agent names ({', '.join(agents)}: a rollout has one agent, {AGENT})"] += 1
+
+    def action(self, action: BaseAction) -> None:
+        codex = _codex(action)
+        line_type = codex.get("line_type")
+        if line_type is not None and action.action_type.startswith("system."):
+            self.system_line(action, codex, line_type)
+            return
+        item = action_item(action, KEY)
+        if item is None:
+            if not codex.get("hosted_result"):
+                self.lost[f"{action.action_type} actions"] += 1
+            return
+        if self.bare:
+            self.lines.append(item)
+            return
+        if not self.native:
+            self.foreign(action)
+        self.lines.append(self.envelope(action, codex, "response_item", item))
+        if not self.native and getattr(action, "usage", None) is not None:
+            self.token_count(action)
+
+    def system_line(self, action: BaseAction, codex: dict[str, Any], line_type: str) -> None:
+        data = getattr(action, "data", None)
+        if line_type.startswith("bare_"):
+            self.lines.append(data)
+        else:
+            self.lines.append(self.envelope(action, codex, line_type, data))
+
+    def envelope(self, action: BaseAction, codex: dict[str, Any], line_type: str, payload: Any) -> dict[str, Any]:
+        line: dict[str, Any] = {}
+        if not codex.get("no_timestamp"):
+            line["timestamp"] = codex.get("ts") or codex_time(action.timestamp)
+        line["type"] = line_type
+        line["payload"] = payload
+        line.update(codex.get("envelope") or {})
+        return line
+
+    # --- threads of other formats --------------------------------------------------------
+    def foreign(self, action: BaseAction) -> None:
+        if action.timestamp.microsecond % 1000:
+            self.lost["sub-millisecond timestamps"] += 1
+        if action.action_type == "tool_return" and getattr(action, "status", "success") != "success":
+            self.lost["tool error statuses"] += 1
+        model = (action.metadata or {}).get("model_name")
+        if isinstance(model, str) and model != self.model:
+            self.model = model
+            self.lines.append({"timestamp": codex_time(action.timestamp), "type": "turn_context", "payload": {"model": model}})
+
+    def token_count(self, action: BaseAction) -> None:
+        usage = action.usage  # type: ignore[attr-defined]
+        fields = usage if isinstance(usage, dict) else usage.model_dump(exclude_none=True)
+        last = {
+            "input_tokens": fields.get("input_tokens") or 0,
+            "cached_input_tokens": fields.get("cache_read_tokens") or 0,
+            "output_tokens": fields.get("output_tokens") or 0,
+            "reasoning_output_tokens": fields.get("thinking_tokens") or 0,
+            "total_tokens": fields.get("total_tokens") or (fields.get("input_tokens") or 0) + (fields.get("output_tokens") or 0),
+        }
+        if fields.get("cache_write_tokens"):
+            self.lost["cache write token counts"] += 1
+        self.total = {k: self.total[k] + last[k] for k in _TOKENS}
+        info = {"total_token_usage": dict(self.total), "last_token_usage": last, "model_context_window": None}
+        self.lines.append({"timestamp": codex_time(action.timestamp), "type": "event_msg", "payload": {"type": "token_count", "info": info}})
+
+    def losses(self) -> list[str]:
+        return [f"{n} {what}" if n > 1 else what for what, n in sorted(self.lost.items())]

@@ -1,0 +1,343 @@
+"""One Inspect AI sample (one epoch of it) → one thread.
+
+The sample's events are the transcript as it happened: each ``model`` event is one model call
+(its output message, the model, its usage), each ``tool`` event one tool result, and ``span``
+events (``agent``, ``handoff``, ``tool``, ``scorer``) say who was acting. So a thread is built
+from the events, in their order and with their times: a model call becomes the calling agent's
+thinking, text and tool calls (usage on it, once), a tool event the return (``error`` → status
+error); a ``handoff`` (a tool event naming an ``agent``) is a ``system.handoff``; an agent run
+as a tool (an agent span inside a tool span) joins with ``system.agent_join``; a scorer's
+model calls are the scorer's (the grader is an agent of its own, with its model's usage).
+
+The sample's ``messages`` (the final conversation) are records too: those a model or tool event
+already gave (same message id, same tool call id) are repeats; the others (the prompt, the
+system message, what a solver or a handoff filter put in the conversation) are placed in
+``messages`` order before the next message the events gave. Logs whose messages carry no ids
+(inspect_ai before 0.3.5x), or with no model events, are read from the messages alone, with the
+usage of the model events given to the assistant messages in order.
+
+Records (what ``thread.account`` counts): each message of ``messages`` and each ``model`` and
+``tool`` event (nested ones of older logs included)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from threadlab.core.builder import ThreadBuilder
+from threadlab.core.model import BaseAction, Thread, Usage
+
+KEY = "inspect_ai"
+COUNTED_EVENTS = ("model", "tool")
+_SAMPLE_META = ("id", "epoch", "target", "scores", "metadata", "model_usage", "role_usage", "error", "limit", "total_time", "working_time", "uuid")
+
+
+def walk_events(events: Any) -> Iterator[Mapping[str, Any]]:
+    """Events in order, the nested ``events`` of older subtask/tool events after their parent."""
+    for event in events or ():
+        if isinstance(event, Mapping):
+            yield event
+            if isinstance(event.get("events"), list):
+                yield from walk_events(event["events"])
+
+
+def usage_fields(raw: Any) -> dict[str, int] | None:
+    """inspect_ai's ModelUsage → ThreadProtocol usage (input includes the cached reads and writes)."""
+    if not isinstance(raw, Mapping):
+        return None
+    read = raw.get("input_tokens_cache_read") or 0
+    write = raw.get("input_tokens_cache_write") or 0
+    given, output = raw.get("input_tokens") or 0, raw.get("output_tokens") or 0
+    total = raw.get("total_tokens")
+    # providers differ: where the total counts the cache apart, input_tokens left it out
+    apart = (read or write) and total == given + output + read + write
+    out = {"input_tokens": given + read + write if apart else given, "output_tokens": output}
+    out["total_tokens"] = total or out["input_tokens"] + output
+    if read:
+        out["cache_read_tokens"] = read
+    if write:
+        out["cache_write_tokens"] = write
+    if raw.get("reasoning_tokens"):
+        out["thinking_tokens"] = raw["reasoning_tokens"]
+    return out
+
+
+class SampleReader:
+    def __init__(self, sample: Mapping[str, Any], header: Mapping[str, Any], source: str, member: str) -> None:
+        ev = header.get("eval") if isinstance(header.get("eval"), Mapping) else {}
+        self.default_model = ev.get("model") if isinstance(ev.get("model"), str) else "model"
+        sid, epoch = sample.get("id"), sample.get("epoch", 1)
+        thread_id = f"{ev.get('task', 'task')}/{ev.get('eval_id') or ev.get('run_id') or ev.get('task_id', '')}/{sid}/epoch-{epoch}"
+        meta = {k: sample[k] for k in _SAMPLE_META if sample.get(k) is not None}
+        meta.update({k: ev[k] for k in ("task", "task_id", "run_id", "eval_id", "model", "created") if ev.get(k) is not None})
+        meta["member"] = member
+        self.b = ThreadBuilder(thread_id, title=_title(sample.get("input")), metadata={KEY: meta}, source=source)
+        self.sample = sample
+        self.messages = [m for m in sample.get("messages") or []]
+        self.spans: dict[str, dict[str, Any]] = {}
+        self.stack: list[str] = []
+        self.joined: dict[str, str] = {}  # agent span id → the tool call that started it
+        self.last_tool: tuple[str, str] | None = None  # (function, call id) of the latest tool event
+        self.handed: set[str] = set()
+
+    # --- the whole sample ------------------------------------------------------------------
+    def read(self) -> Thread:
+        events = list(walk_events(self.sample.get("events")))
+        models = [e for e in events if e.get("event") == "model"]
+        has_ids = any(isinstance(m, Mapping) and m.get("id") for m in self.messages)
+        if models and has_ids:
+            self.from_events(events)
+        else:
+            self.from_messages(events)
+        return self.b.build()
+
+    def from_events(self, events: list[Mapping[str, Any]]) -> None:
+        by_id = {m.get("id"): i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("id")}
+        by_call = {m.get("tool_call_id"): i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("role") == "tool" and m.get("tool_call_id")}
+        done = 0  # messages before this index are in the thread
+        given: set[int] = set()  # messages an event gave
+        for event in events:
+            kind = event.get("event")
+            anchor: int | None = None
+            if kind == "model":
+                out = _output_message(event)
+                anchor = by_id.get(out.get("id")) if out else None
+            elif kind == "tool":
+                anchor = by_call.get(event.get("id"))
+            if anchor is not None and anchor >= done and anchor not in given:
+                done = self.flush(done, anchor, given)
+                given.add(anchor)
+                self.b.took()  # the message repeats what its event gives
+            self.event(event)
+        self.flush(done, len(self.messages), given)
+
+    def flush(self, start: int, stop: int, given: set[int]) -> int:
+        for i in range(start, stop):
+            if i not in given:
+                self.message(self.messages[i], i)
+        return max(start, stop)
+
+    def from_messages(self, events: list[Mapping[str, Any]]) -> None:
+        """Messages give the conversation; the model events give its usage, in order; a model
+        call no message shows (a scorer's grader, more calls than messages) and the tool
+        events are counted, the former kept as its caller's actions after the conversation."""
+        solver_calls, extra = [], []
+        for event in events:
+            self.track(event)
+            if event.get("event") == "model":
+                (extra if self.in_scorer() else solver_calls).append((event, list(self.stack)))
+            elif event.get("event") == "tool":
+                self.b.took()  # the tool message of the conversation gives it
+        turn = 0
+        for i, message in enumerate(self.messages):
+            actions = self.message(message, i)
+            if actions and isinstance(message, Mapping) and message.get("role") == "assistant" and turn < len(solver_calls):
+                event = solver_calls[turn][0]
+                turn += 1
+                self.b.took()  # the model call this message came from
+                fields = usage_fields((event.get("output") or {}).get("usage"))
+                if fields:
+                    _put_usage(actions, fields)
+        for event, stack in [*solver_calls[turn:], *extra]:
+            self.stack = stack
+            self.model_event(event, event.get("timestamp"))
+        self.stack = []
+
+    def in_scorer(self) -> bool:
+        return any((self.spans.get(sid) or {}).get("type") == "scorer" for sid in self.stack)
+
+    def track(self, event: Mapping[str, Any]) -> None:
+        """Spans (and the ``step`` events of older logs) as a stack of who is acting."""
+        kind = event.get("event")
+        if kind == "span_begin" or (kind == "step" and event.get("action") == "begin"):
+            sid = str(event.get("id") or f"step:{event.get('type')}:{event.get('name')}")
+            self.spans[sid] = {"id": sid, "type": event.get("type"), "name": event.get("name"), "parent": event.get("parent_id")}
+            self.stack.append(sid)
+        elif kind == "span_end" or (kind == "step" and event.get("action") == "end"):
+            sid = str(event.get("id") or f"step:{event.get('type')}:{event.get('name')}")
+            if sid in self.stack:
+                self.stack = self.stack[: self.stack.index(sid)]
+
+    # --- events ----------------------------------------------------------------------------
+    def event(self, event: Mapping[str, Any]) -> None:
+        kind = event.get("event")
+        when = event.get("timestamp")
+        if kind == "span_begin":
+            self.span_begin(event, when)
+        elif kind in ("span_end", "step"):
+            self.track(event)
+        elif kind == "model":
+            self.model_event(event, when)
+        elif kind == "tool":
+            self.tool_event(event, when)
+
+    def span_begin(self, event: Mapping[str, Any], when: Any) -> None:
+        span = {"id": event.get("id"), "type": event.get("type"), "name": event.get("name"), "parent": event.get("parent_id")}
+        self.spans[str(span["id"])] = span
+        self.stack.append(str(span["id"]))
+        if span["type"] == "tool" and self.last_tool and self.last_tool[0] == span["name"]:
+            span["tool_call_id"] = self.last_tool[1]
+        if span["type"] != "agent" or not isinstance(span["name"], str):
+            return
+        parent = self.spans.get(str(span["parent"]))
+        call = parent.get("tool_call_id") if parent else None
+        inviter = self.agent_in(self.stack[:-1])
+        if call and call not in self.handed:  # an agent run as a tool: it joins, invited by the caller
+            agent = self.b.agent(span["name"])
+            self.joined[str(span["id"])] = call
+            self.b.add("system.agent_join", timestamp=when, data={"agent_id": agent, "invited_by": inviter, "tool_call_id": call}, metadata={KEY: {"derived": True}})
+
+    def agent_in(self, stack: list[str]) -> str:
+        """The acting agent: the innermost agent (or scorer) span, else the model's own."""
+        for sid in reversed(stack):
+            span = self.spans.get(sid) or {}
+            if span.get("type") in ("agent", "scorer") and isinstance(span.get("name"), str):
+                return self.b.agent(span["name"])
+        return self.b.agent(self.default_model)
+
+    def parent_call(self) -> str | None:
+        for sid in reversed(self.stack):
+            if sid in self.joined:
+                return self.joined[sid]
+        return None
+
+    def model_event(self, event: Mapping[str, Any], when: Any) -> None:
+        self.b.took()
+        agent = self.agent_in(self.stack)
+        model = event.get("model") if isinstance(event.get("model"), str) else None
+        out = _output_message(event)
+        meta: dict[str, Any] = {}
+        if model:
+            meta["model_name"] = model
+            meta["provider_name"] = model.split("/", 1)[0]
+        if self.parent_call():
+            meta["parent_tool_call_id"] = self.parent_call()
+        if out is None:
+            error = event.get("error") or (event.get("output") or {}).get("error")
+            self.b.add("system.model_error", timestamp=when, agent_id=agent, data={"model": model, "error": error}, metadata=meta or None)
+            return
+        actions = self.assistant(out, agent, when, meta)
+        fields = usage_fields((event.get("output") or {}).get("usage"))
+        if fields and actions:
+            _put_usage(actions, fields)
+
+    def tool_event(self, event: Mapping[str, Any], when: Any) -> None:
+        self.b.took()
+        call_id = str(event.get("id"))
+        self.last_tool = (str(event.get("function")), call_id)
+        for span in reversed(list(self.spans.values())):  # the tool's span began just before its event
+            if span.get("type") == "tool" and span.get("name") == event.get("function") and "tool_call_id" not in span:
+                span["tool_call_id"] = call_id
+                break
+        error = event.get("error")
+        meta: dict[str, Any] = {KEY: {"error": error}} if error else {}
+        if self.parent_call():
+            meta["parent_tool_call_id"] = self.parent_call()
+        self.b.add(
+            "tool_return",
+            timestamp=when,
+            tool_call_id=call_id,
+            tool_name=str(event.get("function")),
+            status="error" if error else "success",
+            content=_error_text(error) if error and event.get("result") in (None, "") else event.get("result"),
+            metadata=meta or None,
+        )
+        target = event.get("agent")
+        if isinstance(target, str) and target:
+            self.handed.add(call_id)
+            data = {"from_agent_id": self.agent_in(self.stack), "to_agent_id": self.b.agent(target), "tool_call_id": call_id}
+            self.b.add("system.handoff", timestamp=when, data=data, metadata={KEY: {"derived": True}})
+
+    # --- messages --------------------------------------------------------------------------
+    def message(self, message: Any, index: int) -> list[BaseAction]:
+        self.b.took()
+        if not isinstance(message, Mapping):
+            self.b.problem("schema", f"message {index + 1} is a {type(message).__name__}, not a message; kept as system.unknown_message")
+            return [self.b.add("system.unknown_message", data=message)]
+        role = message.get("role")
+        if role == "user":
+            return [self.b.add("user_message", content=_content(message.get("content")), metadata=_keep(message, ("role", "content")))]
+        if role == "system":
+            return [self.b.add("system.message", data={"role": "system", "content": message.get("content")}, metadata=_keep(message, ("role", "content")))]
+        if role == "assistant":
+            name = ((message.get("metadata") or {}).get("agent")) if isinstance(message.get("metadata"), Mapping) else None
+            agent = self.b.agent(name if isinstance(name, str) else self.default_model)
+            model = message.get("model")
+            meta = {"model_name": model, "provider_name": model.split("/", 1)[0]} if isinstance(model, str) else {}
+            return self.assistant(message, agent, None, meta)
+        if role == "tool":
+            error = message.get("error")
+            return [self.b.add(
+                "tool_return",
+                tool_call_id=str(message.get("tool_call_id")),
+                tool_name=str(message.get("function")),
+                status="error" if error else "success",
+                content=_content(message.get("content")),
+                metadata=_keep(message, ("role", "content", "tool_call_id", "function")),
+            )]
+        self.b.problem("unknown-type", f"message {index + 1} has role {role!r}; kept as system.unknown_message")
+        self.b.account.kept += 1
+        self.b.account.converted -= 1
+        return [self.b.add("system.unknown_message", data=dict(message))]
+
+    def assistant(self, message: Mapping[str, Any], agent: str, when: Any, meta: dict[str, Any]) -> list[BaseAction]:
+        actions: list[BaseAction] = []
+        content = message.get("content")
+        texts: list[Any] = []
+        for part in content if isinstance(content, list) else [content]:
+            if isinstance(part, Mapping) and part.get("type") == "reasoning":
+                signature = part.get("signature")
+                actions.append(self.b.add("thinking", timestamp=when, agent_id=agent, content=part.get("reasoning") or part.get("summary"),
+                                          signature=signature if isinstance(signature, str) else None, provider_name=meta.get("provider_name") or "inspect", metadata=dict(meta) or None))
+            elif part not in (None, ""):
+                texts.append(part)
+        calls = [c for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]
+        if texts or not calls:
+            text = "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in texts if isinstance(p, str) or (isinstance(p, Mapping) and p.get("type") == "text"))
+            others = [dict(p) for p in texts if isinstance(p, Mapping) and p.get("type") != "text"]
+            body: Any = [{"type": "text", "text": text}, *others] if others else text
+            actions.append(self.b.add("assistant_message", timestamp=when, agent_id=agent, content=body, metadata=dict(meta) or None))
+        for call in calls:
+            actions.append(self.b.add("tool_call", timestamp=when, agent_id=agent, tool_name=str(call.get("function")), tool_call_id=str(call.get("id")),
+                                      args=call.get("arguments"), metadata=dict(meta) or None))
+        return actions
+
+
+def _output_message(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    output = event.get("output")
+    choices = output.get("choices") if isinstance(output, Mapping) else None
+    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) and isinstance(choices[0].get("message"), Mapping):
+        return choices[0]["message"]
+    return None
+
+
+def _put_usage(actions: list[BaseAction], fields: dict[str, int]) -> None:
+    target = next((a for a in actions if a.action_type == "assistant_message"), actions[0])
+    target.usage = Usage(**fields) if target.action_type in ("assistant_message", "thinking") else fields  # type: ignore[attr-defined]
+
+
+def _content(content: Any) -> Any:
+    if isinstance(content, str) or content is None:
+        return content or ""
+    if isinstance(content, list):
+        return [{"type": "text", "text": p["text"]} if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str) else p for p in content]
+    return str(content)
+
+
+def _keep(message: Mapping[str, Any], mapped: tuple[str, ...]) -> dict[str, Any] | None:
+    rest = {k: v for k, v in message.items() if k not in mapped}
+    return {KEY: rest} if rest else None
+
+
+def _error_text(error: Any) -> str:
+    return str(error.get("message")) if isinstance(error, Mapping) else str(error)
+
+
+def _title(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip().splitlines()[0][:100] if value.strip() else ""
+    if isinstance(value, list):
+        for m in value:
+            if isinstance(m, Mapping) and m.get("role") == "user" and isinstance(m.get("content"), str):
+                return _title(m["content"])
+    return ""

@@ -1,0 +1,271 @@
+"""OpenAI Responses-API input items ↔ ThreadProtocol actions, shared by the formats that store them.
+
+Codex CLI rollouts (``response_item`` payloads) and OpenAI Agents SDK sessions (``SQLiteSession``
+rows, JSON Lines of session items) both persist the items the Responses API takes as input:
+``message`` (user, assistant, system, developer), ``reasoning``, ``function_call`` /
+``custom_tool_call`` / ``local_shell_call`` and their ``*_output`` items, and the hosted tools'
+calls (``web_search_call``, ``file_search_call`` ...). One mapping serves both, so a fix to it
+fixes both (and the provider-message-list readers can use it too).
+
+Round trips are exact without keeping a second copy of each item: the writer rebuilds an item
+from its action by a default rule, and the reader keeps, in the action's
+``metadata[<format key>]``, only what that rule would get wrong (``remember`` / ``restore``:
+the fields whose value differs, the fields the item lacks, and per content part the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from threadlab.core.builder import ThreadBuilder
+from threadlab.core.model import BaseAction
+
+PROVIDER = "openai"
+# hosted tools run by the provider: the call item holds the result too (no *_output item follows)
+HOSTED_CALLS = ("web_search_call", "file_search_call", "image_generation_call", "code_interpreter_call", "mcp_call")
+_RESULT_KEYS = ("results", "result", "outputs", "output", "error")
+_TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")
+_ARG_KEYS = ("arguments", "input", "action", "queries", "code")
+
+
+@dataclass
+class ItemReader:
+    """Turns items into actions on ``builder``; ``key`` is the metadata key kept per action
+    (the format's name), ``calls`` maps each call id seen to its tool name (for the returns)."""
+
+    builder: ThreadBuilder
+    key: str
+    calls: dict[str, str] = field(default_factory=dict)
+    status_of: Callable[[Any], str] | None = None  # a tool output → "success" / "error" (format-specific)
+
+    def add(self, item: Mapping[str, Any], *, agent_id: str, timestamp: Any = None, meta: dict[str, Any] | None = None) -> list[BaseAction] | None:
+        """The actions for one item, or None for an item type this mapping does not know (the
+        caller keeps it as it came)."""
+        kind = item.get("type", "message" if "role" in item else None)
+        meta = dict(meta or {})
+        if kind == "message":
+            return [self._message(item, agent_id, timestamp, meta)]
+        if kind == "reasoning":
+            return [self._reasoning(item, agent_id, timestamp, meta)]
+        if not isinstance(kind, str):
+            return None
+        if kind.endswith("_call_output") and isinstance(item.get("call_id"), str):
+            return [self._output(item, kind, timestamp, meta)]
+        if kind.endswith("_call") and (isinstance(item.get("call_id") or item.get("id"), str) or kind in HOSTED_CALLS):
+            return self._call(item, kind, agent_id, timestamp, meta)
+        return None
+
+    # --- one kind each -------------------------------------------------------------------
+    def _message(self, item: Mapping[str, Any], agent_id: str, timestamp: Any, meta: dict[str, Any]) -> BaseAction:
+        role = item.get("role")
+        content = decode_content(item.get("content"))
+        if role == "user":
+            action = self.builder.add("user_message", timestamp=timestamp, content=content, metadata=meta or None)
+        elif role == "assistant":
+            action = self.builder.add("assistant_message", timestamp=timestamp, agent_id=agent_id, content=content, metadata=meta or None)
+        else:  # system / developer instructions: what the model was told, not a turn of the chat
+            action = self.builder.add("system.message", timestamp=timestamp, data={"role": role, "content": content}, metadata=meta or None)
+        self._remember(action, item)
+        return action
+
+    def _reasoning(self, item: Mapping[str, Any], agent_id: str, timestamp: Any, meta: dict[str, Any]) -> BaseAction:
+        texts = [p.get("text") for p in (item.get("summary") or []) if isinstance(p, Mapping)]
+        if not texts:
+            texts = [p.get("text") for p in (item.get("content") or []) if isinstance(p, Mapping)]
+        text = "\n\n".join(t for t in texts if isinstance(t, str)) or None
+        signature = item.get("encrypted_content")
+        action = self.builder.add(
+            "thinking",
+            timestamp=timestamp,
+            agent_id=agent_id,
+            content=text,
+            signature=signature if isinstance(signature, str) else None,
+            provider_name=PROVIDER,
+            thinking_id=item["id"] if isinstance(item.get("id"), str) else None,
+            metadata=meta or None,
+        )
+        self._remember(action, item)
+        return action
+
+    def _call(self, item: Mapping[str, Any], kind: str, agent_id: str, timestamp: Any, meta: dict[str, Any]) -> list[BaseAction]:
+        call_id = item.get("call_id") if isinstance(item.get("call_id"), str) else item.get("id")
+        if not isinstance(call_id, str):  # Codex writes hosted web searches with no id at all
+            call_id = f"{kind}_{len(self.builder.actions) + 1}"
+        name = item.get("name") if isinstance(item.get("name"), str) else kind.removesuffix("_call")
+        self.calls[call_id] = name
+        call = self.builder.add("tool_call", timestamp=timestamp, agent_id=agent_id, tool_name=name, tool_call_id=call_id, args=call_args(item), metadata=meta or None)
+        self._remember(call, item)
+        if kind not in HOSTED_CALLS:
+            return [call]
+        # a hosted tool's call item holds its outcome: the return is made from it (not written back)
+        result = {k: item[k] for k in ("status", *_RESULT_KEYS) if k in item}
+        failed = item.get("status") in ("failed", "incomplete") or item.get("error") not in (None, "")
+        back = self.builder.add(
+            "tool_return",
+            timestamp=timestamp,
+            tool_call_id=call_id,
+            tool_name=name,
+            status="error" if failed else "success",
+            content=result,
+            metadata={self.key: {"hosted_result": True}},
+        )
+        return [call, back]
+
+    def _output(self, item: Mapping[str, Any], kind: str, timestamp: Any, meta: dict[str, Any]) -> BaseAction:
+        call_id = item["call_id"]
+        name = self.calls.get(call_id)
+        if name is None:
+            self.builder.problem("tool-call-match", f"a {kind} answers call_id {call_id!r}, which no earlier call has")
+            name = kind.removesuffix("_call_output")
+        output = item.get("output")
+        status = self.status_of(output) if self.status_of is not None else "success"
+        action = self.builder.add("tool_return", timestamp=timestamp, tool_call_id=call_id, tool_name=name, status=status, content=output, metadata=meta or None)
+        self._remember(action, item)
+        return action
+
+    def _remember(self, action: BaseAction, item: Mapping[str, Any]) -> None:
+        memo = remember(item, action_item(action, self.key, memo=False) or {})
+        if memo:
+            meta = action.metadata if action.metadata is not None else {}
+            meta[self.key] = {**meta.get(self.key, {}), "item": memo}
+            action.metadata = meta
+
+
+# --- content -------------------------------------------------------------------------------
+
+
+def decode_content(content: Any) -> Any:
+    """Responses content → ThreadProtocol content: a string stays; one text part becomes its
+    text; text parts become text parts, images image parts, anything else stays as it came."""
+    if not isinstance(content, list):
+        return "" if content is None else content if isinstance(content, str) else orjson.dumps(content).decode()
+    parts = [_part(p) for p in content]
+    if len(parts) == 1 and isinstance(parts[0], dict) and parts[0].get("type") == "text" and set(parts[0]) == {"type", "text"}:
+        return parts[0]["text"]
+    return parts
+
+
+def _part(part: Any) -> Any:
+    if isinstance(part, Mapping):
+        if part.get("type") in _TEXT_PARTS and isinstance(part.get("text"), str):
+            return {"type": "text", "text": part["text"]}
+        if part.get("type") == "input_image" and isinstance(part.get("image_url"), str):
+            return {"type": "image", "image_url": part["image_url"]}
+        return dict(part)
+    return {"type": "unknown", "value": part}
+
+
+def encode_content(content: Any, role: str | None) -> list[Any]:
+    """ThreadProtocol content → Responses content parts (the default rule the reader's memo
+    corrects)."""
+    text_type = "output_text" if role == "assistant" else "input_text"
+    if isinstance(content, str):
+        return [{"type": text_type, "text": content}]
+    out = []
+    for part in content or []:
+        data = part if isinstance(part, dict) else part.model_dump(exclude_none=True) if hasattr(part, "model_dump") else part
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind == "text":
+            out.append({"type": text_type, "text": data.get("text", "")})
+        elif kind == "image" and data.get("image_url"):
+            out.append({"type": "input_image", "image_url": data["image_url"]})
+        else:
+            out.append(data)
+    return out
+
+
+def call_args(item: Mapping[str, Any]) -> Any:
+    """A call's arguments: JSON-decoded when the item gives them as a JSON string."""
+    for key in _ARG_KEYS:
+        if key in item:
+            raw = item[key]
+            if key == "arguments" and isinstance(raw, str):
+                try:
+                    return orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    return raw
+            return raw
+    return None
+
+
+# --- back to items -------------------------------------------------------------------------
+
+
+def action_item(action: BaseAction, key: str, *, memo: bool = True) -> dict[str, Any] | None:
+    """The item an action stands for (the default rule, corrected by the reader's memo when
+    ``memo``); None for actions that are no item (a hosted tool's made-up return, system
+    actions other than instructions)."""
+    meta = (action.metadata or {}).get(key) or {}
+    if meta.get("hosted_result"):
+        return None
+    kind = action.action_type
+    item: dict[str, Any]
+    if kind in ("user_message", "assistant_message"):
+        role = "user" if kind == "user_message" else "assistant"
+        item = {"type": "message", "role": role, "content": encode_content(action.content, role)}  # type: ignore[attr-defined]
+    elif kind == "system.message":
+        data = action.data if isinstance(action.data, Mapping) else {}  # type: ignore[attr-defined]
+        role = data.get("role") or "system"
+        item = {"type": "message", "role": role, "content": encode_content(data.get("content"), role)}
+    elif kind == "thinking":
+        text = action.content  # type: ignore[attr-defined]
+        item = {"type": "reasoning", "summary": [{"type": "summary_text", "text": text}] if text else []}
+        if action.thinking_id:  # type: ignore[attr-defined]
+            item["id"] = action.thinking_id  # type: ignore[attr-defined]
+        if action.signature is not None:  # type: ignore[attr-defined]
+            item["encrypted_content"] = action.signature  # type: ignore[attr-defined]
+    elif kind == "tool_call":
+        args = action.args  # type: ignore[attr-defined]
+        item = {"type": "function_call", "name": action.tool_name, "arguments": args if isinstance(args, str) else orjson.dumps(args).decode(), "call_id": action.tool_call_id}  # type: ignore[attr-defined]
+    elif kind == "tool_return":
+        item = {"type": "function_call_output", "call_id": action.tool_call_id, "output": action.content}  # type: ignore[attr-defined]
+    else:
+        return None
+    return restore(item, meta.get("item")) if memo else item
+
+
+def remember(item: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What ``restore`` needs to turn ``rebuilt`` into ``item``: differing fields (content
+    part by part when both are lists of one length) and the fields ``item`` lacks."""
+    memo: dict[str, Any] = {}
+    fields: dict[str, Any] = {}
+    for k, v in item.items():
+        if k in rebuilt and rebuilt[k] == v:
+            continue
+        if k == "content" and isinstance(v, list) and isinstance(rebuilt.get(k), list) and len(v) == len(rebuilt[k]):
+            parts = [remember(p, r) if isinstance(p, Mapping) and isinstance(r, Mapping) else {"fields": {"_": p}} for p, r in zip(v, rebuilt[k], strict=True)]
+            memo["parts"] = parts
+            continue
+        fields[k] = v
+    if fields:
+        memo["fields"] = fields
+    absent = [k for k in rebuilt if k not in item]
+    if absent:
+        memo["absent"] = absent
+    return memo or None
+
+
+def restore(rebuilt: dict[str, Any], memo: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not memo:
+        return rebuilt
+    out = dict(rebuilt)
+    parts = memo.get("parts")
+    if isinstance(parts, list) and isinstance(out.get("content"), list) and len(parts) == len(out["content"]):
+        out["content"] = [_restore_part(p, m) for p, m in zip(out["content"], parts, strict=True)]
+    for k in memo.get("absent", ()):
+        out.pop(k, None)
+    out.update(memo.get("fields") or {})
+    return out
+
+
+def _restore_part(part: Any, memo: Mapping[str, Any] | None) -> Any:
+    if memo and "_" in (memo.get("fields") or {}):
+        return memo["fields"]["_"]
+    return restore(part, memo) if isinstance(part, dict) else part
+
+
+__all__ = ["HOSTED_CALLS", "PROVIDER", "ItemReader", "action_item", "call_args", "decode_content", "encode_content", "remember", "restore"]
