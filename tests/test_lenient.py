@@ -230,3 +230,20 @@ def test_read_and_validate_never_raise_on_the_issue_cases(tmp_path: Path) -> Non
     with pytest.raises(tl.ThreadError) as err:
         tl.read(write_doc(tmp_path / "deeper.json", deep))
     assert [p.rule for p in err.value.problems] == ["json"]  # orjson's depth limit: said, not a crash
+
+
+def test_a_converter_value_of_the_wrong_type_costs_only_its_action() -> None:
+    """ThreadBuilder.add is what every converter calls: a wire value of the wrong type (a list
+    where a part type belongs, an unreadable time) keeps the action as it came, with a schema
+    problem, and the thread's canonical JSON reads back as written (a model inside the kept
+    action is written with sorted keys, as it reads back)."""
+    b = tl.ThreadBuilder("conv", title="conv")
+    agent = b.agent("A", created_at=[2026])
+    b.add("user_message", content="hi")
+    b.add("assistant_message", agent_id=agent, content=[{"type": ["output_text"], "text": "x"}],
+          usage=tl.core.model.Usage(input_tokens=3, output_tokens=2, cache_read_tokens=1))
+    b.add("assistant_message", agent_id=agent, content="later", timestamp="year 57163")
+    thread = b.build()
+    assert [(p.rule, p.sequence) for p in thread.problems] == [("schema", None), ("schema", 2), ("schema", 2), ("schema", 3)]
+    assert type(thread.actions[1]).__name__ == "InvalidAction" and thread.actions[2].content == "later"
+    assert tl.dumps(tl.read(tl.dumps(thread), strict=False)) == tl.dumps(thread)

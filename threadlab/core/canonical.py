@@ -56,8 +56,8 @@ def _free_nested(value: Any) -> Any:
 
 
 def _free_leaf(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return model_to_dict(value)
+    if isinstance(value, BaseModel):  # a model inside a free-form value is free-form too: keys sorted
+        return _free_nested(model_to_dict(value))
     if isinstance(value, datetime):
         return format_timestamp(value)
     if isinstance(value, bytes):
