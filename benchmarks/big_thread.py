@@ -8,7 +8,8 @@ and most producers write it): a user turn, then agent turns of thinking, tool ca
 returns and an answer with usage, until it holds ``--actions`` actions. Each checkout runs in
 its own cold subprocess (its own ``PYTHONPATH``), one after the other on the same file, for
 ``--repeat`` rounds; the report gives each step's median and the ratio to the first checkout.
-The machine is shared and noisy: compare ratios within one run, not absolute times across runs."""
+Times are CPU seconds of the measuring process (the machine is shared and noisy: its wall
+clock mostly measures the neighbours); compare ratios within one run."""
 
 from __future__ import annotations
 
@@ -71,29 +72,35 @@ def big_thread(n_actions: int, seed: int = 1) -> dict[str, Any]:
 
 def measure(path: str) -> dict[str, float]:
     """In the measured subprocess: each step timed once (read, then validate and tool_pairs of
-    what was read)."""
+    what was read), as CPU seconds of the process: on a shared machine the wall clock mostly
+    measures the neighbours."""
     import threadlab as tl
     from threadlab.core.derive import tool_pairs
-    from threadlab.core.validate import validate  # (not tl.validate: see the report of issue 13)
+    from threadlab.core.validate import validate  # (the function: tl.validate was the module at times)
 
     out: dict[str, float] = {}
-    started = time.perf_counter()
+    started = time.process_time()
     thread = tl.read(path, strict=False)
-    out["read"] = time.perf_counter() - started
-    started = time.perf_counter()
+    out["read"] = time.process_time() - started
+    started = time.process_time()
     problems = validate(thread)
-    out["validate"] = time.perf_counter() - started
-    started = time.perf_counter()
+    out["validate"] = time.process_time() - started
+    started = time.process_time()
     pairs = tool_pairs(thread)
-    out["tool_pairs"] = time.perf_counter() - started
+    out["tool_pairs"] = time.process_time() - started
     assert not problems and len(thread.actions) > 0 and pairs, "the benchmark thread must be valid"
     return out
 
 
 def run_checkout(root: Path, path: Path) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(root)}
-    code = f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import big_thread; print(json.dumps(big_thread.measure({str(path)!r})))"
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False)
+    code = (
+        f"import json, sys; sys.path.insert(1, {str(HERE)!r}); import big_thread, threadlab; "
+        f"assert threadlab.__file__.startswith({str(root.resolve())!r}), threadlab.__file__; "
+        f"print(json.dumps(big_thread.measure({str(path)!r})))"
+    )
+    # run in the checkout: the current folder comes first on sys.path, before PYTHONPATH
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"{root}: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -116,11 +123,11 @@ def main(argv: list[str] | None = None) -> int:
                 rounds[checkout].append(run_checkout(checkout, path))
                 print(f"  {checkout}: {rounds[checkout][-1]}", flush=True)
     first = checkouts[0]
-    print(f"\n{'checkout':40s} " + " ".join(f"{s:>12s}" for s in STEPS))
+    print(f"\n{'checkout (CPU s, median)':40s} " + " ".join(f"{s:>14s}" for s in STEPS))
     for checkout in checkouts:
         medians = [statistics.median(r[s] for r in rounds[checkout]) for s in STEPS]
         base = [statistics.median(r[s] for r in rounds[first]) for s in STEPS]
-        cells = " ".join(f"{m:8.2f} s{'' if checkout == first else f' {m / b:4.1f}x'}".rjust(12) for m, b in zip(medians, base, strict=True))
+        cells = " ".join(f"{m:8.2f} s{'' if checkout == first else f' {m / b:4.2f}x'}".rjust(14) for m, b in zip(medians, base, strict=True))
         print(f"{str(checkout)[:40]:40s} {cells}")
     return 0
 
