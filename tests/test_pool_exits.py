@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pandas as pd
 import pytest
 
 import threadlab as tl
@@ -131,3 +132,20 @@ def test_a_killed_load_leaves_its_spool_to_the_next(tmp_path: Path) -> None:
     assert left, "a killed load runs no cleanup of its own"
     pool.sweep_spools(str(SHM))  # what the next load does first
     assert not [p for p in SHM.iterdir() if p.name.startswith(f"threadlab-{child.pid}-")]  # type: ignore[union-attr]
+
+
+def test_a_full_spool_sends_the_tables_back_pickled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/dev/shm is a tmpfs of half the memory: when it is full, workers send their frames
+    back pickled instead (slower), and the load goes on."""
+    corpus(tmp_path / "c", 8)
+    expected = tl.load(tmp_path / "c", workers=1, progress=False)
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pool, "_context", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setattr(pool.pa, "OSFile", full)
+    frames = Frames.from_tables(concat_tables(pool.run_chunks(small_chunks(tmp_path / "c"), workers=2, cache_dir=None)))
+    for name in ("actions", "tool_calls", "threads", "problems"):
+        pd.testing.assert_frame_equal(getattr(frames, name), getattr(expected, name), obj=name)
+    assert my_spools() == []

@@ -10,6 +10,7 @@ problem row naming it."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import re
@@ -147,6 +148,8 @@ def _one_file_at_a_time(chunk: Chunk, cache_dir: str | None, context: Any, spool
                 parts.append(_unspool(pool.submit(_spooled, single, None, spool, n).result(), SCHEMAS))
         except BrokenProcessPool:
             parts.append(failed_file_tables(ref.path, "the process reading it died (a crash or the out-of-memory killer)"))
+        except Exception as exc:  # the pool machinery itself failed on this file
+            parts.append(failed_file_tables(ref.path, exc))
     tables = concat_tables(parts)
     if cache_dir is not None:
         from threadlab.loading.cache import write_entry
@@ -155,18 +158,28 @@ def _one_file_at_a_time(chunk: Chunk, cache_dir: str | None, context: Any, spool
     return tables
 
 
-def _spooled(chunk: Chunk, cache_dir: str | None, spool: str, index: int) -> str:
+def _spooled(chunk: Chunk, cache_dir: str | None, spool: str, index: int) -> str | dict[str, pa.Table]:
     """In a worker: the chunk's tables written as Arrow IPC files in ``spool`` (shared memory
-    on Linux); the parent maps them instead of unpickling a copy of every string."""
+    on Linux); the parent maps them instead of unpickling a copy of every string. When the
+    spool cannot take them (shared memory full), the tables themselves, pickled: slower, and
+    the load goes on."""
     tables = load_chunk(chunk, cache_dir, lookup=False)
     base = os.path.join(spool, f"{index:06d}-{os.getpid()}")  # (a dead worker's half-written files are its own)
-    for name, table in tables.items():
-        with pa.OSFile(f"{base}.{name}.arrow", "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
+    try:
+        for name, table in tables.items():
+            with pa.OSFile(f"{base}.{name}.arrow", "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+    except OSError:
+        for name in tables:
+            with contextlib.suppress(OSError):
+                os.unlink(f"{base}.{name}.arrow")
+        return tables
     return base
 
 
-def _unspool(base: str, names: Sequence[str]) -> dict[str, pa.Table]:
+def _unspool(base: str | dict[str, pa.Table], names: Sequence[str]) -> dict[str, pa.Table]:
+    if isinstance(base, dict):  # sent pickled (see _spooled)
+        return base
     tables = {}
     for name in names:
         path = f"{base}.{name}.arrow"
@@ -192,7 +205,7 @@ def _run_pool(
         # keep a few tasks per worker in flight, not all: results arrive as Arrow tables and
         # a slow consumer should not make the pool race ahead holding them all
         todo = iter(enumerate(chunks))
-        running: dict[Future[str], int] = {}
+        running: dict[Future[str | dict[str, pa.Table]], int] = {}
 
         def submit() -> None:
             for i, chunk in todo:
@@ -211,6 +224,9 @@ def _run_pool(
                     base = future.result()
                 except BrokenProcessPool:
                     broken = True
+                    suspects.append(i)
+                    continue
+                except Exception:  # the task failed outside the chunk's own safety net: read it file by file
                     suspects.append(i)
                     continue
                 results[i] = _unspool(base, SCHEMAS)
