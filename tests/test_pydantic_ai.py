@@ -58,6 +58,7 @@ from threadlab.core import (
     tool_pairs,
     validate,
 )
+from threadlab.core.loss import WriteLoss
 from threadlab.formats.pydantic_ai import (
     detect,
     from_pydantic_ai,
@@ -345,9 +346,13 @@ def test_each_history_comes_back_from_the_merged_thread(pair: tl.Thread, agent: 
     assert as_json(to_pydantic_ai(pair, agent=agent)) == expected(DATA / f"{name}.messages.json")
 
 
-def test_merged_thread_needs_an_agent_to_write_back(pair: tl.Thread) -> None:
-    with pytest.raises(ValueError, match=r"'Router', 'Researcher'.*perspective"):
-        to_pydantic_ai(pair)
+def test_merged_thread_without_an_agent_writes_the_first_and_says_so(pair: tl.Thread) -> None:
+    with pytest.warns(WriteLoss) as caught:
+        history = to_pydantic_ai(pair)
+    assert as_json(history) == expected(DATA / "router.messages.json")  # the agent the conversation starts with
+    (loss,) = [w.message for w in caught]
+    assert loss.lost[0].startswith("9 actions of other agents ('Researcher' (9))") and "pass agent=" in loss.lost[0]
+    assert "wrote the history of 'Router'" in loss.lost[0]
     with pytest.raises(ValueError, match="no agent 'Critic'"):
         to_pydantic_ai(pair, agent="Critic")
 

@@ -52,8 +52,13 @@ def threadprotocol(path: Path) -> int:
 
 
 def pydantic_ai(path: Path) -> int:
-    """A record is a message part (a message with no parts, or a line that is no message, is one)."""
-    return _parts(_whole_or_lines(path))
+    """A record is a message part (a message with no parts, or a line that is no message, is one);
+    an array of messages (a JSON Lines line holding a history, an array of histories) counts the
+    parts of its messages."""
+    items: list[Any] = []
+    for item in _whole_or_lines(path):
+        items.extend(item if isinstance(item, list) and item else [item])
+    return _parts(items)
 
 
 def vercel_ai_messages(path: Path) -> int:
