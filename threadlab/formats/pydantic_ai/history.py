@@ -12,6 +12,7 @@ so a writer that changes something never does so quietly."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,10 +142,16 @@ def _read_back(actions: list[BaseAction], messages: list[pai.ModelMessage], miss
         return []
     if len(want) != len(got):
         return [f"the {len(want)} messages, thinking, tool calls and returns written read back as {len(got)} (parts merged or split)"]
-    changed = [w for w, g in zip(want, got, strict=True) if w != g]
-    moved = sorted(want, key=repr) == sorted(got, key=repr)
-    what = "in another order (tool results lead their request)" if moved else "changed"
-    return [f"{len(changed)} messages, thinking, tool calls or returns read back {what} (first: {changed[0][0]} {changed[0][1][:40]!r})"]
+    out = []
+    missing = Counter(want) - Counter(got)
+    if missing:
+        first = next(w for w in want if w in missing)
+        out.append(f"{sum(missing.values())} messages, thinking, tool calls or returns read back changed (first: {first[0]} {first[1][:40]!r})")
+    else:
+        moved = [w for w, g in zip(want, got, strict=True) if w != g]
+        out.append(f"{len(moved)} messages, thinking, tool calls or returns read back in another order "
+                   f"(tool results lead their request; first: {moved[0][0]} {moved[0][1][:40]!r})")
+    return out
 
 
 def to_pydantic_ai(thread: Thread, agent: str | None = None) -> list[pai.ModelMessage]:
