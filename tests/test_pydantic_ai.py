@@ -437,18 +437,6 @@ def test_perspectives_of_the_spec_example_thread() -> None:
         assert run_agent(view)[0] == "Noted."
 
 
-def test_url_media_in_an_agent_message_is_written_as_text() -> None:
-    thread = tl.ThreadBuilder("t1")
-    agent = thread.agent("Guide")
-    thread.add("user_message", content="Show me the map.")
-    thread.add("assistant_message", agent_id=agent, content=[
-        {"type": "text", "text": "Here it is:"},
-        {"type": "file", "content_type": "url", "media_type": "application/pdf", "media_category": "document", "url": "https://example.org/map.pdf"},
-    ])
-    response = to_pydantic_ai(thread.build())[1]
-    assert [p.content for p in response.parts] == ["Here it is:", "[document: https://example.org/map.pdf]"]
-
-
 def test_own_history_is_unchanged_in_its_perspective_when_alone(trip: tl.Thread) -> None:
     assert as_json(perspective(trip, "TripPlanner", others="show")) == expected(DATA / "single_agent.messages.json")
 

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+import pydantic
 from pydantic_ai import messages as pai
 
 from threadlab.core.derive import iter_text
@@ -35,16 +36,16 @@ _ACTION_KEYS_WRITTEN = (P.KEY, "model_name", "provider_name")
 class Written:
     thread_id: str
     messages: list[pai.ModelMessage]
+    data: list[dict[str, Any]]  # their JSON, as ModelMessagesTypeAdapter dumps it
     missing: list[dict[int, list[str]]]
     lost: list[str]
 
     def json(self) -> bytes:
-        return dump(self.messages, self.missing)
+        return dump(self.data, self.missing)
 
 
 def write(thread: Thread, agent: str | None = None) -> Written:
     """The history of ``agent`` (or of the agent the conversation starts with) and what it lost."""
-    lost = P.Losses()
     notes: list[str] = []
     agent_id = agent_id_of(thread, agent) if agent is not None else None
     acting = acting_agents(thread)
@@ -57,15 +58,25 @@ def write(thread: Thread, agent: str | None = None) -> Written:
         total = sum(others.values())
         notes.append(f"{total} action{'' if total == 1 else 's'} of other agents ({names}): a pydantic-ai history is one agent's; "
                      f"pass agent=... (--agent) to write another's{picked}")
-    items = action_items(actions, lost)
+    try:
+        lost, messages, missing = _messages(thread, actions, check=False)
+    except pydantic.ValidationError:  # some part pydantic-ai cannot take: check them one by one
+        lost, messages, missing = _messages(thread, actions, check=True)
+    notes += _thread_losses(thread, agent_id if agent_id is not None else (acting[0] if acting else None), actions, messages)
+    notes += lost.phrases()
+    data = pai.ModelMessagesTypeAdapter.dump_python(messages, mode="json")
+    notes += _read_back(actions, data)
+    return Written(thread.thread_id, messages, data, missing, notes)
+
+
+def _messages(thread: Thread, actions: list[BaseAction], *, check: bool) -> tuple[P.Losses, list[pai.ModelMessage], list[dict[int, list[str]]]]:
+    lost = P.Losses()
+    items = action_items(actions, lost, check=check)
     for item in items:
         if item.action is not None:
             _action_losses(item.action, lost)
     messages, missing = grouped_messages(items, thread, lost, conversation_id=thread.thread_id)
-    notes += _thread_losses(thread, agent_id if agent_id is not None else (acting[0] if acting else None), actions, messages)
-    notes += lost.phrases()
-    notes += _read_back(actions, messages, missing)
-    return Written(thread.thread_id, messages, missing, notes)
+    return lost, messages, missing
 
 
 def _action_losses(action: BaseAction, lost: P.Losses) -> None:
@@ -126,16 +137,12 @@ def _projection(kind: str, fields: dict[str, Any]) -> tuple[Any, ...]:
             fields.get("status"), orjson.dumps(args, option=orjson.OPT_SORT_KEYS) if args is not None else None)
 
 
-def _read_back(actions: list[BaseAction], messages: list[pai.ModelMessage], missing: list[dict[int, list[str]]]) -> list[str]:
+def _read_back(actions: list[BaseAction], data: list[dict[str, Any]]) -> list[str]:
     """Differences between the actions written and what the history reads back as."""
-    import orjson
-
     from threadlab.formats.pydantic_ai.specs import history_specs
-    from threadlab.formats.pydantic_ai.wire import Normaliser
+    from threadlab.formats.pydantic_ai.wire import Message
 
-    normaliser = Normaliser()
-    raw = orjson.loads(dump(messages, missing))
-    specs = history_specs([m for i, r in enumerate(raw) if (m := normaliser.message(r, i)) is not None], "assistant")
+    specs = history_specs([Message.of_validated(m) for m in data], "assistant")
     want = [_projection(a.action_type, dict(a)) for a in actions if a.action_type in CORE_ACTION_TYPES]
     got = [_projection(s.action_type, s.fields) for s in specs if s.action_type in CORE_ACTION_TYPES]
     if want == got:

@@ -76,25 +76,18 @@ def read_source(source: Source, *, agent: Any = "assistant") -> list[Thread]:
     """Every conversation of a file (or in-memory history) as a thread."""
     threads = []
     for conversation in container.read(source):
-        threads.append(_thread(_History(conversation), agent=agent, source=source.name))
+        threads.append(_thread(_History(conversation), agent, source.name))
     return threads
 
 
-def _thread(
-    history: _History,
-    *,
-    agent: Any = "assistant",
-    thread_id: str | None = None,
-    title: str | None = None,
-    deferred_tool_results: DeferredToolResults | None = None,
-    source: str | None = None,
-) -> Thread:
+def _thread(history: _History, agent: Any, source: str | None, thread_id: str | None = None, title: str | None = None,
+            deferred: DeferredToolResults | None = None) -> Thread:
     msgs = history.messages
     builder = ThreadBuilder(thread_id or _thread_id(msgs), title=title if title is not None else _title(msgs), source=source)
     agent_id = _register(builder, agent, msgs)
     specs = history_specs(msgs, agent_id) + history.extra_specs()
-    if deferred_tool_results is not None:
-        specs = apply_resolutions(specs, deferred_tool_results, agent_id, next_message=len(msgs))
+    if deferred is not None:
+        specs = apply_resolutions(specs, deferred, agent_id, next_message=len(msgs))
     _emit(builder, specs)
     history.account(builder)
     return builder.build()
@@ -220,7 +213,7 @@ def from_pydantic_ai(
     (denials and external results; an approval leaves the call pending until the tool has run).
     """
     history = _one_history(messages, source or "the history")
-    return _thread(history, agent=agent, thread_id=thread_id, title=title, deferred_tool_results=deferred_tool_results, source=source)
+    return _thread(history, agent, source, thread_id, title, deferred_tool_results)
 
 
 def from_pydantic_ai_runs(

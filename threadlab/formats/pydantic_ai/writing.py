@@ -114,13 +114,10 @@ def _default_side(action: BaseAction, parts: list[dict[str, Any]]) -> str:
     return "request"
 
 
-def _holdable(action: BaseAction, parts: list[dict[str, Any]], side: str, lost: P.Losses) -> list[dict[str, Any]]:
+def _holdable(parts: list[dict[str, Any]], side: str, lost: P.Losses) -> list[dict[str, Any]]:
     """The parts pydantic-ai can validate. A user prompt keeps the content items it can take;
     any other part it cannot validate (a part kept as it came, a value another format allows) is
     left out. Either is counted in ``lost``."""
-    if action.action_type == _EVENT:
-        lost.add("stream event{s} kept as it came (a history holds no events)")
-        return []
     out = []
     for part in parts:
         checked = _valid(part, side)
@@ -169,8 +166,10 @@ def _rederived(action: SystemAction, denied: set[str]) -> bool:
     return action.action_type == "system.tool_resolved" and data.get("resolution") == "denied" and data.get("tool_call_id") in denied
 
 
-def action_items(actions: Iterable[BaseAction], lost: P.Losses | None = None) -> list[Item]:
-    """One Item per action pydantic-ai can hold; what it cannot is counted in ``lost``."""
+def action_items(actions: Iterable[BaseAction], lost: P.Losses | None = None, *, check: bool = True) -> list[Item]:
+    """One Item per action pydantic-ai can hold; what it cannot is counted in ``lost``.
+    ``check``: validate each part on its own and leave out what pydantic-ai cannot take (a
+    writer first tries without, and checks only when the whole history does not validate)."""
     lost = P.Losses() if lost is None else lost
     actions = list(actions)
     sides: dict[Any, str] = {}
@@ -188,6 +187,9 @@ def action_items(actions: Iterable[BaseAction], lost: P.Losses | None = None) ->
         if not isinstance(action, UserMessage | AssistantMessage | Thinking | ToolCall | ToolReturn | SystemAction):
             lost.add("action{s} of a type pydantic-ai has no part for", str(action.action_type))
             continue
+        if action.action_type == _EVENT:
+            lost.add("stream event{s} kept as it came (a history holds no events)")
+            continue
         meta = pai_meta(action)
         parts = rebuilt_parts(action, lost)
         rests = meta.get("rest") or []
@@ -197,7 +199,7 @@ def action_items(actions: Iterable[BaseAction], lost: P.Losses | None = None) ->
             positions = [_LAST] * len(parts)
         key = (meta.get("history"), meta["message"]) if "message" in meta else None
         side = sides.get(key) or _default_side(action, parts)
-        kept = _holdable(action, parts, side, lost)
+        kept = _holdable(parts, side, lost) if check else parts
         if len(kept) != len(parts) or any(k is not p for k, p in zip(kept, parts, strict=False)):
             ids = {id(part): position for position, part in zip(positions, parts, strict=True)}
             positions = [ids.get(id(k), _LAST) for k in kept]
@@ -359,12 +361,10 @@ def grouped_messages(
     return messages, [g.missing for g in grouped]
 
 
-def dump(messages: list[pai.ModelMessage], missing: list[dict[int, list[str]]]) -> bytes:
-    """``ModelMessagesTypeAdapter`` JSON, leaving out the keys the history's own file did not
-    have (pydantic-ai would otherwise write the wall clock or a random id there)."""
-    if not any(missing):
-        return pai.ModelMessagesTypeAdapter.dump_json(messages, indent=2) + b"\n"
-    data = pai.ModelMessagesTypeAdapter.dump_python(messages, mode="json")
+def dump(data: list[dict[str, Any]], missing: list[dict[int, list[str]]]) -> bytes:
+    """The history's JSON (``ModelMessagesTypeAdapter.dump_python(..., mode="json")``, given), with
+    the keys the history's own file did not have left out (pydantic-ai would otherwise write the
+    wall clock or a random id there)."""
     for message, keys in zip(data, missing, strict=True):
         for position, names in keys.items():
             target = message if position < 0 else message["parts"][position]
