@@ -52,9 +52,9 @@ def write(thread: Thread, agent: str | None = None) -> Written:
     if agent_id is None and len(acting) > 1:
         agent_id = default_agent(thread)
     actions, others = own_actions(thread, agent_id)
-    if others:
+    if others and agent is None:  # named: the caller asked for that history, the others are not its
         names = ", ".join(f"{thread.agent_name(a) or a!r} ({n})" for a, n in others.items())
-        picked = "" if agent is not None else f"; wrote the history of {thread.agent_name(agent_id)!r}, the agent the conversation starts with"
+        picked = f"; wrote the history of {thread.agent_name(agent_id)!r}, the agent the conversation starts with"
         total = sum(others.values())
         notes.append(f"{total} action{'' if total == 1 else 's'} of other agents ({names}): a pydantic-ai history is one agent's; "
                      f"pass agent=... (--agent) to write another's{picked}")
@@ -62,7 +62,7 @@ def write(thread: Thread, agent: str | None = None) -> Written:
         lost, messages, missing = _messages(thread, actions, check=False)
     except pydantic.ValidationError:  # some part pydantic-ai cannot take: check them one by one
         lost, messages, missing = _messages(thread, actions, check=True)
-    notes += _thread_losses(thread, agent_id if agent_id is not None else (acting[0] if acting else None), actions, messages)
+    notes += _thread_losses(thread, agent_id if agent_id is not None else (acting[0] if acting else None), actions, messages, named=agent is not None)
     notes += lost.phrases()
     data = pai.ModelMessagesTypeAdapter.dump_python(messages, mode="json")
     notes += _read_back(actions, data)
@@ -92,19 +92,22 @@ def _action_losses(action: BaseAction, lost: P.Losses) -> None:
         lost.add("user message{s} with attachments")
 
 
-def _thread_losses(thread: Thread, agent_id: str | None, actions: list[BaseAction], messages: list[pai.ModelMessage]) -> list[str]:
+def _thread_losses(thread: Thread, agent_id: str | None, actions: list[BaseAction], messages: list[pai.ModelMessage], *,
+                   named: bool) -> list[str]:
+    """What of the thread and its agent the history cannot hold. When the caller named the agent,
+    its name and the conversation's title are theirs to know: one agent's history holds neither."""
     out = []
     native = any("message" in pai_meta(a) for a in actions)
     config = thread.agents.get(agent_id) if agent_id is not None else None
     if config is not None:
-        if config.agent_name != "assistant":
+        if config.agent_name != "assistant" and not named:
             out.append(f"the agent's name {config.agent_name!r} (a pydantic-ai history names no agent; it reads back as 'assistant')")
         keys = sorted(k for k in (config.metadata or {}) if k not in (_AGENT_KEYS_NATIVE if native else _AGENT_KEYS_WRITTEN))
         if keys:
             out.append(f"the agent's metadata ({', '.join(keys)})")
         if config.config_ref:
             out.append("the agent's config_ref")
-    if thread.title and thread.title != _title(messages):
+    if thread.title and thread.title != _title(messages) and not named:
         out.append("the thread's title")
     keys = sorted(k for k in (thread.metadata or {}) if k != "synthetic_timestamps")
     if keys:

@@ -14,6 +14,8 @@ part remembers (``_missing``) so that a writer leaves the key out again."""
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,9 +25,39 @@ import pydantic
 from pydantic_ai import messages as pai
 
 MISSING = "_missing"  # key of a normalised part or envelope: keys the file did not have
-_STAMPED = ("user-prompt", "system-prompt", "tool-return", "retry-prompt", "retry-feedback", "builtin-tool-return")
-_CALLS = ("tool-call", "builtin-tool-call")
-_ANSWERS = ("tool-return", "builtin-tool-return", "retry-prompt")
+_INVENTED = ("timestamp", "tool_call_id")  # what pydantic-ai fills in when missing (wall clock, random id)
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What pydantic-ai's class for a part kind fills in by itself, and whether it calls a tool
+    or answers a call (read off its dataclass fields and base classes, not re-declared)."""
+
+    invented: tuple[str, ...]
+    call: bool
+    answer: bool
+
+
+@cache
+def message_invented(kind: str) -> tuple[str, ...]:
+    """The fields pydantic-ai's ModelRequest/ModelResponse fills in by itself (a response's timestamp)."""
+    cls = pai.ModelRequest if kind == "request" else pai.ModelResponse
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name in _INVENTED and f.default_factory is not dataclasses.MISSING)
+
+
+@cache
+def part_kinds() -> dict[str, _Kind]:
+    def members(union: Any) -> list[type]:
+        return [typing.get_args(member)[0] for member in typing.get_args(typing.get_args(union)[0])]
+
+    out = {}
+    for cls in (*members(pai.ModelRequestPart), *members(pai.ModelResponsePart), pai.RetryPromptPart):
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        kind = fields["part_kind"].default if "part_kind" in fields else None
+        if isinstance(kind, str):
+            invented = tuple(n for n in _INVENTED if n in fields and fields[n].default_factory is not dataclasses.MISSING)
+            out[kind] = _Kind(invented, issubclass(cls, pai.BaseToolCallPart), issubclass(cls, pai.BaseToolReturnPart | pai.RetryPromptPart))
+    return out
 
 
 @dataclass
@@ -132,19 +164,20 @@ class Normaliser:
         """A copy pydantic-ai can validate without inventing values, and per part position (-1:
         the envelope) the keys the file did not have."""
         missing: dict[int, list[str]] = {}
-        if raw["kind"] == "response" and raw.get("timestamp") is None:
-            missing[-1] = ["timestamp"]
+        envelope_keys = [k for k in message_invented(raw["kind"]) if raw.get(k) is None]
+        if envelope_keys:
+            missing[-1] = envelope_keys
         parts = []
         for position, part in enumerate(raw["parts"]):
             if not isinstance(part, Mapping):
                 parts.append(part)
                 continue
             part = dict(part)
-            kind = part.get("part_kind")
+            kind = part_kinds().get(str(part.get("part_kind")))
             keys = []
-            if kind in _STAMPED and part.get("timestamp") is None:
+            if kind is not None and "timestamp" in kind.invented and part.get("timestamp") is None:
                 keys.append("timestamp")
-            if (kind in _CALLS or kind in _ANSWERS) and not part.get("tool_call_id"):
+            if kind is not None and "tool_call_id" in kind.invented and not part.get("tool_call_id"):
                 part["tool_call_id"] = self._made_up_id(kind, part.get("tool_name"), index, position)
                 keys.append("tool_call_id")
             if keys:
@@ -152,13 +185,13 @@ class Normaliser:
             parts.append(part)
         return {**raw, "parts": parts}, missing
 
-    def _made_up_id(self, kind: Any, tool_name: Any, index: int, position: int) -> str:
+    def _made_up_id(self, kind: _Kind, tool_name: Any, index: int, position: int) -> str:
         self.made_up += 1
         waiting = self._open.setdefault(str(tool_name), [])
-        if kind in _ANSWERS and tool_name and waiting:
+        if kind.answer and tool_name and waiting:
             return waiting.pop(0)
         made = f"pyd_ai_missing_{index}_{position}"
-        if kind in _CALLS:
+        if kind.call:
             waiting.append(made)
         return made
 
