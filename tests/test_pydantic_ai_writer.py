@@ -49,7 +49,8 @@ def guide(*contents: Any) -> tl.Thread:
     {"type": "file", "content_type": "url", "media_type": "image/png", "media_category": "image", "url": "https://example.org/a.png"},
     {"type": "image", "source": {"type": "url", "url": "https://example.org/a.png"}},
     {"type": "image", "url": "https://example.org/a.png"},
-], ids=["v1-image_url", "rc2-media", "anthropic-source", "url"])
+    {"type": "image", "image": "https://example.org/a.png", "detail": "auto"},
+], ids=["v1-image_url", "rc2-media", "anthropic-source", "url", "inspect-image"])
 def test_an_image_url_becomes_an_image_url_never_an_empty_binary(image: dict[str, Any]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", WriteLoss)

@@ -153,7 +153,8 @@ def media_to_pai(part: Mapping[str, Any]) -> dict[str, Any] | None:
     pydantic-ai could hold; the writer says so)."""
     if part.get("type") == "image" and "content_type" not in part:  # v1.0.0 image part (or an Anthropic-style one)
         source = part.get("source") if isinstance(part.get("source"), Mapping) else {}
-        url = part.get("image_url") or part.get("url") or source.get("url")
+        image = part.get("image") if isinstance(part.get("image"), str) and part["image"].startswith(("http://", "https://", "data:")) else None
+        url = part.get("image_url") or part.get("url") or source.get("url") or image  # image: Inspect's shape
         media_type = part.get("media_type") or source.get("media_type")
         if isinstance(url, str) and url:
             return {"kind": "image-url", "url": url, **({"media_type": media_type} if media_type else {})}
