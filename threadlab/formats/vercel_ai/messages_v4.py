@@ -117,23 +117,23 @@ def _of_v4_shape(key: str, value: Any) -> bool:
 
 
 def _parts_of_fields(message: Mapping[str, Any]) -> list[Any]:
-    """The parts a message without parts (v4.0, v4.1) stands for: its reasoning, its tool
-    invocations step by step, then its text (``content`` is the whole text of all steps)."""
+    """The parts a message without parts (v4.0) stands for: its reasoning, its text, then its
+    tool invocations step by step (a 4.0 app keeps one message per step, the text first)."""
     parts: list[Any] = []
     reasoning = message.get("reasoning")
     if isinstance(reasoning, str) and reasoning:
         parts.append({"type": "reasoning", "reasoning": reasoning, "details": [{"type": "text", "text": reasoning}]})
-    invocations = message.get("toolInvocations")
-    step: Any = None
-    for invocation in invocations if _of_v4_shape("toolInvocations", invocations) else ():
-        this = invocation.get("step") if isinstance(invocation, Mapping) else None
-        if parts and this != step:
-            parts.append({"type": "step-start"})
-        step = this
-        parts.append({"type": "tool-invocation", "toolInvocation": invocation})
     content = message.get("content")
     if isinstance(content, str) and content:
         parts.append({"type": "text", "text": content})
+    invocations = message.get("toolInvocations")
+    step: Any = None
+    for index, invocation in enumerate(invocations if _of_v4_shape("toolInvocations", invocations) else ()):
+        this = invocation.get("step")
+        if index and this != step:
+            parts.append({"type": "step-start"})
+        step = this
+        parts.append({"type": "tool-invocation", "toolInvocation": invocation})
     return parts
 
 
