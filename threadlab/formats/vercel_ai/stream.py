@@ -205,11 +205,12 @@ class UIStreamReader(ChunkHandlers):
             slot = self.calls.get(call_id)
             if slot is not None and "args" not in slot.fields:
                 text = "".join(pieces)
-                try:
+                try:  # no tool-input-available came: the deltas are the input if they make whole JSON
                     slot.fields["args"] = orjson.loads(text) if text else None
+                    slot.vercel["input_from_deltas" if text else "input_incomplete"] = True
                 except orjson.JSONDecodeError:
                     slot.fields["args"] = text
-                slot.vercel["input_incomplete"] = True
+                    slot.vercel["input_incomplete"] = True
         self.assembler.add_turn(turn)
         self.turn = None
         self.texts, self.reasonings, self.raw_inputs = {}, {}, {}
@@ -220,7 +221,7 @@ class UIStreamReader(ChunkHandlers):
         if self.turn is not None:
             if not self.finished and not self.aborted:
                 self.problem("truncated", "the stream ends before the message's finish chunk (truncated?); what arrived is kept")
-            elif not self.done_seen:
+            elif not self.done_seen and self.mode == "sse":  # (chunks saved as JSON have no [DONE])
                 self.problem("truncated", "the stream ends without data: [DONE] (truncated?)")
             self._close_turn()
         elif self.chunks == 0 and not self.problems:

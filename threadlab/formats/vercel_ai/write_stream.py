@@ -160,14 +160,15 @@ class _StreamWriter(ThreadView):
                 text = action.args if isinstance(action.args, str) else orjson.dumps(action.args).decode()
                 yield _dump(rt.ToolInputDeltaChunk(tool_call_id=action.tool_call_id, input_text_delta=text))
         outcome = self.outcomes.get(action.tool_call_id)
-        if vercel.get("input_incomplete") or (outcome is not None and vercel_of(outcome).get("input_error")):
-            return  # the input never completed, or its error chunk carries it (see _return)
-        extra = {"title": vercel["title"]} if "title" in vercel and not vercel.get("streamed") else {}
-        extra.update(vercel.get("extra") or {})
-        available = rt.ToolInputAvailableChunk(
-            tool_call_id=action.tool_call_id, tool_name=action.tool_name, input=action.args, provider_metadata=vercel.get("provider_metadata"), **flags
-        )
-        yield _dump(available, extra)
+        if outcome is not None and vercel_of(outcome).get("input_error"):
+            return  # its input-error chunk carries the input (see _return)
+        if not vercel.get("input_incomplete") and not vercel.get("input_from_deltas"):  # else the deltas alone carry it
+            extra = {"title": vercel["title"]} if "title" in vercel and not vercel.get("streamed") else {}
+            extra.update(vercel.get("extra") or {})
+            available = rt.ToolInputAvailableChunk(
+                tool_call_id=action.tool_call_id, tool_name=action.tool_name, input=action.args, provider_metadata=vercel.get("provider_metadata"), **flags
+            )
+            yield _dump(available, extra)
         approval = vercel.get("approval")
         if isinstance(approval, dict) and approval.get("id"):
             request = rt.ToolApprovalRequestChunk(approval_id=approval["id"], tool_call_id=action.tool_call_id)
