@@ -19,23 +19,24 @@ NAME = "vercel-ai-messages"
 
 ROLES = ("user", "assistant", "system")
 V4_ROLES = (*ROLES, "data")
-# what only a v4 Message has beside role and content (an OpenAI-style {role, content} has none)
-_V4_MARKS = ("toolInvocations", "createdAt", "experimental_attachments", "annotations")
+# every key of an AI SDK v4 Message (``@ai-sdk/ui-utils`` UIMessage; revisionId is useChat's)
+V4_KEYS = frozenset(
+    {"id", "createdAt", "content", "reasoning", "experimental_attachments", "role", "data", "annotations", "toolInvocations", "parts", "revisionId"}
+)
 
 
 def is_ui_message(value: Any) -> bool:
     """A v5+ UIMessage: a UI role and a ``parts`` list (pydantic-ai's ModelMessages have
-    ``kind``, not ``role``); or a v4 Message: an ``id``, a role, ``content`` text or ``parts``,
-    and a field only v4 messages have when there are no parts."""
+    ``kind``, not ``role``); or a v4 Message: an ``id``, a role, ``content`` text or v4
+    ``parts``, and no key a v4 Message does not have (so an OpenAI-style ``{role, content}``
+    list, which has no ids, or another tool's messages with keys of their own are not one)."""
     if not isinstance(value, Mapping) or "kind" in value:
         return False
     if value.get("role") in ROLES and isinstance(value.get("parts"), list) and "content" not in value:
         return True
-    if value.get("role") not in V4_ROLES or not isinstance(value.get("id"), str):
+    if value.get("role") not in V4_ROLES or not isinstance(value.get("id"), str) or not V4_KEYS.issuperset(value):
         return False
-    if isinstance(value.get("parts"), list):
-        return isinstance(value.get("content"), str) or "toolInvocations" in value or "content" not in value
-    return isinstance(value.get("content"), str) and any(mark in value for mark in _V4_MARKS)
+    return isinstance(value.get("content"), str) or isinstance(value.get("parts"), list)
 
 
 def is_ui_messages(value: Any) -> bool:

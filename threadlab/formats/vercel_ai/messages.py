@@ -150,23 +150,23 @@ class _MessageReader:
     # --- user -----------------------------------------------------------------------------
     def _user(self, turn: Turn, parts: list[Any]) -> None:
         content: list[dict[str, Any]] = []
-        others: list[Any] = []
-        for part in parts:
+        others: list[tuple[int, Any]] = []
+        for position, part in enumerate(parts):
             kind = part.get("type") if isinstance(part, Mapping) else None
             if kind == "text":
                 content.append({"type": "text", "text": part.get("text", "")})
             elif kind in MEDIA_PARTS:
                 content.append(self._media(part))
             else:
-                others.append(part)
+                others.append((position, part))
                 continue
             self.took()
         if len(content) == 1 and content[0]["type"] == "text":
             turn.add("user_message", content=content[0]["text"])
         elif content or not others:
             turn.add("user_message", content=content)
-        for part in others:
-            self._other(turn, part)
+        for position, part in others:
+            self._other(turn, part, position)
 
     # --- assistant ------------------------------------------------------------------------
     def _assistant(self, turn: Turn, parts: list[Any]) -> None:
@@ -178,7 +178,7 @@ class _MessageReader:
                 continue
             model = _model_for(part)
             if model is None:
-                self._other(turn, part)
+                self._other(turn, part, position)
                 continue
             fields = {k: v for k, v in part.items() if k != "approval"}
             try:
@@ -296,7 +296,7 @@ class _MessageReader:
             slot.vercel["id"] = parsed.id
         self._keep(slot, parsed)
 
-    def _other(self, turn: Turn, part: Any) -> None:
+    def _other(self, turn: Turn, part: Any, position: int) -> None:
         kind = part.get("type") if isinstance(part, Mapping) else None
         if isinstance(kind, str) and kind.startswith("data-"):
             try:
@@ -310,7 +310,8 @@ class _MessageReader:
             self.took()
         else:
             turn.add("system.unknown_part", data=part)
-            self.kept("unknown-type", f"a part of type {kind!r}, which no AI SDK version we know has; kept as system.unknown_part")
+            what = f"of type {kind!r}" if kind is not None else f"that is a {type(part).__name__}"
+            self.kept("unknown-type", f"part #{position + 1} is {what}, which no AI SDK {turn.role} message part is; kept as system.unknown_part")
 
 
 def read_messages(assembler: Assembler, messages: Any) -> tuple[int, list[tuple[str, str, Outcome]]]:

@@ -139,14 +139,14 @@ def _parts_of_fields(message: Mapping[str, Any]) -> list[Any]:
 
 def _user(reader: Reader, turn: Turn, parts: list[Any], message: Mapping[str, Any], meta: dict[str, Any], counted: bool) -> None:
     content: list[dict[str, Any]] = []
-    others: list[Any] = []
-    for part in parts:
+    others: list[tuple[int, Any]] = []
+    for position, part in enumerate(parts):
         if isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str):
             content.append({"type": "text", "text": part["text"]})
         elif isinstance(part, Mapping) and part.get("type") == "file" and "mimeType" in part:
             content.append(_file(part))
         else:
-            others.append(part)
+            others.append((position, part))
             continue
         if counted:
             reader.took()
@@ -160,8 +160,8 @@ def _user(reader: Reader, turn: Turn, parts: list[Any], message: Mapping[str, An
         turn.add("user_message", content=content[0]["text"])
     elif content or not others:
         turn.add("user_message", content=content)
-    for part in others:
-        _unknown(reader, turn, part, counted)
+    for position, part in others:
+        _unknown(reader, turn, part, counted, position)
 
 
 def _attachment(attachment: Mapping[str, Any]) -> dict[str, Any]:
@@ -190,7 +190,7 @@ def _file(part: Mapping[str, Any]) -> dict[str, Any]:
 
 def _assistant(reader: Reader, turn: Turn, parts: list[Any], counted: bool) -> None:
     results: list[tuple[Slot, Mapping[str, Any]]] = []
-    for part in parts:
+    for position, part in enumerate(parts):
         kind = part.get("type") if isinstance(part, Mapping) else None
         slot: Slot | None = None
         if kind == "step-start":
@@ -210,7 +210,7 @@ def _assistant(reader: Reader, turn: Turn, parts: list[Any], counted: bool) -> N
         elif kind == "file" and "mimeType" in part:
             slot = turn.add("assistant_message", agent=True, content=[_file(part)])
         else:
-            _unknown(reader, turn, part, counted)
+            _unknown(reader, turn, part, counted, position)
             continue
         if counted:
             reader.took()
@@ -285,10 +285,10 @@ def _source(turn: Turn, source: Mapping[str, Any]) -> Slot:
     return slot
 
 
-def _unknown(reader: Reader, turn: Turn, part: Any, counted: bool) -> None:
+def _unknown(reader: Reader, turn: Turn, part: Any, counted: bool, position: int) -> None:
     turn.add("system.unknown_part", data=part)
     kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
-    message = f"a part of type {kind!r} that AI SDK v4 messages do not have (or of the wrong shape); kept as system.unknown_part"
+    message = f"part #{position + 1} is of type {kind!r}, which AI SDK v4 messages do not have (or of the wrong shape); kept as system.unknown_part"
     if counted:
         reader.kept("unknown-type", message)
     else:
