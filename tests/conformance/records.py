@@ -70,11 +70,16 @@ def vercel_ai_messages(path: Path) -> int:
 
 
 def vercel_ai_stream(path: Path) -> int:
-    """A record is an SSE event's data (``data: [DONE]`` included; comments are not records), or
-    a chunk object of a JSON array / JSON Lines of chunks."""
-    data = path.read_bytes()
+    """A record is an SSE event's data (``data: [DONE]`` included; comments, other SSE fields and
+    empty ``data:`` lines are not records), or a chunk object of a JSON array / JSON Lines of
+    chunks (a byte-order mark before either is not part of the first record)."""
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
     if data.lstrip()[:1] in (b"[", b"{"):
-        return len(_whole_or_lines(path))
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return len(_json_lines(data))
+        return len(value) if isinstance(value, list) else 1
     return sum(1 for line in data.splitlines() if line.startswith(b"data:") and line[5:].strip())
 
 
