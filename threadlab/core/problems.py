@@ -39,6 +39,7 @@ RULES: dict[str, str] = {
     "subagent-meta": "a Claude Code subagent transcript's sidecar is missing, unreadable or unlinked",
     "agency-parent": "agency-swarm items name a parent run no send_message call started",
     "usage": "usage figures that cannot be read or attributed",
+    "stream-error": "a provider stream (OpenAI, Anthropic) reported an error event",
 }
 
 
