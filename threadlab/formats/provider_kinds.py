@@ -43,9 +43,9 @@ def _message_kind(m: Any) -> str | None:
         return None
     kind = m.get("type")
     if kind is not None and kind != "message":
-        return RESPONSES if kind in RESPONSES_ITEMS else None
+        return RESPONSES if isinstance(kind, str) and kind in RESPONSES_ITEMS else None
     role = m.get("role")
-    if role not in _CHAT_ROLES:
+    if not isinstance(role, str) or role not in _CHAT_ROLES:
         return None
     if kind == "message":
         return RESPONSES
@@ -54,7 +54,7 @@ def _message_kind(m: Any) -> str | None:
     content = m.get("content")
     if isinstance(content, list):
         for part in content:
-            pk = part.get("type") if isinstance(part, Mapping) else None
+            pk = part.get("type") if isinstance(part, Mapping) and isinstance(part.get("type"), str) else None
             if pk in _RESPONSES_PARTS:
                 return RESPONSES
             if pk in _ANTHROPIC_BLOCKS or (pk == "image" and isinstance(part, Mapping) and "source" in part):

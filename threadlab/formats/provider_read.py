@@ -222,4 +222,43 @@ def head_is_saved_events(source: Source, known: Callable[[Any], bool]) -> bool:
         return False
 
 
-__all__ = ["MessageReader", "head_is_saved_events", "read_events", "read_threads", "saved_events"]
+class StreamFormat:
+    """What a provider format's ``detect`` / ``to_threads`` need: its codec (bodies), reader,
+    stream reader, stream-event test and the marker a saved stream's head shows."""
+
+    def __init__(self, codec: Codec, reader: type[MessageReader], read_stream: Callable[..., Thread], is_event: Callable[[Any], bool],
+                 event_marker: bytes, markers: tuple[bytes, ...], what: str) -> None:
+        self.codec, self.reader, self.read_stream, self.is_event = codec, reader, read_stream, is_event
+        self.event_marker, self.markers, self.what = event_marker, markers, what
+
+    def detect(self, source: Source) -> bool:
+        from threadlab.formats.provider_sse import first_event_value, is_sse
+        from threadlab.formats.provider_wire import container_of, sniff
+
+        if source.is_dir:
+            return False
+        if source.is_object:
+            value = source.obj
+            return container_of(value, self.codec) is not None or (isinstance(value, list) and bool(value) and self.is_event(value[0]))
+        head = source.head(65536)
+        if is_sse(head):
+            return self.is_event(first_event_value(head))
+        if self.event_marker in head[:4096] and head_is_saved_events(source, self.is_event):
+            return True
+        return sniff(source, self.codec, self.markers)
+
+    def to_threads(self, source: Source) -> list[Thread]:
+        from threadlab.formats.provider_sse import is_sse
+
+        if not source.is_object and is_sse(source.head(4096)):
+            return [self.read_stream(source)]
+        if source.is_object and isinstance(source.obj, list) and source.obj and self.is_event(source.obj[0]):
+            return [self.read_stream(source, [Event(i + 1, None, "", 1, value=v) for i, v in enumerate(source.obj)])]
+        if not source.is_object and self.event_marker in source.head(4096):
+            saved = saved_events(source, self.is_event)
+            if saved is not None:
+                return [self.read_stream(source, saved)]
+        return read_threads(source, self.reader, self.what)
+
+
+__all__ = ["MessageReader", "StreamFormat", "head_is_saved_events", "read_events", "read_threads", "saved_events"]

@@ -89,14 +89,32 @@ def foreign_losses(thread: Thread, picked: list[Any], agent_id: str | None) -> C
     others = sum(1 for a in thread.actions if getattr(a, "agent_id", None) not in (None, agent_id))
     orphans = unmatched_returns(picked)
     if orphans:
-        lost["tool names of results whose call is not written (a tool result names no tool)"] += orphans
+        lost["tool results whose call is not written (as user-side text)"] += orphans
     if others:
         lost["actions of other agents (user-side text, or left out, in this agent's view)"] += others
     return lost
+
+
+def write_own_or_replay(thread: Thread, key: str, name: str, agent: str | None, default_message: Rebuild, request_body: Body,
+                        response_body: Body, what: str, replay: Callable[[], tuple[Any, Counter[str]]]) -> bytes:
+    """A thread read from the format (and no ``agent`` asked for) back in its container;
+    else ``replay()``'s value. Both say what they lose (``WriteLoss``)."""
+    from threadlab.core.loss import report_loss
+
+    if agent is None and own_meta(thread, key) is not None:
+        history, stray = history_of(thread, key, default_message)
+        data, lost = rebuild_container(thread, key, history, request_body, response_body, what)
+        if stray:
+            lost.append(f"{stray} actions added after the thread was read (they belong to no message)")
+        report_loss(name, thread.thread_id, lost)
+        return data
+    value, counted = replay()
+    report_loss(name, thread.thread_id, loss_phrases(counted))
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
 
 
 def loss_phrases(lost: Counter[str]) -> list[str]:
     return [f"{n} {what}" if n > 1 else what for what, n in sorted(lost.items())]
 
 
-__all__ = ["foreign_losses", "history_of", "loss_phrases", "own_meta", "rebuild_container"]
+__all__ = ["foreign_losses", "history_of", "loss_phrases", "own_meta", "rebuild_container", "write_own_or_replay"]

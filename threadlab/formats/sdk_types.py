@@ -82,7 +82,7 @@ def _check_langchain(value: Any) -> str | None:
         return None
     try:
         load([value])
-    except Exception as exc:  # noqa: BLE001 - any refusal of the SDK is a finding, never a crash
+    except Exception as exc:
         return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
     return None
 
@@ -95,7 +95,9 @@ def _short(exc: Any, *, lenient_missing: bool = False) -> str | None:
     for error in errors:
         loc = error.get("loc", ())
         members.setdefault(loc[0] if loc and isinstance(loc[0], str) and loc[0][:1].isupper() else None, []).append(error)
-    best = min(members.values(), key=len)
+    # a member whose ``type`` literal did not match is not the one meant
+    meant = [errs for errs in members.values() if not any(e.get("type") == "literal_error" and e.get("loc", ())[-1:] == ("type",) for e in errs)]
+    best = min(meant or list(members.values()), key=len)
     if lenient_missing and all(e.get("type") == "missing" for e in best):
         return None
     parts = [".".join(str(x) for x in e.get("loc", ())) + f": {e.get('msg')}" for e in best[:3]]

@@ -176,7 +176,7 @@ class AnthropicReader(MessageReader):
         got = [self.add_message({"role": "assistant", "content": body.get("content")}, line, response=body, count=count)]
         mine = self.b.actions[start:]
         put_usage(mine, anthropic_usage(body.get("usage")))
-        finish = FINISH.get(body.get("stop_reason"))
+        finish = FINISH.get(body.get("stop_reason")) if isinstance(body.get("stop_reason"), str) else None
         for action in mine:
             if action.action_type == "assistant_message" and finish:
                 action.finish_reason = finish  # type: ignore[attr-defined]

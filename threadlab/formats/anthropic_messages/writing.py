@@ -22,7 +22,7 @@ from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM
 from threadlab.formats.anthropic_messages.reading import AGENT, PROVIDER
-from threadlab.formats.provider_write import foreign_losses, history_of, loss_phrases, own_meta, rebuild_container
+from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
 from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
 
 NAME = "anthropic-messages"
@@ -113,11 +113,10 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
     system: list[str] = []
     messages: list[dict[str, Any]] = []
 
+    items: list[tuple[str, list[Any]]] = []
+
     def add(role: str, blocks: list[Any]) -> None:
-        if messages and messages[-1]["role"] == role:
-            messages[-1]["content"].extend(blocks)
-        else:
-            messages.append({"role": role, "content": list(blocks)})
+        items.append((role, blocks))
 
     for item in picked:
         if isinstance(item, Said):
@@ -137,6 +136,11 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
     names = sorted({thread.agent_name(getattr(a, "agent_id", None)) or "" for a in picked if not isinstance(a, Said) and getattr(a, "agent_id", None)} - {AGENT, ""})
     if names:
         lost[f"agent names ({', '.join(names)}: Anthropic messages name no speaker)"] += 1
+    for role, blocks in _turns(results_after_uses(_turns(items))):  # alternating turns of blocks
+        messages.append({"role": role, "content": blocks})
+    for message in messages:  # the API wants a user turn's tool results before its text
+        if message["role"] == "user":
+            message["content"].sort(key=lambda block: block.get("type") != "tool_result" if isinstance(block, Mapping) else True)
     params: dict[str, Any] = {"messages": messages}
     if system:
         params = {SYSTEM: "\n\n".join(system), **params}
@@ -145,14 +149,38 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
     return params, lost
 
 
+def _turns(items: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]]:
+    """Consecutive items of one role as one turn."""
+    out: list[tuple[str, list[Any]]] = []
+    for role, blocks in items:
+        if out and out[-1][0] == role:
+            out[-1] = (role, [*out[-1][1], *blocks])
+        else:
+            out.append((role, list(blocks)))
+    return out
+
+
+def results_after_uses(items: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]]:
+    """Each tool result moved up to follow the assistant turn that used the tool (the API
+    refuses a ``tool_result`` anywhere else; what others said meanwhile comes after)."""
+    out: list[tuple[str, list[Any]]] = []
+    taken: set[int] = set()
+    for i, (role, blocks) in enumerate(items):
+        if i in taken:
+            continue
+        if role == "user" and any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in blocks):  # no tool_use before it
+            blocks = [{"type": "text", "text": f"[tool result {b.get('tool_use_id')}: {b.get('content')}]"} if isinstance(b, Mapping) and b.get("type") == "tool_result" else b for b in blocks]
+        out.append((role, blocks))
+        ids = {b.get("id") for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use"} if role == "assistant" else set()
+        following = range(i + 1, len(items)) if ids else range(0)
+        for j in following:
+            later = items[j][1]
+            if items[j][0] == "user" and later and all(isinstance(b, Mapping) and b.get("type") == "tool_result" and b.get("tool_use_id") in ids for b in later) and j not in taken:
+                out.append(items[j])
+                taken.add(j)
+    return out
+
+
 def write_anthropic(thread: Thread, agent: str | None = None) -> bytes:
-    if agent is None and own_meta(thread, KEY) is not None:
-        history, stray = history_of(thread, KEY, default_message)
-        data, lost = rebuild_container(thread, KEY, history, _request, _response, "Message")
-        if stray:
-            lost.append(f"{stray} actions added after the thread was read (they belong to no message)")
-        report_loss(NAME, thread.thread_id, lost)
-        return data
-    params, lost = _replay(thread, agent, "summarize", "{agent:Name}: ")
-    report_loss(NAME, thread.thread_id, loss_phrases(lost))
-    return orjson.dumps(params, option=orjson.OPT_INDENT_2) + b"\n"
+    return write_own_or_replay(thread, KEY, NAME, agent, default_message, _request, _response, "Message",
+                               lambda: _replay(thread, agent, "summarize", "{agent:Name}: "))

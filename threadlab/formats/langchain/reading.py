@@ -161,7 +161,8 @@ class LangChainReader:
         bad = data.get("invalid_tool_calls") if isinstance(data.get("invalid_tool_calls"), list) else []
         if content not in ("", [], None) or not (calls or bad):
             action = b.add("assistant_message", agent_id=agent, content=_content(content), metadata=dict(meta) if meta else None)
-            finish = _FINISH.get(rm.get("finish_reason") or rm.get("stop_reason"))
+            reason = rm.get("finish_reason") or rm.get("stop_reason")
+            finish = _FINISH.get(reason) if isinstance(reason, str) else None
             if finish:
                 action.finish_reason = finish  # type: ignore[attr-defined]
             actions.append(action)

@@ -19,8 +19,8 @@ import orjson
 from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.langchain.reading import AGENT, KEY
-from threadlab.formats.provider_write import loss_phrases
 from threadlab.formats.provider_wire import put
+from threadlab.formats.provider_write import loss_phrases
 from threadlab.formats.responses_items import restore
 
 NAME = "langchain"
@@ -125,7 +125,7 @@ def _foreign(thread: Thread) -> tuple[list[Any], Counter[str]]:
     for action in thread.actions:
         kind = action.action_type
         if kind in ("assistant_message", "thinking"):
-            if turn and (turn[-1].action_type == "tool_call" or getattr(turn[-1], "agent_id", None) != action.agent_id or kind == "assistant_message" and any(a.action_type == "assistant_message" for a in turn)):  # type: ignore[attr-defined]
+            if turn and (turn[-1].action_type == "tool_call" or getattr(turn[-1], "agent_id", None) != action.agent_id or (kind == "assistant_message" and any(a.action_type == "assistant_message" for a in turn))):  # type: ignore[attr-defined]
                 flush()
             turn.append(action)
         elif kind == "tool_call":

@@ -15,42 +15,22 @@ from __future__ import annotations
 from threadlab.core.model import Thread
 from threadlab.formats.openai_chat.codec import KEY, ChatCodec
 from threadlab.formats.openai_chat.reading import ChatReader
-from threadlab.formats.openai_chat.stream import is_chunk, read_stream
+from threadlab.formats.openai_chat.stream import is_chunk as is_event
+from threadlab.formats.openai_chat.stream import read_stream
 from threadlab.formats.openai_chat.writing import to_openai_chat, write_chat
-from threadlab.formats.provider_read import head_is_saved_events, read_threads, saved_events
-from threadlab.formats.provider_sse import Event, first_event_value, is_sse
-from threadlab.formats.provider_wire import container_of, sniff
+from threadlab.formats.provider_read import StreamFormat
 from threadlab.formats.source import Source
 
 NAME = "openai-chat"
-_CODEC = ChatCodec()
-_MARKERS = (b'"role"', b'"choices"', b'"messages"')
+_FORMAT = StreamFormat(ChatCodec(), ChatReader, read_stream, is_event, b'"chat.completion.chunk"', (b'"role"', b'"choices"', b'"messages"'), "an OpenAI Chat Completions message list, request or response")
 
 
 def detect(source: Source) -> bool:
-    if source.is_dir:
-        return False
-    if source.is_object:
-        value = source.obj
-        return container_of(value, _CODEC) is not None or (isinstance(value, list) and bool(value) and is_chunk(value[0]))
-    head = source.head(65536)
-    if is_sse(head):
-        return is_chunk(first_event_value(head))
-    if b'"chat.completion.chunk"' in head[:4096]:
-        return head_is_saved_events(source, is_chunk)
-    return sniff(source, _CODEC, _MARKERS)
+    return _FORMAT.detect(source)
 
 
 def to_threads(source: Source) -> list[Thread]:
-    if not source.is_object and is_sse(source.head(4096)):
-        return [read_stream(source)]
-    if source.is_object and isinstance(source.obj, list) and source.obj and is_chunk(source.obj[0]):
-        return [read_stream(source, [Event(i + 1, None, "", 1, value=v) for i, v in enumerate(source.obj)])]
-    if not source.is_object and b'"chat.completion.chunk"' in source.head(4096):
-        saved = saved_events(source, is_chunk)
-        if saved is not None:
-            return [read_stream(source, saved)]
-    return read_threads(source, ChatReader, "an OpenAI Chat Completions message list, request or response")
+    return _FORMAT.to_threads(source)
 
 
 def from_thread(thread: Thread, agent: str | None = None) -> bytes:

@@ -197,7 +197,7 @@ class ChatReader(MessageReader):
             mine = self.b.actions[start:]
             if n == 0:
                 put_usage(mine, chat_usage(body.get("usage")))
-            finish = FINISH.get(choice.get("finish_reason"))
+            finish = FINISH.get(choice.get("finish_reason")) if isinstance(choice.get("finish_reason"), str) else None
             for action in mine:
                 if action.action_type == "assistant_message" and finish:
                     action.finish_reason = finish  # type: ignore[attr-defined]

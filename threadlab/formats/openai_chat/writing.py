@@ -21,7 +21,7 @@ from threadlab.core.loss import report_loss
 from threadlab.core.model import AgentConfig, BaseAction, Thread
 from threadlab.formats.openai_chat.codec import KEY
 from threadlab.formats.openai_chat.reading import AGENT, encode_args, encode_content
-from threadlab.formats.provider_write import foreign_losses, history_of, loss_phrases, own_meta, rebuild_container
+from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
 from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
 
 NAME = "openai-chat"
@@ -62,7 +62,7 @@ def default_message(actions: list[BaseAction], agents: Mapping[str, AgentConfig]
 
 
 def _request(rest: Any, messages: list[Any]) -> Any:
-    return {**rest, "messages": messages} if "messages" not in rest else {**rest, "messages": messages}
+    return {**rest, "messages": messages}
 
 
 def _response(rest: Any, messages: list[Any]) -> Any:
@@ -107,12 +107,46 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
             turn.append(item)
         elif kind == "tool_call":
             turn.append(item)
+        elif kind == "system.message":
+            flush()
+            messages.append(_system(item))
         else:
             flush()
             _note(item, lost)
             messages.append(default_message([item], thread.agents))
     flush()
-    return messages, lost
+    return answers_after_calls(messages), lost
+
+
+def _system(action: BaseAction) -> dict[str, Any]:
+    """A system prompt of any format as a ``system`` (or ``developer``) message of text."""
+    data = action.data if isinstance(action.data, Mapping) else {"content": action.data}  # type: ignore[attr-defined]
+    role = data.get("role") if data.get("role") in ("system", "developer") else "system"
+    content = data.get("content")
+    if not isinstance(content, str):
+        texts = [p.get("text") for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)] if isinstance(content, list) else []
+        content = "\n\n".join(texts) if texts else orjson.dumps(content).decode()
+    return {"role": role, "content": content}
+
+
+def answers_after_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each tool message moved up to follow the assistant message that made its call (the API
+    refuses a tool message after anything else; what others said meanwhile comes after); one
+    whose call is not written becomes user-side text."""
+    out: list[dict[str, Any]] = []
+    taken: set[int] = set()
+    for i, message in enumerate(messages):
+        if i in taken:
+            continue
+        if message.get("role") == "tool":  # its call is not written: what it said, as user-side text
+            message = {"role": "user", "content": f"[tool result {message.get('tool_call_id')}: {message.get('content')}]"}
+        out.append(message)
+        ids = {c.get("id") for c in message.get("tool_calls") or []} if message.get("role") == "assistant" else set()
+        for j in range(i + 1, len(messages)) if ids else ():
+            if messages[j].get("role") == "tool" and messages[j].get("tool_call_id") in ids and j not in taken:
+                out.append(messages[j])
+                taken.add(j)
+    return out
 
 
 def _note(action: BaseAction, lost: Counter[str]) -> None:
@@ -128,13 +162,5 @@ def _note(action: BaseAction, lost: Counter[str]) -> None:
 
 
 def write_chat(thread: Thread, agent: str | None = None) -> bytes:
-    if agent is None and own_meta(thread, KEY) is not None:
-        history, stray = history_of(thread, KEY, lambda actions: default_message(actions, thread.agents))
-        data, lost = rebuild_container(thread, KEY, history, _request, _response, "chat.completion")
-        if stray:
-            lost.append(f"{stray} actions added after the thread was read (they belong to no message)")
-        report_loss(NAME, thread.thread_id, lost)
-        return data
-    messages, lost = _replay(thread, agent, "summarize", "{agent:Name}: ")
-    report_loss(NAME, thread.thread_id, loss_phrases(lost))
-    return orjson.dumps(messages, option=orjson.OPT_INDENT_2) + b"\n"
+    return write_own_or_replay(thread, KEY, NAME, agent, lambda actions: default_message(actions, thread.agents), _request, _response,
+                               "chat.completion", lambda: _replay(thread, agent, "summarize", "{agent:Name}: "))
