@@ -230,6 +230,106 @@ def openai_agents_trace(path: Path) -> int:
     return len(_whole_or_lines(path))
 
 
+def _sse_data_lines(data: bytes) -> int:
+    return sum(1 for line in data.splitlines() if line.startswith(b"data:") and line[5:].strip())
+
+
+def _docs(path: Path) -> list[Any] | None:
+    """The documents of a provider file: a JSON array's elements (None for a bare message list,
+    which the caller counts), a JSON object, or JSON Lines."""
+    data = path.read_bytes()
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return _json_lines(data)
+    return value if isinstance(value, list) else [value]
+
+
+def _bodies(doc: Any, request_key: str) -> tuple[Any, Any]:
+    """The request and response bodies of a logged document, wherever people put them: the
+    document itself, ``request`` / ``response`` (HTTP envelopes with a ``body`` too), ``body``
+    (OpenAI Batch input lines)."""
+    if not isinstance(doc, dict):
+        return None, None
+
+    def find(candidates: list[Any], test: Callable[[dict[str, Any]], bool]) -> Any:
+        return next((c for c in candidates if isinstance(c, dict) and test(c)), None)
+
+    req_paths = [doc, (doc.get("request") or {}).get("body") if isinstance(doc.get("request"), dict) else None, doc.get("request"), doc.get("body")]
+    resp_paths = [doc, (doc.get("response") or {}).get("body") if isinstance(doc.get("response"), dict) else None, doc.get("response")]
+    request = find(req_paths, lambda c: request_key in c and "choices" not in c and c.get("object") != "response" and c.get("type") != "message")
+    response = find(resp_paths, lambda c: "choices" in c or c.get("object") == "response" or (c.get("type") == "message" and c.get("role") == "assistant"))
+    return request, response
+
+
+def _provider(path: Path, is_event: Callable[[Any], bool], list_records: Callable[[list[Any]], int], request_key: str,
+              request_records: Callable[[dict[str, Any]], int], response_records: Callable[[dict[str, Any]], int]) -> int:
+    data = path.read_bytes()
+    if data.lstrip()[:5] in (b"data:", b"event") or data.lstrip()[:1] == b":":
+        return _sse_data_lines(data)
+    docs = _docs(path)
+    if docs and is_event(docs[0]):  # a stream's events saved as JSON
+        return len(docs)
+    whole = orjson.loads(data) if data.lstrip()[:1] == b"[" else None
+    if isinstance(whole, list) and whole and isinstance(whole[0], dict) and not any(_bodies(d, request_key) != (None, None) for d in whole[:1]):
+        return list_records(whole)
+    total = 0
+    for doc in docs or []:
+        request, response = _bodies(doc, request_key)
+        n = (request_records(request) if request is not None else 0) + (response_records(response) if response is not None else 0)
+        total += n if (request is not None or response is not None) else 1
+    return total
+
+
+def openai_chat(path: Path) -> int:
+    """A record is a message (of a request's ``messages``, or a response's choice), or a stream
+    event (an SSE ``data:`` line, or a saved chunk)."""
+    return _provider(path, lambda v: isinstance(v, dict) and v.get("object") == "chat.completion.chunk", len, "messages",
+                     lambda r: len(r.get("messages") or []), lambda r: len(r.get("choices") or []))
+
+
+def _blocks(message: Any) -> int:
+    content = message.get("content") if isinstance(message, dict) else None
+    return len(content) if isinstance(content, list) and content else 1
+
+
+def anthropic_messages(path: Path) -> int:
+    """A record is a content block (a message with string content, or none, is one; a
+    request's ``system`` is one, or one per block), or a stream event."""
+    events = {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
+
+    def request(r: dict[str, Any]) -> int:
+        system = r.get("system")
+        n = 0 if system is None else len(system) if isinstance(system, list) and system else 1
+        return n + sum(_blocks(m) for m in r.get("messages") or [])
+
+    return _provider(path, lambda v: isinstance(v, dict) and v.get("type") in events, lambda ms: sum(_blocks(m) for m in ms), "messages",
+                     request, _blocks)
+
+
+def openai_responses(path: Path) -> int:
+    """A record is an item (of a request's ``input``, or a response's ``output``; a string
+    ``input`` and non-empty ``instructions`` are one each), or a stream event."""
+
+    def request(r: dict[str, Any]) -> int:
+        items = r.get("input")
+        return (1 if r.get("instructions") else 0) + (1 if isinstance(items, str) else len(items or []))
+
+    return _provider(path, lambda v: isinstance(v, dict) and str(v.get("type", "")).startswith("response."), len, "input",
+                     request, lambda r: len(r.get("output") or []))
+
+
+def langchain(path: Path) -> int:
+    """A record is a message: of a JSON array, of a LangGraph state's ``messages`` (also under
+    ``values``), or a JSON Lines line."""
+    docs = _docs(path) or []
+    if len(docs) == 1 and isinstance(docs[0], dict):
+        state = docs[0].get("values") if isinstance(docs[0].get("values"), dict) else docs[0]
+        if isinstance(state.get("messages"), list):
+            return len(state["messages"])
+    return len(docs)
+
+
 COUNTERS: dict[str, Counter] = {
     "threadprotocol": threadprotocol,
     "pydantic-ai": pydantic_ai,
@@ -243,4 +343,8 @@ COUNTERS: dict[str, Counter] = {
     "inspect-ai": inspect_ai,
     "otel": otel,
     "openai-agents-trace": openai_agents_trace,
+    "openai-chat": openai_chat,
+    "openai-responses": openai_responses,
+    "anthropic-messages": anthropic_messages,
+    "langchain": langchain,
 }

@@ -41,6 +41,7 @@ RULES: dict[str, str] = {
     "usage": "usage figures that cannot be read or attributed",
     "duplicate-return": "a tool result answers a tool call that already has one (kept as the format's own part, not a second tool_return)",
     "stream-event": "a stream event holds what no message of its file has (used as a message, or kept as system.<format>.event)",
+    "stream-error": "a provider stream (OpenAI, Anthropic) reported an error event",
 }
 
 
