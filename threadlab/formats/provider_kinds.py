@@ -7,7 +7,8 @@ Responses items (``type`` = ``function_call``, parts ``input_text`` ...), Anthro
 (``tool_use``, ``tool_result``, ``thinking``, images with a ``source``), Chat Completions
 fields (``tool_calls``, role ``tool``, parts ``image_url``). A body's own fields break the tie
 (a top-level ``system`` or a ``claude-*`` model is Anthropic's). Lists holding another format's
-keys (agency-swarm's ``callerAgent``, the AI SDK's ``parts``, AITP's ``thread_id`` ...) are none
+keys (agency-swarm's ``callerAgent``, the AI SDK's ``parts`` and v4 ``createdAt``/``toolInvocations``,
+AITP's ``thread_id`` ...) are none
 of these."""
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ _CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "fu
 _CHAT_FIELDS = frozenset({"tool_calls", "tool_call_id", "function_call"})
 # keys that make a list another format's (agency-swarm, AI SDK, pydantic-ai, AITP, ThreadProtocol, Claude Code, LangChain)
 _OTHER_KEYS = frozenset({"callerAgent", "agent", "parts", "part_kind", "kind", "thread_id", "created_at", "object", "action_type",
-                         "sessionId", "parentUuid", "lc", "data", "additional_kwargs", "response_metadata"})
+                         "sessionId", "parentUuid", "lc", "data", "additional_kwargs", "response_metadata",
+                         # the AI SDK v4 Message (createdAt, toolInvocations ...): vercel-ai-messages
+                         "createdAt", "toolInvocations", "experimental_attachments", "annotations"})
 
 
 def _message_kind(m: Any) -> str | None:
