@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import pytest
 
 import threadlab as tl
+from threadlab.frames import AmbiguousThreadError, ThreadKey
 from threadlab.widgets import colors
 from threadlab.widgets.compare import perspectives_html, threads_html, user_turns
 from threadlab.widgets.explorer import filter_threads
@@ -276,17 +277,69 @@ def test_compare_perspectives_escapes(xss) -> None:
 # --- explorer -------------------------------------------------------------------------------
 
 
+def _key(thread: tl.Thread) -> ThreadKey:
+    return ThreadKey(thread.origin[0], thread.thread_id)
+
+
 def test_explorer_filters_and_tabs(frames, team, pending) -> None:
     app = tl.explorer(frames)
     assert len(app.picker.options) == len(frames.threads)
-    assert filter_threads(frames, status="pending calls") == [pending.thread_id]
-    assert team.thread_id in filter_threads(frames, search="finland")
-    assert filter_threads(frames, tool="web_search") == [team.thread_id]
-    assert pending.thread_id not in filter_threads(frames, agent="Researcher")
+    assert filter_threads(frames, status="pending calls") == [_key(pending)]
+    assert _key(team) in filter_threads(frames, search="finland")
+    assert filter_threads(frames, tool="web_search") == [_key(team)]
+    assert _key(pending) not in filter_threads(frames, agent="Researcher")
     app.search.value = "staging database"
-    assert app.picker.value == pending.thread_id and app.table.value.count("<tr data-thread-id") == 1
+    assert app.selected == _key(pending) and app.table.value.count("<tr data-thread-id") == 1
     app.tabs.selected_index = 1
     assert "Rotate the staging database credentials" in app.panes[1].value
     app.tabs.selected_index = 2
-    assert app._drawn == {0: pending.thread_id, 1: pending.thread_id, 2: pending.thread_id}  # drawn once each, when opened
-    assert isinstance(app._content(2, pending.thread_id), tl.widgets.ToolCallView)
+    assert app._drawn == {0: _key(pending), 1: _key(pending), 2: _key(pending)}  # drawn once each, when opened
+    assert isinstance(app._content(2, _key(pending)), tl.widgets.ToolCallView)
+
+
+# --- the same thread id in two files ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory):
+    """Two files holding one thread id (a run saved after each turn), and one other thread."""
+    folder = tmp_path_factory.mktemp("twins")
+    for name in ("approval_step1.messages.json", "approval_step2.messages.json"):
+        (folder / name).write_bytes((ROOT / "data" / "pydantic_ai" / name).read_bytes())
+    (folder / "team.json").write_bytes((DATA / "research_team.thread.json").read_bytes())
+    return folder, tl.load(folder, progress=False)
+
+
+def test_frames_thread_names_the_sources_of_an_ambiguous_id(twins) -> None:
+    folder, frames = twins
+    tid = "a36e07cb-b7f7-5307-94a6-206b49abf6da"
+    assert (frames.threads["thread_id"] == tid).sum() == 2
+    with pytest.raises(AmbiguousThreadError, match=r"approval_step1.*approval_step2.*pass source="):
+        frames.thread(tid)
+    first = frames.thread(tid, source=str(folder / "approval_step1.messages.json"))
+    second = frames.thread(tid, source=str(folder / "approval_step2.messages.json"))
+    assert (len(first.actions), len(second.actions)) == (4, 8)
+    assert frames.thread(ThreadKey(str(folder / "approval_step2.messages.json"), tid)) is second
+    with pytest.raises(KeyError, match=r"from source 'elsewhere\.json'"):
+        frames.thread(tid, source="elsewhere.json")
+    assert len(set(frames.keys())) == len(frames.threads) == 3
+
+
+def test_widgets_work_when_two_files_hold_one_thread_id(twins) -> None:
+    folder, frames = twins
+    tid = "a36e07cb-b7f7-5307-94a6-206b49abf6da"
+    app = tl.explorer(frames)  # crashed with "The truth value of a Series is ambiguous"
+    keys = filter_threads(frames, search="deploy")
+    assert [k.source.rsplit("/", 1)[-1] for k in keys] == ["approval_step1.messages.json", "approval_step2.messages.json"]
+    app.search.value = "deploy"
+    app.picker.value = app.picker.options[1][1]
+    assert app.selected == keys[1]
+    app.tabs.selected_index = 1
+    assert app.panes[1].value.count('class="tl-tool"') == 2 and "dep-5521" in app.panes[1].value  # step 2: answered calls
+    assert app.table.value.count("<tr data-thread-id") == 2 and "approval_step2" in app.table.value
+    step2 = str(folder / "approval_step2.messages.json")
+    fig = tl.timeline(frames, thread_id=tid, source=step2)
+    assert fig.layout.meta["n_actions"] == 8
+    with pytest.raises(AmbiguousThreadError):
+        tl.timeline(frames, thread_id=tid)
+    assert tl.tool_call_view(frames, thread_id=tid, source=step2).calls["status"].tolist() == ["error", "success"]

@@ -22,9 +22,9 @@ import plotly.graph_objects as go
 import pyarrow.compute as pc
 from _plotly_utils.utils import to_typed_array_spec
 
-from threadlab.frames.frames import Frames
+from threadlab.frames.frames import Frames, ThreadKey
 from threadlab.widgets.colors import ERROR_COLOR, ORPHAN_COLOR, PENDING_COLOR, SYSTEM_COLOR, USER_COLOR, agent_color
-from threadlab.widgets.inputs import as_frames, objects, pick_thread_id, rows_of
+from threadlab.widgets.inputs import as_frames, key_mask, objects, pick_thread, rows_of
 from threadlab.widgets.text import arrow_strings, clip_arrow, esc, esc_arrow
 
 WEBGL_THRESHOLD = 1_000
@@ -127,20 +127,22 @@ def timeline(
     data: Any,
     *,
     x: Literal["time", "sequence"] = "time",
-    thread_id: str | None = None,
+    thread_id: str | ThreadKey | None = None,
+    source: str | None = None,
     webgl_threshold: int = WEBGL_THRESHOLD,
     height: int | None = None,
 ) -> go.Figure:
     """A plotly timeline of one thread (a Thread, or Frames and an optional ``thread_id``).
 
     ``x="time"`` places actions at their timestamps, ``x="sequence"`` at their sequence numbers
-    (useful when timestamps are synthetic)."""
+    (useful when timestamps are synthetic). ``source=`` chooses between two files holding the same
+    thread id."""
     if x not in ("time", "sequence"):
         raise ValueError(f"timeline x must be 'time' or 'sequence', not {x!r}")
     frames = as_frames(data)
-    tid = pick_thread_id(frames, thread_id)
-    acts = rows_of(frames.actions, tid, frames)
-    calls = rows_of(frames.tool_calls, tid, frames)
+    key = pick_thread(frames, thread_id, source)
+    acts = rows_of(frames.actions, key, frames)
+    calls = rows_of(frames.tool_calls, key, frames)
     n = len(acts)
     small = n <= webgl_threshold
     traces = _Traces(webgl=not small)
@@ -179,7 +181,7 @@ def timeline(
     marks(is_system, "System", "system", SYSTEM_COLOR)
 
     layout = {
-        "title": {"text": _title(frames, tid, hint=thread_id is None), "font": {"size": 14}},
+        "title": {"text": _title(frames, key, hint=thread_id is None), "font": {"size": 14}},
         "height": height or max(260, 90 + 60 * len(lanes)),
         "margin": {"l": 10, "r": 10, "t": 40, "b": 40},
         "hovermode": "closest",
@@ -196,12 +198,12 @@ def timeline(
     return go.Figure(data=traces.items, layout=layout, _validate=False)
 
 
-def _title(frames: Frames, tid: str, *, hint: bool) -> str:
-    rows = frames.threads[(frames.threads["thread_id"].astype(object) == tid).to_numpy()]
+def _title(frames: Frames, key: ThreadKey, *, hint: bool) -> str:
+    rows = frames.threads[key_mask(frames.threads, [key])]
     title = objects(rows["title"])[0] if len(rows) else None
     count = int(rows["n_actions"].iloc[0]) if len(rows) else 0
     extra = f" (1 of {len(frames.threads)} threads; pass thread_id=)" if hint and len(frames.threads) > 1 else ""
-    return f"{esc(title or tid)} — {count} actions{esc(extra)}"
+    return f"{esc(title or key.thread_id)} — {count} actions{esc(extra)}"
 
 
 def _tool_spans(traces: _Traces, calls: pd.DataFrame, xs_all: np.ndarray, x: str, base_y: float, limit: int, small: bool) -> None:

@@ -140,12 +140,13 @@ class ToolCallView(widgets.VBox):
         return summary_html(self.calls) + str(self.table.value)
 
 
-def tool_call_view(data: Any, *, thread_id: str | None = None) -> ToolCallView:
-    """Tool calls of a Thread or Frames (all threads, or one with ``thread_id``)."""
+def tool_call_view(data: Any, *, thread_id: Any = None, source: str | None = None) -> ToolCallView:
+    """Tool calls of a Thread or Frames (all threads, or one with ``thread_id``; ``source=``
+    chooses between two files holding the same thread id)."""
     frames = as_frames(data)
     if thread_id is not None:
-        from threadlab.widgets.inputs import pick_thread_id, rows_of
+        from threadlab.widgets.inputs import pick_thread, rows_of
 
-        calls = rows_of(frames.tool_calls, pick_thread_id(frames, thread_id), frames)
+        calls = rows_of(frames.tool_calls, pick_thread(frames, thread_id, source), frames)
         frames = Frames(frames.actions, calls, frames.usage, frames.threads, frames.problems, frames._threads)
     return ToolCallView(frames)
