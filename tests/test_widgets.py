@@ -19,7 +19,7 @@ from threadlab.widgets.explorer import filter_threads
 from threadlab.widgets.perspective_align import align_perspective
 from threadlab.widgets.text import preview, safe_url
 from threadlab.widgets.timeline import trace_values
-from threadlab.widgets.token_usage import token_segments, tool_shares
+from threadlab.widgets.token_usage import SEGMENTS, token_segments, tool_shares
 from threadlab.widgets.tool_call_view import pairs_table_html, sorted_pairs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -202,17 +202,37 @@ def test_token_segments_never_count_twice(frames) -> None:
 
 def test_token_usage_by_agent_and_cost(frames) -> None:
     fig = tl.token_usage(frames, by="agent")
-    assert fig.layout.meta["groups"] == ["Ops", "Planner", "Researcher", "Writer"]
+    cost = frames.usage.groupby(frames.usage["agent_name"].astype(object))["cost_usd"].sum()
+    assert fig.layout.meta["groups"] == list(cost.sort_values(ascending=False).index)  # costliest first, as the title says
+    assert "costliest first" in fig.layout.annotations[0].text
     assert fig.layout.meta["total_cost_usd"] == pytest.approx(float(frames.usage["cost_usd"].sum()))
     bars = [t for t in fig.data if t.type == "bar" and t.xaxis == "x"]
-    assert {t.name for t in bars} >= {"input (uncached)", "output"}
-    assert all("$" in str(label) or "cost unknown" in str(label) for label in bars[0].x)
-    lines = [t for t in fig.data if t.type == "scatter"]
-    assert len(lines) == frames.usage["thread_id"].nunique()  # one cumulative line per run
+    assert {t.name for t in bars} >= {"input (uncached)", "output"} and all(t.orientation == "h" for t in bars)
+    labels = next(t for t in fig.data if t.type == "scatter" and t.mode == "text")
+    assert all("$" in str(text) or "cost unknown" in str(text) for text in labels.text)
+    lines = [t for t in fig.data if t.type == "scatter" and t.xaxis == "x2"]
+    assert len(lines) == frames.usage["thread_id"].nunique()  # one cumulative line per run (few runs)
     runs = [t for t in fig.data if t.name == "cost (USD)"]
-    assert len(runs) == 1 and len(runs[0].x) == len(frames.threads)  # per-run comparison
+    assert len(runs) == 1 and len(runs[0].y) == len(frames.threads)  # per-run comparison
     with pytest.raises(ValueError, match="by must be"):
         tl.token_usage(frames, by="colour")
+
+
+def test_token_usage_keeps_the_top_groups_and_one_other_bar(tmp_path) -> None:
+    from tests.browser.figures import corpus
+
+    many = tl.load(corpus(tmp_path / "runs", 60), progress=False)
+    fig = tl.token_usage(many, by="thread", top=5)
+    groups = fig.layout.meta["groups"]
+    assert len(groups) == 6 and groups[-1] == f"other ({fig.layout.meta['n_groups'] - 5} more)"
+    bars = [t for t in fig.data if t.type == "bar" and t.xaxis == "x"]
+    shown = sum(trace_values(t.x) for t in bars)
+    assert shown.sum() == pytest.approx(float(token_segments(many.usage)[[n for n, _ in SEGMENTS]].to_numpy().sum()))  # nothing lost
+    cost = many.threads["cost_usd"].astype(float).to_numpy()
+    assert next(t for t in fig.data if t.name == "cost (USD)").y[0] == pytest.approx(np.nanmax(cost))  # ranked, costliest first
+    names = [t.name for t in fig.data if t.xaxis == "x2" and t.name]
+    assert names[:2] == ["10–90 % of runs", "median run"] and len(names) == 2 + 5  # a band, not 60 lines
+    assert len(set(fig.layout.meta["groups"])) == len(groups)  # labels unique, so bars never merge
 
 
 def test_tool_shares_split_a_response_over_its_tool_calls(frames) -> None:

@@ -16,7 +16,7 @@ from threadlab.frames.frames import Frames, ThreadKey
 from threadlab.widgets.inputs import as_frames, objects, subset
 from threadlab.widgets.styles import CSS
 from threadlab.widgets.text import esc, shorten
-from threadlab.widgets.view import HtmlView, show_in
+from threadlab.widgets.view import HtmlView, StaticCopy, show_in, static_of
 
 ANY = "(any)"
 STATUS_OPTIONS = (ANY, "tool errors", "pending calls", "problems", "clean")
@@ -117,7 +117,7 @@ def threads_table_html(frames: Frames, positions: np.ndarray, selected: ThreadKe
     return f'{CSS}<div class="tl-root"><b>{len(positions):,} of {len(t):,} threads</b><table class="tl-table">{head}{"".join(rows)}</table>{more}</div>'
 
 
-class Explorer(widgets.VBox):
+class Explorer(StaticCopy, widgets.VBox):
     """Filters, threads table, thread picker and the four tabs of the chosen thread. Threads are
     named by (source, thread_id) everywhere, so two files holding one thread id are two rows."""
 
@@ -204,6 +204,19 @@ class Explorer(widgets.VBox):
         from threadlab.widgets.token_usage import token_usage
 
         return token_usage(subset(self.frames, [key]))
+
+    def static_html(self) -> str:
+        """The threads table and the chosen thread's four views, one under the other."""
+        key = self.selected
+        parts = [str(self.table.value)]
+        if key is not None:
+            from threadlab.widgets.transcript import transcript_html
+
+            for index, title in enumerate(TAB_TITLES):
+                body = transcript_html(self.frames.thread(key)) if index == 1 else static_of(self._content(index, key))
+                parts.append(f'<details class="tl-static-tab"{" open" if index == 0 else ""}><summary><b>{esc(title)}</b> · '
+                             f'{esc(key.thread_id)}</summary>{body}</details>')
+        return "".join(parts)
 
 
 def explorer(data: Any) -> Explorer:

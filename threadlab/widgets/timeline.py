@@ -26,6 +26,7 @@ from threadlab.frames.frames import Frames, ThreadKey
 from threadlab.widgets.colors import ERROR_COLOR, ORPHAN_COLOR, PENDING_COLOR, SYSTEM_COLOR, USER_COLOR, agent_color
 from threadlab.widgets.inputs import as_frames, key_mask, objects, pick_thread, rows_of
 from threadlab.widgets.text import arrow_strings, clip_arrow, esc, esc_arrow
+from threadlab.widgets.view import Figure
 
 WEBGL_THRESHOLD = 1_000
 # plotly symbol numbers: 0 circle, 1 square, 2 diamond, 8 triangle-right
@@ -195,7 +196,7 @@ def timeline(
                   "showgrid": True, "gridcolor": "#eceff3"},
         "meta": {"threadlab": "timeline", "lanes": [label for _, label in lanes], "webgl": not small, "n_actions": n},
     }
-    return go.Figure(data=traces.items, layout=layout, _validate=False)
+    return Figure(data=traces.items, layout=layout, _validate=False)
 
 
 def _title(frames: Frames, key: ThreadKey, *, hint: bool) -> str:

@@ -18,7 +18,7 @@ from threadlab.widgets.colors import ERROR_COLOR, PENDING_COLOR, agent_color, st
 from threadlab.widgets.inputs import as_frames, objects
 from threadlab.widgets.styles import CSS
 from threadlab.widgets.text import esc, preview
-from threadlab.widgets.view import HtmlView, figure_output
+from threadlab.widgets.view import HtmlView, StaticCopy, as_figure, figure_output
 
 SortKey = Literal["call order", "latency (slowest first)", "tool", "status"]
 SORTS: tuple[str, ...] = ("call order", "latency (slowest first)", "tool", "status")
@@ -116,10 +116,10 @@ def latency_figure(calls: pd.DataFrame) -> go.Figure:
         margin={"l": 10, "r": 10, "t": 40, "b": 30}, meta={"threadlab": "tool_latency"},
     )
     fig.update_xaxes(title="seconds", rangemode="tozero")
-    return fig
+    return as_figure(fig)
 
 
-class ToolCallView(widgets.VBox):
+class ToolCallView(StaticCopy, widgets.VBox):
     """The tool-call widget: summary, sort/filter dropdowns, pairs table, latency chart."""
 
     def __init__(self, frames: Frames) -> None:
@@ -138,6 +138,10 @@ class ToolCallView(widgets.VBox):
 
     def _repr_html_(self) -> str:
         return summary_html(self.calls) + str(self.table.value)
+
+    def static_html(self) -> str:
+        chart = latency_figure(self.calls).static_html() if len(self.calls) else ""
+        return summary_html(self.calls) + str(self.table.value) + chart
 
 
 def tool_call_view(data: Any, *, thread_id: Any = None, source: str | None = None) -> ToolCallView:
