@@ -61,6 +61,8 @@ _LAZY: dict[str, str] = {
     "compare_perspectives": "threadlab.widgets",
     "compare_threads": "threadlab.widgets",
     "explorer": "threadlab.widgets",
+    "delegation_graph": "threadlab.widgets",
+    "compare_runs": "threadlab.widgets",
 }
 
 

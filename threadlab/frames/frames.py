@@ -136,6 +136,20 @@ class Frames:
             raise KeyError(f"{key.source!r} no longer holds thread {key.thread_id!r}")
         return self._threads[key]
 
+    def agent_usage(self) -> pd.DataFrame:
+        """Per agent per thread: actions, messages, model calls, tool calls and errors, tokens, cost,
+        tool latency and active time (derived from the five frames; see ``frames/agents.py``)."""
+        from threadlab.frames.agents import agent_usage
+
+        return agent_usage(self)
+
+    def delegations(self) -> pd.DataFrame:
+        """Who started whom: one row per sub-agent start, handoff or inferred delegation, with the
+        tool call behind it and what the started agent did meanwhile (``frames/agents.py``)."""
+        from threadlab.frames.agents import delegations
+
+        return delegations(self)
+
     def tables(self) -> dict[str, pd.DataFrame]:
         return {name: getattr(self, name) for name in TABLE_NAMES}
 
