@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # every piece of text plotly draws that a reader must be able to read: tick labels, legend
 # entries, the figure and panel titles, axis titles, text marks on bars
 TEXT_SELECTORS = (".xtick text", ".ytick text", ".legendtext", ".gtitle", ".annotation-text", ".g-xtitle text", ".g-ytitle text",
-                  ".g-x2title text", ".g-y2title text", ".g-x3title text", ".g-y3title text", ".textpoint text")
+                  ".g-x2title text", ".g-y2title text", ".g-x3title text", ".g-y3title text", ".textpoint text", ".colorbar text")
 
 OVERLAPS_JS = """(gd) => {
   const sel = SELECTORS;

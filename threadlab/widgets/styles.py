@@ -33,5 +33,7 @@ CSS = """<style>
 .tl-empty{color:#b0b7bf;font-size:11px;padding-top:8px}
 .tl-edges summary,.tl-edges .tl-hdr{grid-template-columns:minmax(12em,2fr) 5em 7em 7em 5em 6em}
 .tl-edges details>table{margin:4px 0 8px 20px}
+.tl-steps summary,.tl-steps .tl-hdr{grid-template-columns:4em minmax(12em,2fr) 5em 8em 8em 5em}
+.tl-steps details>table{margin:4px 0 8px 20px}
 .tl-static-tab>summary{cursor:pointer;margin:6px 0}
 </style>"""
