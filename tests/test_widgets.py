@@ -363,3 +363,40 @@ def test_widgets_work_when_two_files_hold_one_thread_id(twins) -> None:
     with pytest.raises(AmbiguousThreadError):
         tl.timeline(frames, thread_id=tid)
     assert tl.tool_call_view(frames, thread_id=tid, source=step2).calls["status"].tolist() == ["error", "success"]
+
+
+# --- timelines at scale -------------------------------------------------------------------------
+
+
+def test_timeline_folds_agents_beyond_the_lane_limit_into_one_lane() -> None:
+    from threadlab.widgets.timeline import MAX_AGENT_LANES
+
+    b = tl.ThreadBuilder("crowd", title="many agents")
+    ids = [b.agent(f"Agent {i:02d}") for i in range(25)]
+    for i, agent in enumerate(ids):
+        for _ in range(1 + i % 3):
+            b.add("assistant_message", agent_id=agent, content=f"hello from {i}")
+    fig = tl.timeline(b.build())
+    lanes = fig.layout.meta["lanes"]
+    assert len(lanes) == MAX_AGENT_LANES and lanes[-1] == f"{25 - (MAX_AGENT_LANES - 1)} other agents"
+    counted = sum(len(trace_values(t.x)) for t in fig.data)
+    assert counted == sum(1 + i % 3 for i in range(25))  # every action drawn, on its own lane or the shared one
+
+
+def test_huge_timeline_is_binned_and_a_window_is_drawn_in_detail() -> None:
+    big = _big_thread(4000)
+    binned = tl.timeline(big, aggregate=True)
+    heat = binned.data[0]
+    assert heat.type == "heatmap" and binned.layout.meta["binned"] > 0
+    counts = np.nan_to_num(10 ** (np.asarray(heat.z, dtype=float) - 0.3))
+    lanes = binned.layout.meta["lanes"]
+    assert lanes == ["User", "Worker", "Tools"]
+    assert round(counts[0].sum()) == 1000 and round(counts[1].sum()) == 2000 and round(counts[2].sum()) == 1000  # every action in a bin
+    assert all("actions:" in h for h in heat.hovertext[1] if h)
+    start = big.actions[400].timestamp
+    end = big.actions[799].timestamp
+    window = tl.timeline(big, x_range=(start, end))
+    assert window.layout.meta["n_actions"] == 400 and "400 in the window" in window.layout.title.text
+    assert {t.type for t in window.data} == {"scatter"}
+    by_seq = tl.timeline(big, x="sequence", x_range=(10, 19))
+    assert by_seq.layout.meta["n_actions"] == 10
