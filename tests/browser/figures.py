@@ -63,12 +63,13 @@ def corpus(folder: Path, n_runs: int, *, seed: int = 17, target_bytes: int = 5_0
 def figures_of(frames: Any) -> dict[str, Any]:
     """Every figure threadlab draws, by name, on these frames."""
     import threadlab as tl
+    from threadlab.widgets.tool_call_view import latency_figure
 
     costliest = frames.threads.sort_values("cost_usd", ascending=False).iloc[0]
     key = (costliest["source"], costliest["thread_id"])
     figs = {f"token_usage_{by}": tl.token_usage(frames, by=by) for by in ("agent", "model", "thread", "tool")}
     figs["timeline"] = tl.timeline(frames, thread_id=key)
-    figs["tool_latency"] = tl.widgets.tool_call_view.latency_figure(frames.tool_calls)
+    figs["tool_latency"] = latency_figure(frames.tool_calls)
     figs["compare_runs"] = tl.compare_runs(frames).figure
     figs["delegation"] = tl.delegation_graph(frames).figure
     return figs

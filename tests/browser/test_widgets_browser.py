@@ -140,6 +140,35 @@ def test_explorer_tabs_switch(widgets_page, artifacts) -> None:
     page.wait_for_function("el => el.querySelectorAll('tr[data-thread-id]').length === 1", arg=app.element_handle(), timeout=20_000)
 
 
+def test_compare_runs_and_delegation_graph_draw(widgets_page, artifacts) -> None:
+    page, _ = widgets_page
+    runs = cell_output(page, index("compare_runs"))
+    runs.locator(".threadlab-compare-runs .js-plotly-plot").wait_for(state="visible", timeout=20_000)
+    assert runs.locator("details.tl-step").count() > 5
+    step = runs.locator("details.tl-step").first
+    step.locator("summary").click()
+    assert step.locator("table tr").count() == 3  # header + the two runs
+    _shot(runs.locator(".threadlab-compare-runs"), artifacts, "compare_runs")
+    graph = cell_output(page, index("delegation"))
+    plot = graph.locator(".js-plotly-plot")
+    plot.wait_for(state="visible", timeout=20_000)
+    assert "Planner" in plot.evaluate("d => d.layout.meta.nodes")
+    edge = graph.locator("details.tl-edge").first
+    edge.locator("summary").click()
+    assert "delegate" in edge.inner_text()  # the Planner's delegate call behind the edge
+    _shot(graph.locator(".threadlab-delegation"), artifacts, "delegation_graph")
+
+
+def test_static_copies_stay_hidden_beside_live_widgets(widgets_page) -> None:
+    page, _ = widgets_page
+    copies = page.locator(".jp-Notebook .tl-static")
+    assert copies.count() >= 6  # every widget cell carries its copy for exported pages...
+    assert page.evaluate("() => [...document.querySelectorAll('.jp-Notebook .tl-static')].filter(e => e.offsetParent !== null).length") == 0
+    # ...which draws nothing in JupyterLab: no second plotly.js, no figure inside a hidden copy
+    assert page.evaluate("() => document.querySelectorAll('.tl-static .js-plotly-plot').length") == 0
+    assert page.evaluate("() => !!window.__threadlabFetch") is False
+
+
 def test_xss_thread_renders_as_text_and_runs_nothing(widgets_page, artifacts) -> None:
     page, dialogs = widgets_page
     repr_out = cell_output(page, index("xss_repr"))

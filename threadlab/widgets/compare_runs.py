@@ -179,7 +179,7 @@ class CompareRuns(StaticCopy, widgets.VBox):
         traces: list[dict[str, Any]] = [{
             "type": "heatmap", "x": x, "y": y, "z": z, "zmid": 0, "zmin": -limit or -1, "zmax": limit or 1, "colorscale": "RdBu", "reversescale": True,
             "xgap": 1, "ygap": 1, "hovertext": hover, "hoverinfo": "text", "name": f"Δ {unit}",
-            "colorbar": {"title": {"text": f"Δ {unit}", "side": "top"}, "len": 150, "lenmode": "pixels", "y": 0, "yref": "paper", "yanchor": "top",
+            "colorbar": {"title": {"text": f"Δ {unit}", "side": "right"}, "len": 150, "lenmode": "pixels", "y": 0, "yref": "paper", "yanchor": "top",
                          "thickness": 12, "x": 1.0, "xanchor": "left", "xpad": 8, "nticks": 4},
             **axis(1)}]
         first = self.alignment.first_divergence
@@ -208,7 +208,7 @@ class CompareRuns(StaticCopy, widgets.VBox):
         panels = [Panel(f"Aligned steps: Δ {esc(unit)} against the step's median{esc(shown_note)}", max(ROW_PX * len(rows), 130), legend=True),
                   Panel("Per step: share of runs doing what most runs do, and median tokens", 150, legend=True),
                   Panel("Where runs first diverge from the others", 110)]
-        layout = panel_layout(panels, title=esc(f"{n:,} runs aligned on {width} steps (center-star alignment of tool calls and turns)"), right=80,
+        layout = panel_layout(panels, title=esc(f"{n:,} run{'s' if n != 1 else ''} aligned on {width} steps (center-star alignment of tool calls and turns)"), right=80,
                               meta={"threadlab": "compare_runs", "n_runs": n, "n_steps": width, "center": self.runs[self.alignment.center].key.thread_id if n else None})
         ticks = {"tickmode": "linear", "tick0": 1, "dtick": max(1, -(-width // 25)), "title": {"text": "aligned step", "standoff": 4}}
         traces[0]["colorbar"].update(y=layout["yaxis"]["domain"][1], len=min(150, max(ROW_PX * len(rows), 130)))
@@ -218,7 +218,8 @@ class CompareRuns(StaticCopy, widgets.VBox):
         layout["yaxis2"].update(tickformat=".0%", range=[0, 1.05], title={"text": "agree"})
         layout["yaxis4"] = {"overlaying": "y2", "side": "right", "showgrid": False, "title": {"text": "tokens"}, "rangemode": "tozero", "anchor": "x2"}
         layout["xaxis3"].update(range=[0.5, width + 0.5], matches="x", **ticks)
-        layout["yaxis3"].update(title={"text": "runs"}, rangemode="tozero", tickformat=",d")
+        peak = int(max(counts, default=0)) if len(counts) else 0
+        layout["yaxis3"].update(title={"text": "runs"}, rangemode="tozero", tickformat=",d", **({"dtick": 1} if peak <= 4 else {}))
         layout["margin"]["l"] = 12 + 7 * min(max((len(v) for v in y), default=8), 34)
         return Figure(data=traces, layout=layout)
 

@@ -19,7 +19,7 @@ CSS = """<style>
 .tl-media img{max-width:160px;max-height:120px;border:1px solid #ddd;border-radius:4px}
 .tl-note{color:#6b7280;font-style:italic;font-size:12px}
 .tl-table{border-collapse:collapse;font-size:12px}
-.tl-table th,.tl-table td{border-bottom:1px solid #e5e7eb;padding:2px 8px;text-align:left;vertical-align:top}
+.tl-root .tl-table th,.tl-root .tl-table td{border-bottom:1px solid #e5e7eb;padding:2px 8px;text-align:left;vertical-align:top}
 .tl-rows details{border-bottom:1px solid #e5e7eb}
 .tl-rows summary{cursor:pointer;display:grid;grid-template-columns:4em 9em 9em 8em 5em minmax(0,1fr);gap:6px;padding:2px 4px}
 .tl-rows summary>span{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}

@@ -186,7 +186,8 @@ def token_usage(data: Any, *, by: GroupBy = "agent", top: int = TOP, height: int
     if n_runs > 1:
         traces += _cost_per_run(frames, n_runs)
     _axes(layout, table, n_runs)
-    longest = max([len(str(t.get("y", [""])[0])) for t in traces if t.get("orientation") == "h"] + [len(str(g)) for g in layout["meta"]["groups"]], default=8)
+    labels = [str(g) for g in layout["meta"]["groups"]] + (_thread_labels(frames) if 1 < n_runs <= TOP * 2 else [])
+    longest = max((len(label) for label in labels), default=8)
     layout["margin"]["l"] = min(12 + 7 * min(longest, LABEL_CHARS), 270)
     if n_runs > RUN_LINES:
         layout["legend2"] = {"x": 1.01, "xanchor": "left", "y": layout["yaxis2"]["domain"][1], "yanchor": "top", "font": {"size": 11}}
