@@ -400,3 +400,37 @@ def test_huge_timeline_is_binned_and_a_window_is_drawn_in_detail() -> None:
     assert {t.type for t in window.data} == {"scatter"}
     by_seq = tl.timeline(big, x="sequence", x_range=(10, 19))
     assert by_seq.layout.meta["n_actions"] == 10
+
+
+# --- static copies (exported pages, no kernel) ---------------------------------------------------
+
+
+def test_static_copies_of_every_widget_escape_and_carry_only_our_scripts(xss) -> None:
+    frames = tl.frames_from_threads([xss])
+    views = {"explorer": tl.explorer(xss), "tool calls": tl.tool_call_view(xss), "transcript": tl.transcript(xss),
+             "graph": tl.delegation_graph(xss), "runs": tl.compare_runs(frames)}
+    for name, view in views.items():
+        html = view.static_html()
+        assert not re.findall(r"<script(?! data-threadlab)", html), name
+        body = re.sub(r"<script data-threadlab[^>]*>.*?</script>", "", html, flags=re.DOTALL)
+        assert not INJECTED.search(_body(body)), f"{name}: {INJECTED.search(_body(body))}"
+    spec = re.search(r'type="application/json" id="[^"]+">(.*?)</script>', views["explorer"].static_html(), re.DOTALL).group(1)
+    assert "<" not in spec and "\\u003c" in spec  # nothing in a figure's JSON can close its script element
+
+
+def test_figure_bundle_holds_plotly_json_and_html_and_plotlyjs_once() -> None:
+    from threadlab.widgets import view
+
+    thread = _read("research_team.thread.json")
+    view._STATE["plotlyjs_sent"] = False
+    first, second = tl.timeline(thread)._repr_mimebundle_(), tl.token_usage(thread)._repr_mimebundle_()
+    assert set(first) == {"application/vnd.plotly.v1+json", "text/plain", "text/html"}
+    assert first["text/html"].count('id="threadlab-plotlyjs"') == 1 and 'id="threadlab-plotlyjs"' not in second["text/html"]
+    assert first["application/vnd.plotly.v1+json"]["layout"]["meta"]["threadlab"] == "timeline"
+    with view.nested():  # inside another widget: the outer widget's copy holds the HTML
+        assert "text/html" not in tl.timeline(thread)._repr_mimebundle_()
+    view.set_static_copies(False)
+    try:
+        assert "text/html" not in tl.timeline(thread)._repr_mimebundle_()
+    finally:
+        view.set_static_copies(True)

@@ -29,8 +29,10 @@ MAX_STATIC_FIGURE_BYTES = 8_000_000  # a figure bigger than this is not copied i
 _NESTED: contextvars.ContextVar[bool] = contextvars.ContextVar("threadlab_nested", default=False)
 _STATE = {"plotlyjs_sent": False, "static": True}
 
-LOADER = """<script>(function () {
+LIVE = 'document.querySelector(".jp-LabShell, .jp-NotebookShell")'  # a live Jupyter page: its own renderer draws
+LOADER = """<script data-threadlab>(function () {
   var id = "%(id)s";
+  if (""" + LIVE + """) { return; }
   function draw() {
     var el = document.getElementById(id), spec = document.getElementById(id + "-spec");
     if (!el || !spec || el.getAttribute("data-drawn")) { return; }
@@ -42,8 +44,7 @@ LOADER = """<script>(function () {
   (window.__threadlabPlots = window.__threadlabPlots || []).push(draw);
   function fetchPlotly() {
     /* a live Jupyter page draws with its own renderer; a page with an embedded copy draws from it */
-    if (window.Plotly || window.__threadlabFetch || document.getElementById("threadlab-plotlyjs")
-        || document.querySelector(".jp-LabShell, .jp-NotebookShell")) { return; }
+    if (window.Plotly || window.__threadlabFetch || document.getElementById("threadlab-plotlyjs")) { return; }
     window.__threadlabFetch = 1;
     var s = document.createElement("script");
     s.src = "https://cdn.plot.ly/plotly-%(version)s.min.js";
@@ -70,10 +71,10 @@ def _plotlyjs_once() -> str:
 
     _STATE["plotlyjs_sent"] = True
     return (
-        '<script id="threadlab-plotlyjs">window.PlotlyConfig = {MathJaxConfig: "local"};'
+        '<script data-threadlab id="threadlab-plotlyjs">window.PlotlyConfig = {MathJaxConfig: "local"};'
         "window.__threadlabDefine = window.define; window.define = undefined;</script>"
-        f"<script>{get_plotlyjs()}</script>"
-        "<script>window.define = window.__threadlabDefine;"
+        f"<script data-threadlab>if (!{LIVE}) {{\n{get_plotlyjs()}\n}}</script>"
+        "<script data-threadlab>window.define = window.__threadlabDefine;"
         "(window.__threadlabPlots || []).splice(0).forEach(function (f) { f(); });</script>"
     )
 
@@ -94,7 +95,7 @@ def figure_html(spec: dict[str, Any]) -> str:
     height = (spec.get("layout") or {}).get("height") or 450
     return (
         f'{_plotlyjs_once()}<div id="{fid}" class="tl-figure" style="height:{int(height)}px;max-width:1100px"></div>'
-        f'<script type="application/json" id="{fid}-spec">{payload}</script>'
+        f'<script data-threadlab type="application/json" id="{fid}-spec">{payload}</script>'
         + LOADER % {"id": fid, "version": get_plotlyjs_version()}
     )
 
