@@ -142,7 +142,14 @@ class CompareRuns(StaticCopy, widgets.VBox):
         return [self.alignment.center, *order[: max_rows - 1]]
 
     def labels(self) -> list[str]:
-        titles = [shorten(r.title, 30) for r in self.runs]
+        """Short unique run names: titles without the words every title starts with (runs of
+        one task are often titled alike), at most 30 characters."""
+        words = [r.title.split(" ") for r in self.runs]
+        common = 0
+        if len(words) > 1:
+            while all(len(w) > common + 1 and w[common] == words[0][common] for w in words):
+                common += 1
+        titles = [shorten(" ".join(w[common:]).lstrip(",:;—- ") or r.title, 30) for w, r in zip(words, self.runs, strict=True)]
         seen: dict[str, int] = {}
         out = []
         for t in titles:

@@ -108,6 +108,21 @@ def layered(nodes: list[Any], edges: pd.DataFrame) -> dict[Any, tuple[float, flo
     return pos
 
 
+def _label_position(ux: float, uy: float, side: tuple[float, float]) -> str:
+    """Where an edge's label sits so that its own line does not cross it: beside a steep edge,
+    above or below a flat one, in the free corner of a diagonal one (on the outer side of a
+    two-way pair). ``ux, uy`` is the edge's direction with y up; ``side`` the side to prefer."""
+    if abs(ux) < 0.35:
+        return "middle right" if side[0] >= 0 else "middle left"
+    if abs(uy) < 0.35:
+        return "top center" if side[1] >= 0 else "bottom center"
+    upper = side[1] >= 0
+    falling = ux * uy < 0  # from upper left to lower right on screen
+    if falling:
+        return "top right" if upper else "bottom left"
+    return "top left" if upper else "bottom right"
+
+
 def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str) -> Figure:
     nodes = [a for a in totals["agent_id"] if a in set(edges["parent"]) | set(edges["child"])] if len(edges) else list(totals["agent_id"][:1])
     ends = list(dict.fromkeys([*edges.get("parent", []), *edges.get("child", [])]))
@@ -144,11 +159,7 @@ def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str) -> Figur
         label = f"{row.n_calls:,}×" + (f", {row.errors:,} err" if row.errors else "")  # the rest on hover and in the edges table
         mids_x.append((sx + ex) / 2)
         mids_y.append((sy + ey) / 2)
-        side = (nx, ny) if bend else (-uy, ux)  # a bent edge's label goes on the outer side of its pair
-        if abs(ux) > abs(uy):  # a flat edge: above or below it
-            positions.append("top center" if side[1] > 0 else "bottom center")
-        else:
-            positions.append("middle right" if side[0] > 0 else "middle left")
+        positions.append(_label_position(ux, uy, (nx, ny) if bend else (-uy, ux)))
         mids_text.append(esc(label))
         mids_color.append(ERROR_COLOR if row.errors else "#4b5563")
         mids_hover.append(f"<b>{esc(names.get(row.parent, row.parent))} → {esc(names.get(row.child, row.child))}</b><br>{row.n_calls} delegation(s) ({esc(row.kinds)})"
@@ -226,7 +237,7 @@ class DelegationGraph(StaticCopy, widgets.VBox):
         self.calls = delegations(frames)
         self.usage = agent_usage(frames)
         totals = agent_totals(self.usage)
-        keep = set(totals["agent_id"][:top])
+        keep = set(totals["agent_id"][: top if len(totals) > top + 3 else len(totals)])  # fold only when it saves a few nodes
         # agents with no row of their own (a "user" that invited an agent) stay themselves
         keep |= set(self.calls["parent_agent_id"]) - set(totals["agent_id"])
         self.edges = edges_of(self.calls, keep)
