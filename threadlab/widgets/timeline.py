@@ -213,7 +213,13 @@ def timeline(
                   "showgrid": True, "gridcolor": "#eceff3"},
         "meta": {"threadlab": "timeline", "lanes": [label for _, label in lanes], "webgl": not small, "n_actions": n},
     }
-    return Figure(data=traces.items, layout=layout, _validate=False)
+    fig = Figure(data=traces.items, layout=layout, _validate=False)
+    if not small:  # thousands of points: exported pages get the binned view (light, and legible at that count)
+        from threadlab.widgets.timeline_bins import binned_timeline
+
+        title = layout["title"]["text"]
+        fig.set_static(lambda: binned_timeline(acts, calls, x=x, title=title, height=height))
+    return fig
 
 
 def agent_lanes(agents: np.ndarray, is_agent: np.ndarray, agent_names: np.ndarray) -> tuple[list[Any], np.ndarray, dict[Any, str]]:

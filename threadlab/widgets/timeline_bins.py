@@ -41,25 +41,44 @@ def _label(value: float, x: str) -> str:
 
 def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: str, height: int | None = None, bins: int = BINS) -> Figure:
     """The aggregated figure (see the module docstring); ``title`` is already escaped."""
-    from threadlab.widgets.timeline import agent_lanes, lane_color
+    from threadlab.widgets.timeline import MAX_AGENT_LANES, OTHER_AGENTS, lane_color
 
-    roles = objects(acts["role"])
-    is_agent = roles == "agent"
-    agent_ids, agents, names = agent_lanes(objects(acts["agent_id"]), is_agent, objects(acts["agent_name"]))
+    # categorical codes, not Python strings: a million rows are compared as small integers
+    role = acts["role"].astype("category")
+    is_user = (role == "user").to_numpy()
+    is_agent = (role == "agent").to_numpy()
+    is_system = role.isin(["system", "other"]).to_numpy()
+    agent_col = acts["agent_id"].astype("category")
+    codes = agent_col.cat.codes.to_numpy()
+    categories = list(agent_col.cat.categories)
+    acting = codes[is_agent & (codes >= 0)]
+    counts_by_code = np.bincount(acting, minlength=len(categories)) if len(categories) else np.array([], dtype=np.int64)
+    first_seen = pd.unique(acting)  # codes in order of first action
+    if len(first_seen) > MAX_AGENT_LANES:
+        busiest = set(np.argsort(-counts_by_code, kind="stable")[: MAX_AGENT_LANES - 1].tolist())
+        lane_codes = [c for c in first_seen.tolist() if c in busiest]
+    else:
+        lane_codes = first_seen.tolist()
+    name_of = dict(zip(objects(acts["agent_id"])[is_agent], objects(acts["agent_name"])[is_agent], strict=True)) if len(first_seen) <= 1000 else {}
     lanes: list[tuple[str, str]] = []
-    if (roles == "user").any():
+    if is_user.any():
         lanes.append(("user", "User"))
-    lanes += [(f"agent:{a}", shorten(str(names.get(a) or a), 24)) for a in agent_ids]
-    is_system = np.isin(roles, ["system", "other"])
+    lanes += [(f"agent:{categories[c]}", shorten(str(name_of.get(categories[c]) or categories[c]), 24)) for c in lane_codes]
+    folded = len(first_seen) - len(lane_codes)
+    if folded:
+        lanes.append((f"agent:{OTHER_AGENTS}", f"{folded} other agents"))
     if len(calls):
         lanes.append(("tools", "Tools"))
     if is_system.any():
         lanes.append(("system", "System"))
     index = {key: i for i, (key, _) in enumerate(lanes)}
     lane = np.full(len(acts), -1, dtype=np.int64)
-    lane[roles == "user"] = index.get("user", -1)
-    for agent in agent_ids:
-        lane[is_agent & (agents == agent)] = index[f"agent:{agent}"]
+    lane[is_user] = index.get("user", -1)
+    by_code = np.full(len(categories) + 1, index.get(f"agent:{OTHER_AGENTS}", -1), dtype=np.int64)
+    for c in lane_codes:
+        by_code[c] = index[f"agent:{categories[c]}"]
+    agent_rows = is_agent & (codes >= 0)
+    lane[agent_rows] = by_code[codes[agent_rows]]
     lane[is_system] = index.get("system", -1)
 
     xs = _x(acts["timestamp"] if x == "time" else acts["sequence"], x)
@@ -77,8 +96,10 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
     ok = np.isfinite(xs) & (lane >= 0)
     where = lane[ok] * bins + cell(xs[ok])
     counts = np.bincount(where, minlength=len(lanes) * bins).reshape(len(lanes), bins).astype("float64")
-    kinds = objects(acts["action_type"])[ok]
-    per_kind = {k: np.bincount(where[kinds == k], minlength=len(lanes) * bins) for k in KINDS}
+    kind_col = acts["action_type"].astype("category")
+    kind_codes = kind_col.cat.codes.to_numpy()[ok]
+    code_of = {k: i for i, k in enumerate(kind_col.cat.categories)}
+    per_kind = {k: np.bincount(where[kind_codes == code_of[k]], minlength=len(lanes) * bins) for k in KINDS if k in code_of}
     seq = acts["sequence"].astype("float64").to_numpy(na_value=np.nan)[ok]
     first = pd.Series(seq).groupby(where).min()
     last = pd.Series(seq).groupby(where).max()
@@ -90,6 +111,7 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
     status = objects(calls["status"]) if len(calls) else np.array([], dtype=object)
     z = np.where(counts > 0, np.log10(np.maximum(counts, 1)) + 0.3, np.nan)
     centers = (edges[:-1] + edges[1:]) / 2
+    stamps = [_label(e, x) for e in edges]
     hover = []
     for li, (key, label) in enumerate(lanes):
         row = []
@@ -98,12 +120,12 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
             if not n:
                 row.append("")
                 continue
-            span = f"{_label(edges[b], x)} – {_label(edges[b + 1], x)}"
+            span = f"{stamps[b]} – {stamps[b + 1]}"
             if key == "tools":
                 row.append(f"{esc(label)} · {span}<br>{int(n):,} tool calls started")
                 continue
             flat = li * bins + b
-            kinds_text = ", ".join(f"{int(per_kind[k][flat]):,} {k}" for k in KINDS if per_kind[k][flat])
+            kinds_text = ", ".join(f"{int(per_kind[k][flat]):,} {k}" for k in per_kind if per_kind[k][flat])
             seqs = f"<br>#{first.get(flat, np.nan):,.0f} – #{last.get(flat, np.nan):,.0f}" if flat in first.index else ""
             row.append(f"{esc(label)} · {span}<br>{int(n):,} actions: {esc(kinds_text) or 'system'}{seqs}")
         hover.append(row)

@@ -101,7 +101,16 @@ def figure_html(spec: dict[str, Any]) -> str:
 
 
 class Figure(go.Figure):
-    """A plotly figure whose mime bundle also holds its own HTML (see the module docstring)."""
+    """A plotly figure whose mime bundle also holds its own HTML (see the module docstring).
+
+    A figure too heavy to copy (a timeline of thousands of points) may name a lighter stand-in
+    for its HTML copy with ``set_static(make)``: ``make()`` returns that figure, built only
+    when the copy is made (a binned timeline instead of every point)."""
+
+    _static_maker: Any = None
+
+    def set_static(self, make: Any) -> None:
+        self._static_maker = make
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, validate: bool = True, **kwargs: Any) -> dict[str, Any]:
         import plotly.io as pio
@@ -112,7 +121,7 @@ class Figure(go.Figure):
         meta = (spec.get("layout") or {}).get("meta") or {}
         bundle["text/plain"] = f"<threadlab {meta.get('threadlab', 'figure') if isinstance(meta, dict) else 'figure'}: {len(spec.get('data') or [])} traces>"
         if _STATE["static"] and not _NESTED.get():
-            bundle["text/html"] = figure_html(spec)
+            bundle["text/html"] = self.static_html() if self._static_maker is not None else figure_html(spec)
         return bundle
 
     def _ipython_display_(self) -> None:
@@ -124,6 +133,8 @@ class Figure(go.Figure):
         """The figure as self-drawing HTML (for the static copies of widgets)."""
         import plotly.io as pio
 
+        if self._static_maker is not None:
+            return self._static_maker().static_html()
         spec = pio.renderers["plotly_mimetype"].to_mimebundle(self.to_dict())["application/vnd.plotly.v1+json"]
         spec["config"] = FIGURE_CONFIG
         return figure_html(spec)
