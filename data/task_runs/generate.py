@@ -23,13 +23,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic_ai import Agent, ModelRetry, RunContext
+from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "pydantic_ai"))
 
-from generate import PAPERS, QUESTION, dump, make_deterministic, response, step_model  # noqa: E402
+from generate import PAPERS, QUESTION, dump, make_deterministic, response, step_model, with_delegate_tool  # noqa: E402
 
 from threadlab.core.canonical import write as write_thread  # noqa: E402
 from threadlab.core.model import AgentConfig  # noqa: E402
@@ -96,15 +96,7 @@ def router(variant: str, rng: random.Random, helper: Agent[None, str], captured:
                                     ToolCallPart("ask_researcher", {"question": QUESTION}, tool_call_id="call_delegate_1"),
                                     input_tokens=int(540 * rng.uniform(0.9, 1.2)), output_tokens=61), answer]
     agent = Agent(step_model(ROUTER_MODEL, steps), name="Router", instructions="You are Router. Send research questions to the researcher.")
-
-    @agent.tool
-    async def ask_researcher(ctx: RunContext[None], question: str) -> str:
-        """Delegate a research question to the Researcher agent."""
-        result = await helper.run(question, usage=ctx.usage)
-        captured["researcher"] = result.all_messages()
-        return result.output
-
-    return agent
+    return with_delegate_tool(agent, helper, captured)
 
 
 def spread(files: dict[str, Any], start: datetime, pace: float) -> dict[str, Any]:
