@@ -28,10 +28,6 @@ def as_frames(data: Any) -> Frames:
     raise TypeError(f"expected a threadlab Thread or Frames, got {type(data).__name__}")
 
 
-def thread_keys(frames: Frames) -> list[ThreadKey]:
-    return frames.keys()
-
-
 def pick_thread(frames: Frames, thread_id: str | ThreadKey | None, source: str | None = None) -> ThreadKey:
     """The thread a single-thread widget shows: the one asked for, else the first."""
     if not len(frames.threads):
