@@ -315,6 +315,10 @@ def test_explorer_filters_and_tabs(frames, team, pending) -> None:
     app.tabs.selected_index = 2
     assert app._drawn == {0: _key(pending), 1: _key(pending), 2: _key(pending)}  # drawn once each, when opened
     assert isinstance(app._content(2, _key(pending)), tl.widgets.ToolCallView)
+    app.search.value = "no thread says this"
+    assert app.selected is None and app._drawn == {} and "no thread matches" in app.panes[1].value  # no stale thread in the tabs
+    app.search.value = ""
+    assert app.selected == filter_threads(frames)[0]
 
 
 # --- the same thread id in two files ------------------------------------------------------------

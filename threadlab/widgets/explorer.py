@@ -167,6 +167,13 @@ class Explorer(StaticCopy, widgets.VBox):
         elif previous is not None and self.picker.value != previous and previous in set(shown.tolist()):
             self.picker.value = previous
         self.table.value = threads_table_html(self.frames, self._positions, self.selected)
+        if not len(shown) and self._drawn:  # nothing matches: the tabs must not go on showing the last thread
+            self._drawn.clear()
+            for pane in self.panes:
+                if isinstance(pane, widgets.Output):
+                    pane.clear_output()
+                else:
+                    pane.value = '<div class="tl-note">no thread matches the filters</div>'  # type: ignore[attr-defined]
 
     @property
     def selected(self) -> ThreadKey | None:
