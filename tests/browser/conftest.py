@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     root = tmp_path_factory.mktemp("lab")
     data = root / "data"
@@ -28,8 +28,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def widgets_page(lab: Lab) -> Iterator[tuple[Any, list[str]]]:
+    # module, not session: a sync Playwright keeps an asyncio loop running while it is open, and
+    # any later test on the same worker that starts a browser or calls asyncio.run would fail
     with chromium_page() as (page, dialogs):
         open_notebook(page, lab, NOTEBOOK)
         run_all(page)
