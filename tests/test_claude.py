@@ -116,13 +116,17 @@ def test_background_session_actions_and_nothing_dropped() -> None:
 
 
 @pytest.mark.parametrize("sid", [BACKGROUND, FOREGROUND, SDK_RUN])
-def test_every_line_of_every_file_becomes_an_action(sid: str) -> None:
-    """Nothing is dropped: each line of the session and subagent files is an action's source."""
+def test_every_line_of_every_file_is_in_the_thread(sid: str) -> None:
+    """Nothing is dropped: every content block (or blockless line) of the session and subagent
+    files is converted, and every line's uuid is on an action (its envelope or its data)."""
     thread = session(sid)
     files = [PROJECT / f"{sid}.jsonl", *(PROJECT / sid / "subagents").glob("*.jsonl")]
-    expected = {f"{f}:{n}" for f in files for n in range(1, len(lines(f)) + 1)}
-    seen = {(a.metadata or {}).get("source_line") for a in thread.actions}
-    assert expected <= seen
+    rows = [row for f in files for row in lines(f)]
+    blocks = sum(len(r["message"]["content"]) if isinstance(r.get("message"), dict) and isinstance(r["message"].get("content"), list) else 1 for r in rows)
+    assert thread.account is not None and (thread.account.records, thread.account.unconverted) == (blocks, 0)
+    seen = {(a.metadata or {}).get("claude", {}).get("uuid") for a in thread.actions}
+    seen |= {a.data.get("uuid") for a in thread.actions if isinstance(getattr(a, "data", None), dict)}
+    assert {r["uuid"] for r in rows if "uuid" in r} <= seen
 
 
 def test_tool_calls_pair_with_returns_and_keep_tool_use_result() -> None:
@@ -277,9 +281,10 @@ def test_truncated_last_line_is_reported_and_the_rest_read(project_copy: Path) -
     path.write_bytes(data[: len(data) - 40])
     n = len(data.splitlines())
     thread = tl.read(path, strict=False)
-    json_problems = [p for p in thread.problems if p.rule == "json"]
-    assert len(json_problems) == 1 and json_problems[0].line == n
-    assert f"{path}:{n}" in json_problems[0].message and "truncated" in json_problems[0].message
+    cut = [p for p in thread.problems if p.rule == "truncated"]
+    assert len(cut) == 1 and cut[0].line == n and [p.rule for p in thread.problems] == ["truncated"]
+    assert f"{path}:{n}" in cut[0].message and "cut-off last line" in cut[0].message
+    assert thread.account is not None and (thread.account.kept, thread.account.failed) == (1, 0)
     assert core_counts(thread) == core_counts(session(BACKGROUND))
     assert thread.actions[-1].action_type == "system.unparsed_line"
     with pytest.raises(tl.ThreadError, match="truncated"):
@@ -385,14 +390,14 @@ def test_block_types_beyond_the_fixtures() -> None:
     assert kinds == ["user_message", "thinking", "tool_call", "tool_return", "tool_call", "tool_return", "system.meta_message", "system.compact_boundary"]
     prompt, thinking, search, found, read, failed = thread.actions[:6]
     assert prompt.content[0].media_category == "image" and prompt.content[0].data == "iVBORw0KGgo="
-    assert thinking.content is None and thinking.metadata["claude"]["block"] == {"data": "opaque=="}
+    assert thinking.content is None and thinking.metadata["claude"]["block"] == {"type": "redacted_thinking", "data": "opaque=="}
     assert thinking.usage is not None and thinking.usage.input_tokens == 110  # no text in the message: its first block carries it
     assert (search.tool_name, found.tool_name, found.status) == ("web_search", "web_search", "success")
     assert (read.tool_name, failed.status, failed.metadata["claude"]["toolUseResult"]) == ("Read", "error", "Error: no such file")
     assert thread.actions[-1].data["logicalParentUuid"] == "u3"
     again = tl.read(claude.from_thread(thread))
     assert [a.action_type for a in again.actions] == kinds
-    assert again.actions[1].metadata["claude"]["block"] == {"data": "opaque=="}
+    assert again.to_dict() == thread.to_dict()  # redacted thinking, server tools, images and meta lines come back exactly
 
 
 # --- the bundled data: a fresh run of the real CLI (data/claude_code/generate.py) -----------

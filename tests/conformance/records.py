@@ -83,19 +83,45 @@ def vercel_ai_stream(path: Path) -> int:
     return sum(1 for line in data.splitlines() if line.startswith(b"data:") and line[5:].strip())
 
 
+_SDK_WITH_BLOCKS = frozenset({"AssistantMessage", "UserMessage"})
+
+
 def _claude_records(item: Any) -> int:
-    message = item.get("message") if isinstance(item, dict) else None
+    """A line's message content blocks (an SDK message dump's ``content`` blocks), else one."""
+    if not isinstance(item, dict):
+        return 1
+    message = item.get("message")
     content = message.get("content") if isinstance(message, dict) else None
+    if content is None and item.get("__class__") in _SDK_WITH_BLOCKS:
+        content = item.get("content")
     return len(content) if isinstance(content, list) and content else 1
+
+
+def _claude_sidechains(path: Path) -> list[Path]:
+    """A session's subagent transcripts: ``<session>/subagents/**/agent-*.jsonl`` (CLI 2.1) and,
+    before 2.1, ``agent-*.jsonl`` beside it whose lines are sidechain lines of its session."""
+    files = sorted((path.parent / path.stem / "subagents").rglob("agent-*.jsonl"))
+    for other in sorted(path.parent.glob("agent-*.jsonl")):
+        first = next((x for x in _json_lines(other.read_bytes()) if isinstance(x, dict) and "sessionId" in x), None)
+        if other != path and first is not None and first.get("isSidechain") and first["sessionId"] == path.stem:
+            files.append(other)
+    return files
 
 
 def claude_code(path: Path) -> int:
     """A record is a content block of a line's message (a line without blocks is one); a session
-    transcript counts its subagent transcripts (``<session>/subagents/agent-*.jsonl``) too."""
+    transcript counts its subagent transcripts too; a claude.ai export (``{"loglines": [...]}``)
+    counts its entries the same way."""
     files = [path]
     if path.suffix == ".jsonl":
-        files += sorted((path.parent / path.stem / "subagents").rglob("agent-*.jsonl"))
-    return sum(_claude_records(item) for file in files for item in _whole_or_lines(file))
+        files += _claude_sidechains(path)
+    total = 0
+    for file in files:
+        items = _whole_or_lines(file)
+        if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("loglines"), list):
+            items = items[0]["loglines"]
+        total += sum(_claude_records(item) for item in items)
+    return total
 
 
 def agency_swarm(path: Path) -> int:

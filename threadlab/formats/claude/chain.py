@@ -92,7 +92,14 @@ def assign_times(entries: list[Entry], floor: datetime | None = None) -> None:
 
 
 def merge_by_time(streams: list[list[Entry]]) -> list[Entry]:
-    """The streams (each already in order, with effective times) interleaved by time; on a tie
-    the earlier stream (the main session first) goes first."""
-    keyed = [[(e.time.timestamp() if e.time else 0.0, index, pos, e) for pos, e in enumerate(stream)] for index, stream in enumerate(streams)]
-    return [item[3] for item in heapq.merge(*keyed, key=lambda t: (t[0], t[1], t[2]))]
+    """The streams (each already in order, with effective times) interleaved by time. On a tie
+    the entry of the earlier file goes first (the session's own file before subagent files),
+    and of two entries of one file the earlier line: so sidechains written inline come back in
+    the order they were written."""
+    rank: dict[str, int] = {}
+    for stream in streams:
+        for entry in stream:
+            rank.setdefault(entry.file, len(rank))
+    keyed = [[(e.time.timestamp() if e.time else 0.0, rank[e.file], e.line, index, pos, e) for pos, e in enumerate(stream)]
+             for index, stream in enumerate(streams)]
+    return [item[-1] for item in heapq.merge(*keyed, key=lambda t: t[:5])]
