@@ -303,16 +303,34 @@ def test_unknown_entry_type_is_kept_and_reported(project_copy: Path) -> None:
     assert problem.line == line and f"{path}:{line}" in problem.message and "hologram-snapshot" in problem.message
 
 
-def test_subagent_without_sidecar_is_read_and_reported(project_copy: Path) -> None:
+def test_subagent_without_sidecar_is_linked_from_the_transcript(project_copy: Path) -> None:
+    """CLI versions before sidecars wrote none: the agent is linked from the Agent call's result
+    (``toolUseResult.agentId``) with no problem; only an agent nothing links is reported."""
     meta = next((project_copy / BACKGROUND / "subagents").glob("*.meta.json"))
     meta.unlink()
-    thread = tl.read(project_copy / f"{BACKGROUND}.jsonl", strict=False)
-    (problem,) = thread.problems
-    assert problem.rule == "subagent-meta" and "agent-a8bcae662df56d596.jsonl" in problem.message and meta.name in problem.message
+    thread = tl.read(project_copy / f"{BACKGROUND}.jsonl")
     sub = thread.agents["a8bcae662df56d596"]
     assert sub.metadata["parent_tool_call_id"] == AGENT_CALL  # found from toolUseResult.agentId
     assert sub.metadata["agent_type"] == "general-purpose"  # from the Agent call's input
     assert core_counts(thread) == core_counts(session(BACKGROUND))
+    session_file = project_copy / f"{BACKGROUND}.jsonl"
+    session_file.write_text(session_file.read_text().replace("a8bcae662df56d596", "elsewhere"))  # no result or notification names it
+    by_prompt = tl.read(session_file)  # older CLIs: the one Agent/Task call whose prompt is the subagent's first prompt
+    assert by_prompt.agents["a8bcae662df56d596"].metadata["parent_tool_call_id"] == AGENT_CALL
+    sub_file = next((project_copy / BACKGROUND / "subagents").glob("*.jsonl"))
+    sub_file.write_text(sub_file.read_text().replace("SUBAGENT-TASK", "another task", 1))
+    unlinked = tl.read(session_file, strict=False)
+    (problem,) = unlinked.problems
+    assert problem.rule == "subagent-meta" and "agent-a8bcae662df56d596.jsonl" in problem.message and meta.name in problem.message
+    assert "not linked" in problem.message and "parent_tool_call_id" not in unlinked.agents["a8bcae662df56d596"].metadata
+
+
+def test_an_unreadable_sidecar_is_reported(project_copy: Path) -> None:
+    meta = next((project_copy / BACKGROUND / "subagents").glob("*.meta.json"))
+    meta.write_text("{not json")
+    thread = tl.read(project_copy / f"{BACKGROUND}.jsonl", strict=False)
+    (problem,) = thread.problems
+    assert problem.rule == "subagent-meta" and "cannot be read" in problem.message and "linked to tool call" in problem.message
 
 
 def test_a_broken_file_does_not_stop_the_folder(project_copy: Path) -> None:

@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.claude.agents import MAIN_AGENT
@@ -49,9 +51,24 @@ def detect(source: Source) -> bool:
     start = head.lstrip()[:1]
     if start == b"[":  # a JSON array of stream-json / transcript lines or SDK message dumps
         return (b'"type"' in head or b'"__class__"' in head) and is_sdk_list(source.try_json())
-    if start == b"{" and b'"loglines"' in head[:4096] and loglines(source.try_json()) is not None:
+    if start != b"{":
+        return False
+    if b'"loglines"' in head[:4096] and loglines(source.try_json()) is not None:
         return True
-    return sniff_lines(head) or (not head.lstrip().split(b"\n", 1)[0].rstrip().endswith(b"}") and is_claude_line(first_entry(head)))
+    if sniff_lines(head) or is_claude_line(first_entry(head)):
+        return True
+    return _pretty_object(head) and is_claude_line(source.try_json())
+
+
+def _pretty_object(head: bytes) -> bool:
+    """A JSON object spread over lines (``jq .`` of one entry), not JSON Lines: its first line
+    alone is no JSON."""
+    first = head.lstrip().split(b"\n", 1)[0].strip()
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return b"\n" in head.lstrip()
+    return False
 
 
 def to_threads(source: Source) -> list[Thread]:
@@ -86,10 +103,13 @@ def _container(source: Source) -> list[Any] | None:
     if head[:1] == b"[":
         obj = source.json()
         return list(obj) if isinstance(obj, list) else [obj]
-    if head[:1] == b"{" and b'"loglines"' in head:
-        found = loglines(source.try_json())
+    if head[:1] == b"{" and (b'"loglines"' in head or _pretty_object(source.head(65536))):
+        obj = source.try_json()
+        found = loglines(obj)
         if found is not None:
             return found
+        if isinstance(obj, dict):
+            return [obj]
     return None
 
 

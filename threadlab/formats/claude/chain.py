@@ -5,7 +5,9 @@ Claude Code links every chain entry to its parent. The chain forks where tool re
 parallel (each result points at its own ``tool_use`` entry), so the order is a walk of a tree:
 a child never comes before its parent and, among entries that are ready, the earliest goes
 first. Entries without a ``uuid`` (queue operations, api-request records, cost-state ...) stay
-right after the chain entry they followed in the file. Timestamps are made monotonic (an
+right after the chain entry they followed in the file; a line repeating an earlier line's
+``uuid`` (a resumed session copies lines) stays right after that line. So ordering a file
+already in this order changes nothing, and a thread written back reads back the same. Timestamps are made monotonic (an
 attachment is sometimes stamped a millisecond before its parent); the original stays in the
 raw entry kept in the action's metadata."""
 
@@ -36,8 +38,10 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     previous: str | None = None
     for entry in entries:
         uuid = entry.uuid
-        if uuid is None or uuid in by_uuid:
+        if uuid is None:
             followers[previous].append(entry)
+        elif uuid in by_uuid:
+            followers[uuid].append(entry)
         else:
             by_uuid[uuid] = entry
             previous = uuid

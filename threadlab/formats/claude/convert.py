@@ -171,15 +171,15 @@ class Converter:
     def _user(self, entry: Entry) -> None:
         raw = entry.raw
         message = raw.get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
+        if not isinstance(message, Mapping) or "content" not in message:
+            self._unknown(entry, 1, "user entry has no message object" if not isinstance(message, Mapping) else "user entry's message has no content")
+            return
+        content = message.get("content")
         agent = self.agents.of(entry, self)
 
         def meta() -> dict[str, Any]:
             m = self._meta(entry, agent, ("message",))
-            if isinstance(message, Mapping):
-                m["claude"]["message"] = {k: v for k, v in message.items() if k != "content"}
-            elif "message" in raw:
-                m["claude"]["message"] = message  # not an object: kept, and the line is read as an empty prompt
+            m["claude"]["message"] = {k: v for k, v in message.items() if k != "content"}
             return m
 
         if not isinstance(content, list) or not content:
@@ -214,11 +214,8 @@ class Converter:
         if isinstance(blocks, list):
             content = [user_part(block, self.b, entry) for block in blocks]
         else:
-            message = raw.get("message")
-            if isinstance(message, Mapping) and "content" not in message:
-                meta["claude"]["content_absent"] = True
-            elif not isinstance(blocks, str):
-                meta["claude"]["content"] = blocks  # null, [] or a value that is no prompt: kept as it came
+            if not isinstance(blocks, str):
+                meta["claude"]["content"] = blocks  # null or a value that is no prompt: kept as it came
             content = blocks if isinstance(blocks, str) else ""
         if agent != MAIN_AGENT:
             meta["to_agent_id"] = agent

@@ -87,7 +87,7 @@ def transcript_thread(source: Source, *, base: Path | None = None, entries: list
     for sub in subs:
         entries_of = _chain(sub.entries, builder)
         link = sub.link or _guess_link(sub.agent_id, entries_of, [e for s in streams for e in s], calls, set(links.values()))
-        if sub.report_unlinked:
+        if sub.broken_sidecar or (sub.needs_sidecar and link is None):
             how = f"linked to tool call {link!r} found in the transcript" if link else "not linked to any Agent/Task call"
             builder.problem("subagent-meta", f"{sub.label} {sub.meta_error or 'sidecar has no toolUseId'}; agent read, {how}")
         call = calls.get(link or "")
@@ -148,7 +148,11 @@ def _chain_roots(entries: list[Entry]) -> dict[int, str]:
 
 
 class _SubStream:
-    __slots__ = ("agent_id", "depth", "entries", "label", "link", "meta", "meta_error", "report_unlinked")
+    """A subagent's lines and what its sidecar says. A 2.1 ``subagents/`` file without a
+    sidecar (CLI versions before sidecars, or one lost) is a problem only when nothing else in
+    the session links the agent to its call; an unreadable sidecar always is."""
+
+    __slots__ = ("agent_id", "broken_sidecar", "depth", "entries", "label", "link", "meta", "meta_error", "needs_sidecar")
 
     def __init__(self, agent_id: str, entries: list[Entry], label: str, meta: dict[str, Any] | None, meta_error: str | None, needs_sidecar: bool) -> None:
         self.agent_id = agent_id
@@ -158,7 +162,8 @@ class _SubStream:
         self.meta_error = meta_error
         link = (meta or {}).get("toolUseId")
         self.link = link if isinstance(link, str) else None
-        self.report_unlinked = needs_sidecar and self.link is None
+        self.needs_sidecar = needs_sidecar and self.link is None
+        self.broken_sidecar = needs_sidecar and meta_error is not None and not meta_error.startswith("has no ")
         depth = (meta or {}).get("spawnDepth")
         self.depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else 1
 

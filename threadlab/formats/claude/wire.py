@@ -91,6 +91,10 @@ def is_claude_line(obj: Any) -> bool:
     if kind == "attachment":
         attachment = obj.get("attachment")
         return isinstance(attachment, Mapping) and isinstance(attachment.get("type"), str)
+    if kind == "system" and obj.get("subtype") == "init":  # stream-json's first line, trimmed of its ids
+        return True
+    if kind == "result":  # ``claude -p --output-format json`` without --verbose: the result alone
+        return isinstance(obj.get("subtype"), str) and ("is_error" in obj or "total_cost_usd" in obj or "num_turns" in obj)
     return kind in _HEAD_TYPES and ("leafUuid" in obj or "messageId" in obj or "operation" in obj)
 
 
@@ -275,11 +279,15 @@ def sdk_to_wire(obj: Any) -> dict[str, Any] | None:
 
 
 def is_sdk_list(obj: Any) -> bool:
-    """A list of SDK message objects / dumps / stream-json dicts (what ``query()`` yields)."""
+    """A list of SDK message objects / dumps or of Claude lines (what ``query()`` yields, what
+    ``claude -p --output-format json --verbose`` prints, stream-json saved as an array): its first
+    item is a Claude message and the next few are objects too."""
     if not isinstance(obj, list | tuple) or not obj:
         return False
     head = list(obj[:5])
-    return all(_fields(x)[0] in SDK_MESSAGE_CLASSES or is_claude_line(x) for x in head)
+    if not (_fields(head[0])[0] in SDK_MESSAGE_CLASSES or is_claude_line(head[0])):
+        return False
+    return all(isinstance(x, Mapping) or _fields(x)[0] in SDK_MESSAGE_CLASSES for x in head[1:])
 
 
 def entries_from_objects(items: Iterable[Any], file: str) -> list[Entry]:

@@ -154,7 +154,7 @@ class _Writer:
     def _kept(self, action: BaseAction, kept: dict[str, Any], agent: str, starts: bool) -> None:
         """A block of a line read from Claude: back into the line's envelope."""
         if starts or self.open is None:
-            line = {k: v for k, v in kept.items() if k not in READER_KEYS and k not in ("content", "content_absent")}
+            line = {k: v for k, v in kept.items() if k not in READER_KEYS and k != "content"}
             if "message" in kept:
                 message = kept["message"]
                 line["message"] = dict(message) if isinstance(message, Mapping) else message
@@ -169,10 +169,7 @@ class _Writer:
             if isinstance(index, list):
                 self.open["slots"].update(zip(index, blocks, strict=False))
             elif isinstance(message, dict):
-                if "content" in kept:
-                    message["content"] = kept["content"]
-                elif not kept.get("content_absent"):
-                    message["content"] = blocks
+                message["content"] = kept["content"] if "content" in kept else blocks
             return
         block = assistant_block(action, kept.get("block"))
         if index is not None:
@@ -183,8 +180,8 @@ class _Writer:
     def _route(self, line: dict[str, Any], agent: str) -> None:
         """In a transcript, a subagent's line is a sidechain line naming its agent (a line read
         from a subagent file says so itself; stream-json lines name their launching call)."""
-        if self.transcript and agent != self.main and "parent_tool_use_id" not in line and line.get("agentId") != agent:
-            line.setdefault("isSidechain", True)
+        if self.transcript and agent != self.main and "parent_tool_use_id" not in line and "isSidechain" not in line and "agentId" not in line:
+            line["isSidechain"] = True
             line["agentId"] = agent
 
     def _foreign(self, action: BaseAction, agent: str, position: int) -> None:
@@ -270,7 +267,7 @@ class _Writer:
     def _user_system(self, kept: dict[str, Any], data: Any, agent: str) -> None:
         index = kept.get("block_index")
         if self.open is None or index is None or 0 in index:
-            line = {k: v for k, v in kept.items() if k not in READER_KEYS and k not in ("content", "content_absent")}
+            line = {k: v for k, v in kept.items() if k not in READER_KEYS and k != "content"}
             message = kept.get("message")
             line["message"] = dict(message) if isinstance(message, Mapping) else message
             self._route(line, agent)
@@ -278,7 +275,7 @@ class _Writer:
         message = self.open["line"].get("message")
         if isinstance(index, list) and isinstance(data, list):
             self.open["slots"].update(zip(index, data, strict=False))
-        elif isinstance(message, dict) and not kept.get("content_absent"):
+        elif isinstance(message, dict):
             message["content"] = kept["content"] if "content" in kept else data
 
 
