@@ -135,9 +135,9 @@ class Converter:
                 if not response.final:
                     meta["claude"]["usage_is_snapshot"] = True
                 finish = finish_reason(response.stop_reason)
-            self._block(entry, agent, block, meta, usage, finish)
+            self._block(entry, agent, block, meta, usage, finish, index)
 
-    def _block(self, entry: Entry, agent: str, block: Any, meta: dict[str, Any], usage: dict[str, int] | None, finish: str | None) -> None:
+    def _block(self, entry: Entry, agent: str, block: Any, meta: dict[str, Any], usage: dict[str, int] | None, finish: str | None, index: int) -> None:
         kind = block.get("type") if isinstance(block, Mapping) else None
         whole = "block_index" not in meta["claude"] and not isinstance((entry.raw.get("message") or {}).get("content"), list)
         if whole and isinstance(block, str):  # message.content a plain string
@@ -163,7 +163,7 @@ class Converter:
             self._tool_return(entry, block, meta)
         else:
             meta["claude"]["block"] = "content" if whole else "whole"
-            self.b.kept("unknown-type", f"{entry.where()} content {_describe(block)} is not one threadlab maps; kept as system.unknown_block",
+            self.b.kept("unknown-type", f"{entry.where()} content block {index} {_describe(block)} is not one threadlab maps; kept as system.unknown_block",
                         line=entry.line)
             self.emit("system.unknown_block", entry, meta, agent_id=agent, data=block, usage=usage)
 
@@ -198,7 +198,8 @@ class Converter:
                     self._tool_return(entry, block, m)
                 else:
                     m["claude"]["block"] = "whole"
-                    self.b.kept("schema", f"{entry.where()} tool_result block has no tool_use_id; kept as system.unknown_block", line=entry.line)
+                    self.b.kept("schema", f"{entry.where()} content block {index}: a tool_result without tool_use_id; kept as system.unknown_block",
+                                line=entry.line)
                     self.emit("system.unknown_block", entry, m, agent_id=agent, data=block)
 
     def _user_text(self, entry: Entry, agent: str, blocks: Any, meta: dict[str, Any], indexes: list[int] | None) -> None:
@@ -212,7 +213,7 @@ class Converter:
             self.emit(f"system.{name}", entry, meta, agent_id=agent if agent != MAIN_AGENT else None, data=blocks)
             return
         if isinstance(blocks, list):
-            content = [user_part(block, self.b, entry) for block in blocks]
+            content = [user_part(block, self.b, entry, at) for block, at in zip(blocks, indexes or range(len(blocks)), strict=False)]
         else:
             if not isinstance(blocks, str):
                 meta["claude"]["content"] = blocks  # null or a value that is no prompt: kept as it came
@@ -284,7 +285,7 @@ class Converter:
         reason = why or f"entry type {entry.type!r} is not one threadlab knows"
         self.b.kept("unknown-type", f"{entry.where()} {reason}; kept as system.unknown_entry", line=entry.line, n=records)
         agent = entry.agent if entry.agent not in (None, MAIN_AGENT) else None
-        self.emit("system.unknown_entry", entry, {"claude": {"line": "whole"}}, agent_id=agent, data=entry.raw)
+        self.emit("system.unknown_entry", entry, {"claude": {"line": "whole"}}, agent_id=agent, data=self.own(entry, ()))
 
 
 def _is_error(block: Mapping[str, Any]) -> bool:

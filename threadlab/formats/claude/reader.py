@@ -134,16 +134,22 @@ def split_sidechains(entries: list[Entry]) -> tuple[list[Entry], dict[str, list[
 
 
 def _chain_roots(entries: list[Entry]) -> dict[int, str]:
-    """Sidechain lines without an ``agentId`` → ``sidechain-<root uuid>`` of the chain they are on."""
-    by_uuid = {e.uuid: e for e in entries if e.uuid}
+    """Sidechain lines without an ``agentId`` → ``sidechain-<root uuid>`` of the chain they are on
+    (``sidechain`` for lines with no uuid either: nothing else names where they belong). A
+    parent whose uuid two lines carry is not followed: which one is meant would depend on the
+    order of the lines."""
+    seen: dict[str, int] = {}
+    for entry in entries:
+        if entry.uuid:
+            seen[entry.uuid] = seen.get(entry.uuid, 0) + 1
+    by_uuid = {e.uuid: e for e in entries if e.uuid and seen[e.uuid] == 1}
     out: dict[int, str] = {}
     for entry in entries:
-        node, seen = entry, set()
-        while isinstance(node.raw.get("parentUuid"), str) and node.raw["parentUuid"] in by_uuid and node.uuid not in seen:
-            seen.add(node.uuid)
+        node, visited = entry, set()
+        while isinstance(node.raw.get("parentUuid"), str) and node.raw["parentUuid"] in by_uuid and node.uuid not in visited:
+            visited.add(node.uuid)
             node = by_uuid[node.raw["parentUuid"]]
-        root = node.uuid or f"line-{node.line}"
-        out[id(entry)] = f"sidechain-{root[:8]}"
+        out[id(entry)] = f"sidechain-{node.uuid[:8]}" if node.uuid else "sidechain"
     return out
 
 

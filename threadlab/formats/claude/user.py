@@ -39,7 +39,7 @@ def system_name(raw: Mapping[str, Any], content: Any) -> str | None:
     return next((name for prefix, name in _WRAPPED_USER_TEXT if text.lstrip().startswith(prefix)), None)
 
 
-def user_part(block: Any, builder: ThreadBuilder, entry: Entry) -> Any:
+def user_part(block: Any, builder: ThreadBuilder, entry: Entry, index: int) -> Any:
     """A user content block as a content part: text as a text part (its other fields kept on
     it), an image or document with a url/base64/text source as a media part (the block's other
     fields under the part's ``metadata.claude``); anything else is kept as it came, reported."""
@@ -56,7 +56,7 @@ def user_part(block: Any, builder: ThreadBuilder, entry: Entry) -> Any:
                     "metadata": {"claude": {"type": block["type"], **kept}}}
             return part
     kind = block.get("type") if isinstance(block, Mapping) else type(block).__name__
-    builder.kept("unknown-type", f"{entry.where()} user content block of type {kind!r} is not one threadlab maps; kept as an unknown part",
+    builder.kept("unknown-type", f"{entry.where()} user content block {index} of type {kind!r} is not one threadlab maps; kept as an unknown part",
                  line=entry.line)
     if isinstance(block, Mapping) and isinstance(kind, str) and kind not in ("text", "image", "unknown") and "content_type" not in block:
         return dict(block)  # an unknown part with the block's own fields

@@ -227,7 +227,7 @@ class _Writer:
             self.lines.append(value["text"].encode("utf-8") if isinstance(value.get("text"), str) else orjson.dumps(value.get("value")))
         elif whole in ("whole", "events"):  # an entry of a type threadlab does not know / stream events
             for line in data if whole == "events" and isinstance(data, list) else [data]:
-                self.lines.append(orjson.dumps(line))
+                self._write(dict(line) if isinstance(line, dict) else orjson.dumps(line))
         elif name == "unknown_block" and kept.get("block") in ("whole", "content"):
             self._unknown_block(kept, data, agent)
         elif kind in ("user", "assistant"):  # a user line Claude Code wrote itself (meta, command, notification)
