@@ -220,12 +220,32 @@ def test_main_chain_usage_equals_the_result_message() -> None:
 
 
 def test_frames_price_claude_actions_like_the_cli() -> None:
+    """A transcript's cost is Claude Code's own (the last cost-state total, subagents included),
+    and the thread's usage rows priced by genai-prices agree with it: shown once, not added."""
     frames = tl.load(PROJECT)
     threads = frames.threads.set_index("thread_id")
+    priced = frames.usage.groupby("thread_id", observed=True)["cost_usd"].sum()
     for sid in (BACKGROUND, FOREGROUND, SDK_RUN):
         cost_state = [r for r in lines(PROJECT / f"{sid}.jsonl") if r["type"] == "cost-state"][-1]
-        assert threads.loc[sid, "cost_usd"] == pytest.approx(cost_state["totalCostUSD"], rel=1e-6)
+        assert (threads.loc[sid, "cost_usd"], threads.loc[sid, "cost_source"]) == (cost_state["totalCostUSD"], "reported")
+        assert priced.loc[sid] == pytest.approx(cost_state["totalCostUSD"], rel=1e-6)
     assert set(frames.actions.loc[frames.actions.action_type == "tool_call", "model_name"].astype(str)) == {"claude-sonnet-4-5"}
+
+
+def test_a_streams_cost_is_what_its_runs_cost_not_the_session_so_far() -> None:
+    """The result's ``total_cost_usd`` after a resume counts the runs before it too; a stream's
+    cost is its results' ``model_usage_since_last_result`` costs, so the first run's file and the
+    resumed run's file add up to the session's total, counted once."""
+    frames = tl.load(GENERATED, progress=False)
+    cost = {Path(str(s)).name: (c, src) for s, c, src in zip(frames.threads["source"], frames.threads["cost_usd"], frames.threads["cost_source"], strict=True)}
+    first = [r for r in lines(GENERATED / "foreground.stream.jsonl") if r["type"] == "result"][-1]
+    resumed = [r for r in lines(GENERATED / "resumed.stream.jsonl") if r["type"] == "result"][-1]
+    since = sum(u["costUSD"] for u in resumed["model_usage_since_last_result"].values())
+    assert cost["resumed.stream.jsonl"] == (since, "reported") and since < resumed["total_cost_usd"]
+    assert cost["foreground.stream.jsonl"] == (first["total_cost_usd"], "reported")  # a first run: its total is its own
+    assert cost["foreground.stream.jsonl"][0] + cost["resumed.stream.jsonl"][0] == pytest.approx(resumed["total_cost_usd"], rel=1e-12)
+    sdk = tl.read(FIX / "sdk_query_parsed_messages.json")  # the SDK's ResultMessage keeps only the session total
+    assert sdk.metadata["cost_usd"] == sdk.metadata["total_cost_usd"] == 0.027534
 
 
 # --- stream-json and SDK messages -----------------------------------------------------------

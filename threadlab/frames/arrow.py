@@ -18,7 +18,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from threadlab.frames.columns import DTYPES, TABLES
-from threadlab.frames.extract import HAS_USAGE, MESSAGE_TYPES, PROVIDER, THREAD_INDEX, TOKEN_KEYS, TOOL_ERRORS, Batch
+from threadlab.frames.extract import (
+    HAS_USAGE,
+    MESSAGE_TYPES,
+    PROVIDER,
+    REPORTED_COST,
+    THREAD_INDEX,
+    TOKEN_KEYS,
+    TOOL_ERRORS,
+    Batch,
+)
 from threadlab.frames.pricing import price_columns
 
 TIME = pa.timestamp("us", tz="UTC")
@@ -120,6 +129,7 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
     )
     h.update(_thread_counts(actions, thread_of, n_threads))
     h.update(_thread_totals(thread_of[usage_rows], tokens, cost, n_threads))
+    h.update(_thread_cost(h["cost_usd"], h.pop(REPORTED_COST)))
     threads = _table("threads", h)
     problems = _table("problems", batch["problems"])
     return {"actions": actions, "tool_calls": tool_calls, "usage": usage, "threads": threads, "problems": problems}
@@ -165,6 +175,17 @@ def _thread_totals(thread_of_usage: np.ndarray, tokens: dict[str, np.ndarray], c
         kind = pa.float64() if key == "cost_usd" else pa.int64()
         columns[key] = pa.array(sums if key == "cost_usd" else sums.round().astype(np.int64), type=kind, mask=~seen)
     return columns
+
+
+def _thread_cost(priced: pa.Array, reported: list[float | None]) -> dict[str, pa.Array]:
+    """A thread's cost: what its producer reported when it did (Claude Code's own total covers
+    its subagents and what the thread's usage rows may not), else its usage rows priced; the
+    two are never added, so nothing is counted twice."""
+    given = pa.array(reported, type=pa.float64())
+    has = pc.is_valid(given)
+    cost = pc.if_else(has, given, priced)
+    source = pc.if_else(has, pa.scalar("reported"), pc.if_else(pc.is_valid(priced), pa.scalar("priced"), pa.scalar(None, pa.string())))
+    return {"cost_usd": cost, "cost_source": source}
 
 
 def empty_tables() -> dict[str, pa.Table]:

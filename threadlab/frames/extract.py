@@ -45,6 +45,8 @@ TOKEN_KEYS = (
 THREAD_INDEX = "_thread"
 HAS_USAGE = "_has_usage"
 PROVIDER = "_provider_name"
+# threads: the cost the producer reported (thread metadata ``cost_usd``), used instead of pricing
+REPORTED_COST = "_reported_cost_usd"
 
 
 @dataclass(slots=True)
@@ -66,6 +68,7 @@ def new_batch() -> Batch:
     """Empty column lists; columns computed in arrow.py from whole columns stay empty here."""
     batch = {name: empty_columns(name) for name in TABLES}
     batch["actions"].update({THREAD_INDEX: [], HAS_USAGE: [], PROVIDER: []})
+    batch["threads"][REPORTED_COST] = []
     return batch
 
 
@@ -386,6 +389,8 @@ def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> N
     account = record.account
     h["n_records"].append(account.records if account is not None else None)
     h["n_unconverted"].append(account.unconverted if account is not None else None)
+    cost = _mapping(doc.get("metadata")).get("cost_usd")
+    h[REPORTED_COST].append(float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) else None)
 
 
 def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:

@@ -160,7 +160,7 @@ class Converter:
             self.tool_names[block["id"]] = name
             self.emit("tool_call", entry, meta, agent_id=agent, tool_name=name, tool_call_id=block["id"], args=block.get("input"), usage=usage)
         elif isinstance(block, Mapping) and isinstance(block.get("tool_use_id"), str):  # server tool results
-            self._tool_return(entry, block, meta)
+            self._tool_return(entry, block, meta, usage)
         else:
             meta["claude"]["block"] = "content" if whole else "whole"
             self.b.kept("unknown-type", f"{entry.where()} content block {index} {_describe(block)} is not one threadlab maps; kept as system.unknown_block",
@@ -225,7 +225,7 @@ class Converter:
             self.session.first_prompt = text or None
         self.emit("user_message", entry, meta, content=content)
 
-    def _tool_return(self, entry: Entry, block: Mapping[str, Any], meta: dict[str, Any]) -> None:
+    def _tool_return(self, entry: Entry, block: Mapping[str, Any], meta: dict[str, Any], usage: dict[str, int] | None = None) -> None:
         call_id = block["tool_use_id"]
         name = self.tool_names.get(call_id)
         if name is None:
@@ -236,7 +236,7 @@ class Converter:
             rest["content_absent"] = True
         meta["claude"]["block"] = rest
         self.emit("tool_return", entry, meta, tool_call_id=call_id, tool_name=name, status="error" if _is_error(block) else "success",
-                  content=block.get("content"))
+                  content=block.get("content"), usage=usage)  # usage only when a message's first block is a server tool's result
 
     # --- everything else ------------------------------------------------------------------
     def _attachment(self, entry: Entry) -> None:
