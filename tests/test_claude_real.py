@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 import threadlab as tl
+from tests.conformance.records import _whole_or_lines as whole_or_lines
 from threadlab.core import Thread, tool_pairs
 from threadlab.formats import Source, detect_format, get_format
 
@@ -23,23 +23,12 @@ _WRAPPERS = ("<command-name>", "<command-message>", "<local-command-stdout>", "<
 
 
 def raw_items(path: Path) -> list[Any]:
-    """Every entry of a file: JSON Lines (a line that is no JSON counts as None), a JSON array,
-    or a claude.ai export's ``loglines``."""
-    data = path.read_bytes()
-    try:
-        whole = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        out: list[Any] = []
-        for line in data.splitlines():
-            if line.strip():
-                try:
-                    out.append(orjson.loads(line))
-                except orjson.JSONDecodeError:
-                    out.append(None)
-        return out
-    if isinstance(whole, dict) and isinstance(whole.get("loglines"), list):
-        return whole["loglines"]
-    return whole if isinstance(whole, list) else [whole]
+    """Every entry of a file (the conformance suite's reading: a JSON array's items, or JSON Lines
+    with a marker for a line that is no JSON), a claude.ai export's ``loglines`` unwrapped."""
+    items = whole_or_lines(path)
+    if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("loglines"), list):
+        return items[0]["loglines"]
+    return items
 
 
 def session_files(path: Path) -> list[Path]:

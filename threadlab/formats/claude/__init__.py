@@ -18,14 +18,13 @@ import orjson
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.claude.agents import MAIN_AGENT
-from threadlab.formats.claude.layout import is_claude_folder, is_transcript_head, plan_folder, session_files
+from threadlab.formats.claude.layout import is_claude_folder, plan_folder, session_files
 from threadlab.formats.claude.reader import stream_threads, transcript_thread
 from threadlab.formats.claude.wire import (
     entries_from_objects,
     first_entry,
     is_claude_line,
     is_sdk_list,
-    is_transcript_entry,
     loglines,
     read_lines,
     sdk_to_wire,
@@ -75,21 +74,18 @@ def to_threads(source: Source) -> list[Thread]:
     if source.is_dir and source.path is not None:
         return _folder_threads(source.path, source.name)
     items = _container(source)
-    if items is not None:
-        entries = entries_from_objects(items, source.name)
-        if not entries:
-            raise ThreadError([Problem("empty", f"{source.name} holds no Claude Code entries or SDK messages", source=source.name)])
-        if is_transcript_entry(entries[0].raw):
-            return [transcript_thread(source, entries=entries)]
-        return stream_threads(entries, name=source.name)
-    if is_transcript_head(source.head(65536)):
-        return [transcript_thread(source)]
-    entries = read_lines(source, source.name)
+    entries = entries_from_objects(items, source.name) if items is not None else read_lines(source, source.name)
     if not entries:
-        raise ThreadError([Problem("empty", f"{source.name} holds no Claude Code entries", source=source.name)])
-    if any(is_transcript_entry(e.raw) for e in entries[:3]) and not any("session_id" in e.raw for e in entries[:3]):
-        return [transcript_thread(source, entries=entries)]
-    return stream_threads(entries, name=source.name)
+        raise ThreadError([Problem("empty", f"{source.name} holds no Claude Code entries or SDK messages", source=source.name)])
+    if _is_stream(entries):
+        return stream_threads(entries, name=source.name)
+    return [transcript_thread(source, entries=entries)]
+
+
+def _is_stream(entries: list[Any]) -> bool:
+    """stream-json (or SDK messages): its lines carry ``session_id`` or name the call a subagent
+    line belongs to (``parent_tool_use_id``); a transcript's never do."""
+    return any("session_id" in e.raw or "parent_tool_use_id" in e.raw for e in entries)
 
 
 def _container(source: Source) -> list[Any] | None:

@@ -20,7 +20,7 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction
 from threadlab.formats.claude.agents import MAIN_AGENT, Agents
-from threadlab.formats.claude.session import SESSION_KEYS, SessionInfo
+from threadlab.formats.claude.session import SESSION_KEYS, STREAM_KEYS, SessionInfo
 from threadlab.formats.claude.usage import Response, collect_responses, finish_reason, to_usage
 from threadlab.formats.claude.user import snake, system_name, user_part
 from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, Entry, records_of
@@ -28,29 +28,39 @@ from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, Entry, records_
 PROVIDER = "anthropic"
 _MISSING = object()
 # keys of ``metadata.claude`` the reader adds beside the line's own envelope
-READER_KEYS = ("message", "block", "block_index", "usage_is_snapshot", "stream_events", "stream_events_after", "line")
+READER_KEYS = ("message", "block", "block_index", "usage_is_snapshot", "stream_events", "stream_events_after", "line", "absent")
 
 
 class Converter:
     """Feeds entries, in thread order, into a ThreadBuilder."""
 
-    def __init__(self, builder: ThreadBuilder, entries: list[Entry]) -> None:
+    def __init__(self, builder: ThreadBuilder, entries: list[Entry], *, stream: bool = False) -> None:
         self.b = builder
         self.responses: dict[str, Response] = collect_responses(entries)
         self.usage_given: set[str] = set()
         self.tool_names: dict[str, str] = {}
-        self.session = SessionInfo()
+        self.session = SessionInfo(keys=STREAM_KEYS if stream else SESSION_KEYS)
+        for entry in entries:  # the thread's value of each repeated field: the first a line gives
+            for key in self.session.keys:
+                if key in entry.raw and key not in self.session.fields:
+                    self.session.fields[key] = entry.raw[key]
         self.agents = Agents(builder)
         self.pending: list[dict[str, Any]] = []  # stream events waiting for the next action
 
     # --- emission -------------------------------------------------------------------------
     def emit(self, kind: str, entry: Entry | None, meta: dict[str, Any] | None, **fields: Any) -> BaseAction:
         """Add an action; stream events read since the last action ride along in its metadata
-        (they repeat what the lines hold whole, and the writer puts them back before it)."""
+        (they repeat what the lines hold whole, and the writer puts them back before it). A line
+        lacking a session field the thread has says so (``absent``), so none is added to it."""
         if self.pending:
             meta = meta if meta is not None else {}
             meta.setdefault("claude", {})["stream_events"] = self.pending
             self.pending = []
+        if entry is not None and entry.problem is None:
+            absent = [k for k in self.session.keys if k in self.session.fields and k not in entry.raw]
+            if absent:
+                meta = meta if meta is not None else {}
+                meta.setdefault("claude", {})["absent"] = absent
         return self.b.add(kind, timestamp=entry.time if entry is not None else None, metadata=meta or None, **fields)
 
     def finish(self) -> None:
@@ -94,8 +104,8 @@ class Converter:
 
     def own(self, entry: Entry, drop: tuple[str, ...]) -> dict[str, Any]:
         """The line's fields but ``drop`` and the session fields that repeat the thread's."""
-        fields = self.session.fields
-        return {k: v for k, v in entry.raw.items() if k not in drop and not (k in SESSION_KEYS and fields.get(k, _MISSING) == v)}
+        fields, keys = self.session.fields, self.session.keys
+        return {k: v for k, v in entry.raw.items() if k not in drop and not (k in keys and fields.get(k, _MISSING) == v)}
 
     def _meta(self, entry: Entry, agent: str | None, drop: tuple[str, ...]) -> dict[str, Any]:
         meta: dict[str, Any] = {"claude": self.own(entry, drop)}

@@ -295,7 +295,7 @@ def stream_threads(entries: list[Entry], *, name: str) -> list[Thread]:
         session = next((s for s in map(session_id, group) if s is not None), None)
         assign_times(group)
         builder = ThreadBuilder(session or thread_id(name, group), source=name)
-        conv = Converter(builder, group)
+        conv = Converter(builder, group, stream=True)
         conv.agents.main(group[0] if group else None)
         for entry in group:
             conv.add(entry)

@@ -24,11 +24,14 @@ from threadlab.formats.claude.usage import add_usage
 
 # envelope keys every transcript line repeats: kept once on the thread, not per action
 SESSION_KEYS = ("sessionId", "session_id", "cwd", "version", "gitBranch", "entrypoint", "userType")
+# what every stream-json line repeats (its init line's cwd, model ... stay the init line's own)
+STREAM_KEYS = ("session_id", "sessionId")
 _TITLE_TYPES = ("custom-title", "ai-title", "summary")
 
 
 @dataclass(slots=True)
 class SessionInfo:
+    keys: tuple[str, ...] = SESSION_KEYS  # the fields lines repeat (SESSION_KEYS, or STREAM_KEYS for a stream)
     fields: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -39,14 +42,15 @@ class SessionInfo:
     def saw(self, kind: str, raw: Mapping[str, Any]) -> None:
         """Count an entry and keep the session fields it repeats (the first value of each)."""
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        for key in SESSION_KEYS:
+        for key in self.keys:
             if key in raw and key not in self.fields:
                 self.fields[key] = raw[key]
         if kind == "cost-state":
             self.cost_state = without_envelope(raw)
         elif kind in _TITLE_TYPES:
-            value = raw.get("customTitle") or raw.get("aiTitle") or raw.get("title") or raw.get("summary")
-            if isinstance(value, str):
+            key = {"custom-title": "customTitle", "ai-title": "aiTitle"}.get(kind, "summary")
+            value = raw.get(key, raw.get("title"))
+            if isinstance(value, str) and (value or kind == "custom-title"):  # a title set to "" is a title
                 self.titles[kind] = value
 
     def metadata(self) -> dict[str, Any]:

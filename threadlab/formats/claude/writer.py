@@ -5,7 +5,7 @@ fields, its message envelope with the usage the line had, the block's other fiel
 place in the line); the writer puts the content back into it, so every line comes out as it
 went in, in the dialect it came in (a transcript's camelCase lines, stream-json's, an SDK
 list's), and reads back as the same thread. The session fields the reader keeps once on the
-thread (``sessionId``, ``cwd`` ...) are written on every line.
+thread (``sessionId``, ``cwd`` ...) go back on every line that had them.
 
 Subagents are written inline as ``isSidechain`` lines with their ``agentId`` (one byte string
 cannot hold a ``subagents/`` folder); a subagent's sidecar goes before its first line as an
@@ -72,19 +72,20 @@ class _Writer:
     # --- lines ----------------------------------------------------------------------------
     def _preamble(self) -> None:
         """What a foreign thread says about itself that a transcript holds in entries: the main
-        agent's name and the title."""
+        agent's name and the title (an empty one too, or the first prompt would become it)."""
         if self.from_claude:
             return
         agent = self.thread.agents.get(self.main)
         if agent is not None and agent.agent_name != "main":
             self._write({"type": "agent-name", "agentName": agent.agent_name})
-        if self.thread.title:
-            self._write({"type": "custom-title", "customTitle": self.thread.title})
+        self._write({"type": "custom-title", "customTitle": self.thread.title or ""})
 
-    def _write(self, line: dict[str, Any] | bytes) -> None:
+    def _write(self, line: dict[str, Any] | bytes, absent: Any = ()) -> None:
+        """Append a line with the session fields the thread keeps once (but those it lacked)."""
         if isinstance(line, dict):
             for key, value in self.session.items():
-                line.setdefault(key, value)
+                if key not in absent:
+                    line.setdefault(key, value)
         self.lines.append(line)
         self.lines.extend(self.sidecars)  # never the first line: it is not what detection should see
         self.sidecars = []
@@ -97,7 +98,7 @@ class _Writer:
             message = line.get("message")
             if isinstance(message, dict):
                 message["content"] = [slots[i] for i in sorted(slots)]
-        self._write(line)
+        self._write(line, self.open["absent"])
         self.open = None
 
     def close(self) -> None:
@@ -159,7 +160,7 @@ class _Writer:
                 message = kept["message"]
                 line["message"] = dict(message) if isinstance(message, Mapping) else message
             self._route(line, agent)
-            self.open = {"line": line, "slots": {}}
+            self.open = {"line": line, "slots": {}, "absent": kept.get("absent") or ()}
         line = self.open["line"]
         message = line.get("message")
         kind = action.action_type
@@ -227,7 +228,7 @@ class _Writer:
             self.lines.append(value["text"].encode("utf-8") if isinstance(value.get("text"), str) else orjson.dumps(value.get("value")))
         elif whole in ("whole", "events"):  # an entry of a type threadlab does not know / stream events
             for line in data if whole == "events" and isinstance(data, list) else [data]:
-                self._write(dict(line) if isinstance(line, dict) else orjson.dumps(line))
+                self._write(dict(line) if isinstance(line, dict) else orjson.dumps(line), kept.get("absent") or ())
         elif name == "unknown_block" and kept.get("block") in ("whole", "content"):
             self._unknown_block(kept, data, agent)
         elif kind in ("user", "assistant"):  # a user line Claude Code wrote itself (meta, command, notification)
@@ -236,15 +237,15 @@ class _Writer:
             line = {k: v for k, v in kept.items() if k not in READER_KEYS}
             line["attachment"] = data
             self._route(line, agent)
-            self._write(line)
+            self._write(line, kept.get("absent") or ())
         elif name == "agent_join":
             if kept:  # from a stream-json task_started line; otherwise made by the reader: not written
-                self._write({k: v for k, v in kept.items() if k not in READER_KEYS})
+                self._write({k: v for k, v in kept.items() if k not in READER_KEYS}, kept.get("absent") or ())
         elif kind is not None:  # system lines, results and bookkeeping entries: their data is the line
             line = {**{k: v for k, v in kept.items() if k not in READER_KEYS}, **(data if isinstance(data, dict) else {"data": data})}
             if getattr(action, "agent_id", None) is not None:
                 self._route(line, agent)
-            self._write(line)
+            self._write(line, kept.get("absent") or ())
         else:
             self.losses.system(action)
             fields = data if isinstance(data, dict) else {"data": data}
@@ -257,7 +258,7 @@ class _Writer:
             if "message" in kept:
                 line["message"] = dict(kept["message"]) if isinstance(kept["message"], Mapping) else kept["message"]
             self._route(line, agent)
-            self.open = {"line": line, "slots": {}}
+            self.open = {"line": line, "slots": {}, "absent": kept.get("absent") or ()}
         message = self.open["line"].get("message")
         if index is not None:
             self.open["slots"][index] = data
@@ -271,7 +272,7 @@ class _Writer:
             message = kept.get("message")
             line["message"] = dict(message) if isinstance(message, Mapping) else message
             self._route(line, agent)
-            self.open = {"line": line, "slots": {}}
+            self.open = {"line": line, "slots": {}, "absent": kept.get("absent") or ()}
         message = self.open["line"].get("message")
         if isinstance(index, list) and isinstance(data, list):
             self.open["slots"].update(zip(index, data, strict=False))
