@@ -480,3 +480,71 @@ def test_bundled_streams_match_their_transcripts() -> None:
     assert shape(stream) == [x for x in shape(foreground) if x in shape(stream)]
     results = [r for r in lines(GENERATED / "resumed.stream.jsonl") if r["type"] == "result"]
     assert stream.metadata["total_cost_usd"] == results[-1]["total_cost_usd"]
+
+
+# --- containers, look-alikes and lines the reader once failed on ---------------------------
+
+
+def test_a_tool_result_without_tool_use_id_is_kept_not_a_crash() -> None:
+    """Such a line raised KeyError even in lenient mode; it is now kept as it came, named."""
+    rows = [{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"role": "user", "content": "go"}},
+            {"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "s",
+             "message": {"role": "user", "content": [{"type": "tool_result", "content": "queued output"}, {"type": "text", "text": "and this"}]}}]
+    thread = tl.read(b"\n".join(orjson.dumps(r) for r in rows), strict=False)
+    assert [a.action_type for a in thread.actions] == ["user_message", "system.unknown_block", "user_message"]
+    (problem,) = thread.problems
+    assert problem.rule == "schema" and ":2 content block 0: a tool_result without tool_use_id" in problem.message
+    assert thread.account is not None and (thread.account.records, thread.account.kept) == (3, 1)
+    with pytest.raises(tl.ThreadError, match="tool_result without tool_use_id"):
+        tl.read(b"\n".join(orjson.dumps(r) for r in rows))
+
+
+def test_stream_json_saved_as_an_array_reads_as_its_lines(tmp_path: Path) -> None:
+    source = FIX / "stream_json_background_subagent.jsonl"
+    as_array = tmp_path / "stream.json"
+    as_array.write_bytes(orjson.dumps(lines(source), option=orjson.OPT_INDENT_2))
+    assert detect_format(Source(as_array)).NAME == "claude-code"
+    assert tl.read(as_array).to_dict() == tl.read(source).to_dict()
+    # ``claude -p --output-format json --verbose`` prints such an array; without --verbose, the result alone
+    verbose = [{"type": "system", "subtype": "init", "session_id": "s1", "model": "claude-sonnet-4-5"},
+               {"type": "assistant", "session_id": "s1", "message": {"id": "m", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}},
+               {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "session_id": "s1", "total_cost_usd": 0.01}]
+    thread = tl.read(orjson.dumps(verbose))
+    assert [a.action_type for a in thread.actions] == ["system.init", "assistant_message", "system.result"] and thread.metadata["cost_usd"] == 0.01
+    result_only = tl.read(orjson.dumps(verbose[-1], option=orjson.OPT_INDENT_2), strict=False)
+    assert [p.rule for p in result_only.problems] == ["no-actions"] and result_only.metadata["cost_usd"] == 0.01
+
+
+def test_a_transcript_saved_as_an_array_keeps_its_chain(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_bytes(orjson.dumps(lines(PROJECT / f"{SDK_RUN}.jsonl")))
+    thread = tl.read(path)
+    assert thread.thread_id == "session" and shape(thread) == [x for x in shape(session(SDK_RUN)) if x[1] in (None, "main")]
+
+
+def test_claude_ai_export_in_memory() -> None:
+    export = {"loglines": [{"type": "user", "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "hello"}},
+                           {"type": "assistant", "timestamp": "2026-01-01T00:00:01Z", "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}}]}
+    thread = claude.from_claude(export)
+    assert isinstance(thread, Thread) and [a.action_type for a in thread.actions] == ["user_message", "assistant_message"]
+    assert thread.thread_id == claude.from_claude(export).thread_id  # an id made from the content: the same every time
+
+
+@pytest.mark.parametrize("data", [
+    b'{\n\t"entries": [\n\t\t{"timestamp": "2025-09-22T10:00:00Z", "sessionId": "s", "model": "claude-sonnet-4", "costUSD": null}\n\t]\n}',
+    b'[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]',
+    b'[{"type": "message", "role": "user", "content": "agency-swarm item"}]',
+    b'{"type": "message", "role": "assistant", "content": [{"type": "text", "text": "an Anthropic API message"}]}\n',
+    b'{"loglines": [{"level": "info", "msg": "a log line"}]}',
+], ids=["usage-export", "chat-messages", "agents-sdk-items", "anthropic-message", "other-loglines"])
+def test_look_alikes_are_not_claude(data: bytes) -> None:
+    assert not claude.detect(Source(data, name="x.json"))
+
+
+def test_a_session_whose_first_line_is_broken_still_keeps_its_subagents(project_copy: Path) -> None:
+    path = project_copy / f"{BACKGROUND}.jsonl"
+    path.write_bytes(b"{not json\n" + path.read_bytes())
+    frames = tl.load(project_copy, progress=False)
+    assert sorted(frames.threads["thread_id"]) == sorted([BACKGROUND, FOREGROUND, SDK_RUN])  # no subagent file read as a session
+    broken = tl.read(path, strict=False)
+    assert "a8bcae662df56d596" in broken.agents and [p.rule for p in broken.problems] == ["json"]

@@ -140,8 +140,8 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
         return FolderPlan(ignore=frozenset(names - {"projects"}))
     sessions = {e.name[: -len(".jsonl")]: e for e in entries if e.name.endswith(".jsonl") and not e.name.startswith("agent-")}
     companions: dict[str, list[str]] = {}
-    for stem, entry in sessions.items():
-        if stem in names and is_transcript_head(_head(Path(entry.path))):
+    for stem, entry in sessions.items():  # a session's folder (its first line may be broken: subagents/ says so too)
+        if stem in names and (is_transcript_head(_head(Path(entry.path))) or Path(folder, stem, "subagents").is_dir()):
             companions.setdefault(entry.name, []).append(stem)
     for entry in entries:
         if entry.name.startswith("agent-") and entry.name.endswith(".jsonl"):
