@@ -285,3 +285,133 @@ def test_a_database_of_another_program_is_refused_naming_it(tmp_path: Path) -> N
     conn.close()
     frames = threadlab.load(path, progress=False)
     assert frames.threads.empty and list(frames.problems["rule"]) == ["format"] and "SQLite" in frames.problems["message"][0]
+
+
+def _wal_database(tmp_path: Path, side_files: str) -> tuple[Path, int]:
+    """The fixture database in WAL mode, with one more row that is only in its ``-wal`` file
+    (copied while the writer still has it open, as a backup of a running app would be), and
+    the number of rows it holds. ``side_files``: ``none`` (closed cleanly: no ``-wal`` /
+    ``-shm``), ``both``, or ``wal`` (the ``-shm`` not copied)."""
+    work, out = tmp_path / "writer", tmp_path / "copy"
+    work.mkdir()
+    out.mkdir()
+    db = work / "s.db"
+    db.write_bytes((SESSIONS / "agents_sessions.db").read_bytes())
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA journal_mode = WAL").fetchone() == ("wal",)
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("INSERT INTO agent_messages (session_id, message_data) VALUES ('math-chat', ?)", ['{"role": "user", "content": "only in the WAL"}'])
+    conn.commit()
+    rows = conn.execute("SELECT count(*) FROM agent_messages").fetchone()[0]
+    if side_files == "none":
+        conn.close()  # the last connection checkpoints and removes the side files
+    for name in ("s.db", "s.db-wal", "s.db-shm"):
+        if (work / name).exists() and (name == "s.db" or side_files == "both" or (side_files == "wal" and name == "s.db-wal")):
+            (out / name).write_bytes((work / name).read_bytes())
+    conn.close()
+    return out / "s.db", rows
+
+
+def _listing(folder: Path) -> dict[str, bytes | None]:
+    """Each file's bytes; a ``-shm`` file only by name: it is SQLite's shared-memory index, in
+    which every reader of a live WAL database marks what it reads (SQLite's own protocol)."""
+    return {p.name: None if p.name.endswith("-shm") else p.read_bytes() for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("side_files", ["none", "both", "wal"])
+def test_a_wal_database_reads_whole_and_nothing_is_written_beside_it(tmp_path: Path, side_files: str) -> None:
+    path, rows = _wal_database(tmp_path, side_files)
+    assert path.read_bytes()[18:20] == b"\x02\x02"  # the header says WAL
+    before = _listing(path.parent)
+    threads = threadlab.read_all(path)
+    assert sum(t.account.records for t in threads) == rows
+    assert "only in the WAL" in [a.content for t in threads for a in t.actions if a.action_type == "user_message"]
+    assert _listing(path.parent) == before  # no -wal/-shm created, the database and its WAL unchanged
+    assert sum(t.account.records for t in threadlab.read_all(path.read_bytes(), "openai-agents-session")) == rows - (side_files != "none")  # bytes: no WAL beside them
+
+
+_READ_COUNT = "import sys, threadlab; print(sum(t.account.records for t in threadlab.read_all(sys.argv[1])))"
+
+
+def _read_in_read_only_folder(folder: Path, path: Path) -> str:
+    """Read ``path`` in a subprocess that cannot write to ``folder``: as a user other than root
+    the folder's mode is enough; root writes anywhere, so the folder is bind-mounted read-only
+    in a mount namespace of its own (``unshare``)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            return subprocess.run([sys.executable, "-c", _READ_COUNT, str(path)], capture_output=True, text=True, check=True).stdout
+        finally:
+            folder.chmod(0o755)
+    if shutil.which("unshare") is None:
+        pytest.skip("running as root without unshare: no way to make a folder read-only for root")
+    script = f'mount --bind -o ro "{folder}" "{folder}" && touch "{folder}/probe" 2>/dev/null && exit 3; exec "{sys.executable}" -c "$0" "{path}"'
+    done = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script, _READ_COUNT], capture_output=True, text=True)
+    if done.returncode == 3:
+        raise AssertionError("the read-only bind mount is writable")
+    if done.returncode and "unshare failed" in done.stderr:
+        pytest.skip(f"user namespaces are not allowed here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("side_files", ["none", "both", "wal"])
+def test_a_wal_database_in_a_read_only_folder_reads_whole(tmp_path: Path, side_files: str) -> None:
+    path, rows = _wal_database(tmp_path, side_files)
+    assert _read_in_read_only_folder(path.parent, path).strip() == str(rows)
+
+
+def test_a_rollback_database_in_a_read_only_folder_reads(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    (folder / "s.db").write_bytes((SESSIONS / "agents_sessions.db").read_bytes())
+    assert _read_in_read_only_folder(folder, folder / "s.db").strip() == str(sum(len(v) for v in _db_items(SESSIONS / "agents_sessions.db").values()))
+
+
+def _big_database(path: Path, rows: int) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL, created_at TIMESTAMP)")
+    item = '{"role": "user", "content": "%s"}'
+    conn.executemany("INSERT INTO agent_messages (session_id, message_data) VALUES ('s', ?)", [(item % (f"message {i} " + "x" * 300),) for i in range(1, rows + 1)])
+    conn.commit()
+    conn.close()
+
+
+def test_a_table_damaged_in_the_middle_keeps_the_rows_before_and_names_the_first_row_lost(tmp_path: Path) -> None:
+    from tests.conformance.containers import sqlite_breaks
+
+    path = tmp_path / "s.db"
+    _big_database(path, 200)
+    data = bytearray(path.read_bytes())
+    page = 4096
+    last_leaf = len(data) // page - 1  # a leaf page near the end of the table (0-based page index)
+    data[last_leaf * page : last_leaf * page + 100] = b"\xff" * 100
+    path.write_bytes(bytes(data))
+    ((table, first_lost),) = sqlite_breaks(path)
+    assert table == "agent_messages" and 1 < first_lost <= 200
+    (thread,) = threadlab.read_all(path, "openai-agents-session", strict=False)
+    assert thread.account.records == first_lost - 1  # every row before the damage, none after
+    (problem,) = [p for p in thread.problems if p.line is not None]
+    assert problem.line == first_lost and f"row {first_lost} of agent_messages " in problem.message and str(path) in problem.message
+
+
+def test_rows_that_are_not_utf8_are_that_rows_problem_and_the_scan_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE agent_messages (id INTEGER PRIMARY KEY, session_id TEXT, message_data TEXT, created_at TIMESTAMP)")
+    good = '{"role": "user", "content": "fine"}'
+    rows = [(1, "s", good), (2, "s", b'{"role": "user", "content": "\xff"}'), (3, b"s\xfe", good), (4, "s", good)]
+    conn.executemany("INSERT INTO agent_messages (id, session_id, message_data) VALUES (?, ?, CAST(? AS TEXT))", rows)
+    conn.commit()
+    conn.close()
+    threads = threadlab.read_all(path, "openai-agents-session", strict=False)
+    assert sum(t.account.records for t in threads) == 4 and sum(t.account.failed for t in threads) == 1
+    problems = {p.line: p.message for t in threads for p in t.problems}
+    assert "row 2 of agent_messages is not JSON" in problems[2]
+    assert "row 3 of agent_messages: session_id not UTF-8; kept with backslash escapes" in problems[3]
+    assert {t.thread_id for t in threads} == {"s", "s\\xfe"}
