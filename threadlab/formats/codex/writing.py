@@ -6,7 +6,7 @@ rollout of the envelope generation: a ``session_meta`` line, a ``turn_context`` 
 the model changes, one ``response_item`` per core action and a ``token_count`` event after each
 response that carries usage (with the running total, as Codex writes it). What a rollout cannot
 hold is named in a ``WriteLoss``: other agents than Codex's one, ``system.*`` actions of other
-formats, tool error statuses, sub-millisecond times, usage figures Codex does not count."""
+formats, tool error statuses, sub-millisecond times."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from threadlab.formats.codex.reading import AGENT, KEY, codex_time
 from threadlab.formats.responses_items import action_item
 
 NAME = "codex"
-_TOKENS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+_TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
 
 
 def write_rollout(thread: Thread) -> bytes:
@@ -113,12 +113,11 @@ class _Writer:
         last = {
             "input_tokens": fields.get("input_tokens") or 0,
             "cached_input_tokens": fields.get("cache_read_tokens") or 0,
+            "cache_write_input_tokens": fields.get("cache_write_tokens") or 0,
             "output_tokens": fields.get("output_tokens") or 0,
             "reasoning_output_tokens": fields.get("thinking_tokens") or 0,
             "total_tokens": fields.get("total_tokens") or (fields.get("input_tokens") or 0) + (fields.get("output_tokens") or 0),
         }
-        if fields.get("cache_write_tokens"):
-            self.lost["cache write token counts"] += 1
         self.total = {k: self.total[k] + last[k] for k in _TOKENS}
         info = {"total_token_usage": dict(self.total), "last_token_usage": last, "model_context_window": None}
         self.lines.append({"timestamp": codex_time(action.timestamp), "type": "event_msg", "payload": {"type": "token_count", "info": info}})
