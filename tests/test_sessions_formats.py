@@ -22,6 +22,7 @@ from threadlab.formats.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CODEX = sorted((FIXTURES / "real" / "codex").glob("*.jsonl"))
+CODEX_RUNS = sorted((FIXTURES / "codex").glob("codex-*/rollout-*.jsonl"))  # written by the real codex (make_rollouts.py)
 INSPECT = sorted([*(FIXTURES / "inspect_ai").glob("*.eval"), *(FIXTURES / "inspect_ai").glob("*.json"), *(FIXTURES / "real" / "inspect_ai").glob("*.*")])
 INSPECT = [p for p in INSPECT if p.suffix in (".eval", ".json")]
 SESSIONS = FIXTURES / "openai_agents_session"
@@ -51,6 +52,8 @@ def _tokens(threads: list[Any], key: str) -> int:
 def _codex_counts(path: Path) -> dict[str, int]:
     lines = [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
     items = [x["payload"] for x in lines if x.get("type") == "response_item"]
+    if "payload" not in lines[0]:  # the bare generation: items are the lines with a type
+        items = [x for x in lines[1:] if "type" in x]
     calls = [i for i in items if i.get("type", "").endswith("_call")]
     hosted = [i for i in calls if i["type"] in ("web_search_call",)]
     out = {
@@ -70,7 +73,7 @@ def _codex_counts(path: Path) -> dict[str, int]:
     return out
 
 
-@pytest.mark.parametrize("path", CODEX, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", CODEX + CODEX_RUNS, ids=lambda p: p.name)
 def test_codex_real_rollouts_match_counts_from_the_raw_lines(path: Path) -> None:
     threads = threadlab.read_all(path, strict=False)
     assert [t.origin[1] for t in threads] == ["codex"]
@@ -82,13 +85,67 @@ def test_codex_real_rollouts_match_counts_from_the_raw_lines(path: Path) -> None
     assert threads[0].account.unconverted == 0
 
 
-@pytest.mark.parametrize("path", CODEX, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", CODEX + CODEX_RUNS, ids=lambda p: p.name)
 def test_codex_rollout_is_written_back_line_for_line(path: Path) -> None:
     (thread,) = threadlab.read_all(path, strict=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error", WriteLoss)
         wire = get_format("codex").from_thread(thread)
     assert [orjson.loads(x) for x in wire.splitlines()] == [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
+
+
+def test_codex_0_169_rollout_has_its_calls_patch_and_per_response_usage() -> None:
+    """The rollout Codex 0.169 wrote for the scripted run: a reasoning item and an exec_command
+    function call, a reasoning item and an apply_patch custom tool call (the patch as its
+    input), a final message; usage per model response from the token_count events, equal to
+    the token_usage_record lines beside them, counted once."""
+    (path,) = [p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0"]
+    raw = _lines(path)
+    (thread,) = threadlab.read_all(path)
+    assert thread.account.unconverted == 0 and thread.problems == []
+    assert thread.thread_id == raw[0]["payload"]["id"] and thread.title == "Create notes.txt saying hello, then fix the typo in it."
+    calls = [a for a in thread.actions if a.action_type == "tool_call"]
+    raw_calls = [x["payload"] for x in raw if x["type"] == "response_item" and x["payload"]["type"] in ("function_call", "custom_tool_call")]
+    assert [(c.tool_name, c.tool_call_id) for c in calls] == [(c["name"], c["call_id"]) for c in raw_calls] == [("exec_command", "call_shell_1"), ("apply_patch", "call_patch_2")]
+    assert calls[1].args == raw_calls[1]["input"] and calls[0].args == orjson.loads(raw_calls[0]["arguments"])
+    assert [a.status for a in thread.actions if a.action_type == "tool_return"] == ["success", "success"]
+    records = [x["payload"]["usage"] for x in raw if x["type"] == "token_usage_record"]
+    usages = [a.usage for a in thread.actions if getattr(a, "usage", None) is not None]
+    assert [(u.input_tokens, u.output_tokens, u.cache_read_tokens or 0, u.thinking_tokens or 0) for u in usages] == [
+        (r["input_tokens"], r["output_tokens"], r["cached_input_tokens"], r["reasoning_output_tokens"]) for r in records
+    ]
+    final = [x["payload"]["info"]["total_token_usage"] for x in raw if x["type"] == "event_msg" and x["payload"]["type"] == "token_count"][-1]
+    frames = threadlab.load(path, progress=False)
+    assert frames.usage["output_tokens"].sum() == final["output_tokens"] and frames.usage["input_tokens"].sum() == final["input_tokens"]
+    assert set(frames.actions["model_name"].dropna()) == {"gpt-5.5"}
+
+
+@pytest.mark.parametrize("path", [p for p in CODEX_RUNS if p.parent.name == "codex-0.20.0"], ids=lambda p: p.name)
+def test_codex_0_20_rollouts_are_bare_and_hold_no_token_counts(path: Path) -> None:
+    """Codex 0.20 wrote the bare generation (header, state markers, items, no timestamps) and
+    no token counts: the thread has no usage rather than made-up figures."""
+    raw = _lines(path)
+    (thread,) = threadlab.read_all(path)
+    assert "payload" not in raw[0] and raw[1] == {"record_type": "state"} and thread.metadata["codex"] == {"generation": "bare"}
+    assert thread.thread_id == raw[0]["id"] and thread.account.unconverted == 0
+    kinds = {x["type"] for x in raw if "type" in x}
+    names = {a.tool_name for a in thread.actions if a.action_type == "tool_call"}
+    assert names == ({"local_shell"} if "local_shell_call" in kinds else {"shell"})
+    assert all(getattr(a, "usage", None) is None for a in thread.actions)
+
+
+def test_codex_exit_codes_in_tool_outputs_give_the_return_status() -> None:
+    from threadlab.formats.codex.reading import exit_status
+
+    assert exit_status("Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 2\nOriginal token count: 1\nOutput:\nno\n") == "error"
+    assert exit_status("Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess.\n") == "success"
+    assert exit_status("Exit code: 1\nWall time: 0 seconds\nOutput:\nfailed\n") == "error"
+    assert exit_status("Output:\nExit code: 1\n") == "success"  # in the output, not the header
+    assert exit_status('{"output":"x","metadata":{"exit_code":3}}') == "error"
 
 
 def test_codex_usage_is_counted_once_per_response(tmp_path: Path) -> None:

@@ -132,6 +132,10 @@ class StreamReader:
         if item_type in ("agent_message", "reasoning"):
             if kind == "item.started":
                 return False
+            if not isinstance(item.get("text"), str):
+                self.b.kept("schema", f"line {number}: {item_type} item with no text; kept as system.unknown_item", line=number)
+                self.b.add("system.unknown_item", data=obj, metadata={KEY: {"line_type": kind}})
+                return True
             text = _take(line, ("item", "text"))
             slots = [[["item", "text"], "content", None]]
             if item_type == "agent_message":
