@@ -472,3 +472,21 @@ def test_rows_that_are_not_utf8_are_that_rows_problem_and_the_scan_goes_on(tmp_p
     assert "row 2 of agent_messages is not JSON" in problems[2]
     assert "row 3 of agent_messages: session_id not UTF-8; kept with backslash escapes" in problems[3]
     assert {t.thread_id for t in threads} == {"s", "s\\xfe"}
+
+
+def test_inspect_assistant_message_of_reasoning_alone_is_its_thinking_only() -> None:
+    """An assistant message whose content is only a reasoning part (what the writer gives a
+    thinking action with no text after it) reads back as that thinking, with no empty message."""
+    from threadlab.core.builder import ThreadBuilder
+
+    b = ThreadBuilder("t1", source="x")
+    agent = b.agent("solver")
+    b.add("user_message", content="hi")
+    b.add("thinking", agent_id=agent, content="plan the answer", provider_name="openai")
+    b.add("tool_return", tool_call_id="c1", tool_name="lookup", content="42")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WriteLoss)
+        data = get_format("inspect-ai").from_thread(b.build())
+    assert orjson.loads(data)["samples"][0]["messages"][1]["content"] == [{"type": "reasoning", "reasoning": "plan the answer"}]
+    (back,) = threadlab.read_all(Source(data, name="x.json"), "inspect-ai", strict=False)  # (the return answers no call)
+    assert [a.action_type for a in back.actions] == ["user_message", "thinking", "tool_return"]
