@@ -52,8 +52,13 @@ def threadprotocol(path: Path) -> int:
 
 
 def pydantic_ai(path: Path) -> int:
-    """A record is a message part (a message with no parts, or a line that is no message, is one)."""
-    return _parts(_whole_or_lines(path))
+    """A record is a message part (a message with no parts, or a line that is no message, is one);
+    an array of messages (a JSON Lines line holding a history, an array of histories) counts the
+    parts of its messages."""
+    items: list[Any] = []
+    for item in _whole_or_lines(path):
+        items.extend(item if isinstance(item, list) and item else [item])
+    return _parts(items)
 
 
 def vercel_ai_messages(path: Path) -> int:
@@ -65,11 +70,16 @@ def vercel_ai_messages(path: Path) -> int:
 
 
 def vercel_ai_stream(path: Path) -> int:
-    """A record is an SSE event's data (``data: [DONE]`` included; comments are not records), or
-    a chunk object of a JSON array / JSON Lines of chunks."""
-    data = path.read_bytes()
+    """A record is an SSE event's data (``data: [DONE]`` included; comments, other SSE fields and
+    empty ``data:`` lines are not records), or a chunk object of a JSON array / JSON Lines of
+    chunks (a byte-order mark before either is not part of the first record)."""
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
     if data.lstrip()[:1] in (b"[", b"{"):
-        return len(_whole_or_lines(path))
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return len(_json_lines(data))
+        return len(value) if isinstance(value, list) else 1
     return sum(1 for line in data.splitlines() if line.startswith(b"data:") and line[5:].strip())
 
 
@@ -177,6 +187,152 @@ def _zip_member(archive: zipfile.ZipFile, name: str) -> bytes:
     raw = archive.fp.getvalue() if hasattr(archive.fp, "getvalue") else Path(archive.filename or "").read_bytes()
     start = info.header_offset + 30 + int.from_bytes(raw[info.header_offset + 26 : info.header_offset + 28], "little") + int.from_bytes(raw[info.header_offset + 28 : info.header_offset + 30], "little")
     return pa.Codec("zstd").decompress(raw[start : start + info.compress_size], decompressed_size=info.file_size).to_pybytes()
+def _otel_items(value: Any) -> int:
+    """Spans of one OTLP document (``resourceSpans``/``resource_spans`` → scope → spans); any
+    other object is one record (a flat span, or a line that is no span)."""
+    if isinstance(value, list):
+        return sum(_otel_items(v) for v in value)
+    if isinstance(value, dict):
+        resource_spans = value.get("resourceSpans", value.get("resource_spans"))
+        if isinstance(resource_spans, list):
+            return sum(
+                len(ss.get("spans") or [])
+                for rs in resource_spans
+                if isinstance(rs, dict)
+                for ss in (rs.get("scopeSpans") or rs.get("scope_spans") or rs.get("instrumentationLibrarySpans") or [])
+                if isinstance(ss, dict)
+            )
+    return 1
+
+
+def otel(path: Path) -> int:
+    """A record is a span (OTLP documents count their spans; a line that is not JSON is one).
+    Concatenated pretty-printed span objects (ConsoleSpanExporter) are decoded one by one."""
+    data = path.read_bytes()
+    try:
+        return _otel_items(orjson.loads(data))
+    except orjson.JSONDecodeError:
+        pass
+    first = next((ln for ln in data.splitlines() if ln.strip()), b"")
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        import json
+
+        text, pos, n, decoder = data.decode(), 0, 0, json.JSONDecoder()
+        while True:
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+            if pos >= len(text):
+                return n
+            value, pos = decoder.raw_decode(text, pos)
+            n += _otel_items(value)
+    return sum(1 if item is _BAD else _otel_items(item) for item in _json_lines(data))
+
+
+def openai_agents_trace(path: Path) -> int:
+    """A record is a trace or span object (a JSON Lines line, or an element of a JSON array)."""
+    return len(_whole_or_lines(path))
+
+
+def _sse_data_lines(data: bytes) -> int:
+    return sum(1 for line in data.splitlines() if line.startswith(b"data:") and line[5:].strip())
+
+
+def _docs(path: Path) -> list[Any] | None:
+    """The documents of a provider file: a JSON array's elements (None for a bare message list,
+    which the caller counts), a JSON object, or JSON Lines."""
+    data = path.read_bytes()
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return _json_lines(data)
+    return value if isinstance(value, list) else [value]
+
+
+def _bodies(doc: Any, request_key: str) -> tuple[Any, Any]:
+    """The request and response bodies of a logged document, wherever people put them: the
+    document itself, ``request`` / ``response`` (HTTP envelopes with a ``body`` too), ``body``
+    (OpenAI Batch input lines)."""
+    if not isinstance(doc, dict):
+        return None, None
+
+    def find(candidates: list[Any], test: Callable[[dict[str, Any]], bool]) -> Any:
+        return next((c for c in candidates if isinstance(c, dict) and test(c)), None)
+
+    req_paths = [doc, (doc.get("request") or {}).get("body") if isinstance(doc.get("request"), dict) else None, doc.get("request"), doc.get("body")]
+    resp_paths = [doc, (doc.get("response") or {}).get("body") if isinstance(doc.get("response"), dict) else None, doc.get("response")]
+    request = find(req_paths, lambda c: request_key in c and "choices" not in c and c.get("object") != "response" and c.get("type") != "message")
+    response = find(resp_paths, lambda c: "choices" in c or c.get("object") == "response" or (c.get("type") == "message" and c.get("role") == "assistant"))
+    return request, response
+
+
+def _provider(path: Path, is_event: Callable[[Any], bool], list_records: Callable[[list[Any]], int], request_key: str,
+              request_records: Callable[[dict[str, Any]], int], response_records: Callable[[dict[str, Any]], int]) -> int:
+    data = path.read_bytes()
+    if data.lstrip()[:5] in (b"data:", b"event") or data.lstrip()[:1] == b":":
+        return _sse_data_lines(data)
+    docs = _docs(path)
+    if docs and is_event(docs[0]):  # a stream's events saved as JSON
+        return len(docs)
+    whole = orjson.loads(data) if data.lstrip()[:1] == b"[" else None
+    if isinstance(whole, list) and whole and isinstance(whole[0], dict) and not any(_bodies(d, request_key) != (None, None) for d in whole[:1]):
+        return list_records(whole)
+    total = 0
+    for doc in docs or []:
+        request, response = _bodies(doc, request_key)
+        n = (request_records(request) if request is not None else 0) + (response_records(response) if response is not None else 0)
+        total += n if (request is not None or response is not None) else 1
+    return total
+
+
+def openai_chat(path: Path) -> int:
+    """A record is a message (of a request's ``messages``, or a response's choice), or a stream
+    event (an SSE ``data:`` line, or a saved chunk)."""
+    return _provider(path, lambda v: isinstance(v, dict) and v.get("object") == "chat.completion.chunk", len, "messages",
+                     lambda r: len(r.get("messages") or []), lambda r: len(r.get("choices") or []))
+
+
+def _blocks(message: Any) -> int:
+    content = message.get("content") if isinstance(message, dict) else None
+    return len(content) if isinstance(content, list) and content else 1
+
+
+def anthropic_messages(path: Path) -> int:
+    """A record is a content block (a message with string content, or none, is one; a
+    request's ``system`` is one, or one per block), or a stream event."""
+    events = {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
+
+    def request(r: dict[str, Any]) -> int:
+        system = r.get("system")
+        n = 0 if system is None else len(system) if isinstance(system, list) and system else 1
+        return n + sum(_blocks(m) for m in r.get("messages") or [])
+
+    return _provider(path, lambda v: isinstance(v, dict) and v.get("type") in events, lambda ms: sum(_blocks(m) for m in ms), "messages",
+                     request, _blocks)
+
+
+def openai_responses(path: Path) -> int:
+    """A record is an item (of a request's ``input``, or a response's ``output``; a string
+    ``input`` and non-empty ``instructions`` are one each), or a stream event."""
+
+    def request(r: dict[str, Any]) -> int:
+        items = r.get("input")
+        return (1 if r.get("instructions") else 0) + (1 if isinstance(items, str) else len(items or []))
+
+    return _provider(path, lambda v: isinstance(v, dict) and str(v.get("type", "")).startswith("response."), len, "input",
+                     request, lambda r: len(r.get("output") or []))
+
+
+def langchain(path: Path) -> int:
+    """A record is a message: of a JSON array, of a LangGraph state's ``messages`` (also under
+    ``values``), or a JSON Lines line."""
+    docs = _docs(path) or []
+    if len(docs) == 1 and isinstance(docs[0], dict):
+        state = docs[0].get("values") if isinstance(docs[0].get("values"), dict) else docs[0]
+        if isinstance(state.get("messages"), list):
+            return len(state["messages"])
+    return len(docs)
 
 
 COUNTERS: dict[str, Counter] = {
@@ -191,4 +347,10 @@ COUNTERS: dict[str, Counter] = {
     "codex-exec": codex_exec,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
+    "otel": otel,
+    "openai-agents-trace": openai_agents_trace,
+    "openai-chat": openai_chat,
+    "openai-responses": openai_responses,
+    "anthropic-messages": anthropic_messages,
+    "langchain": langchain,
 }

@@ -39,6 +39,9 @@ RULES: dict[str, str] = {
     "subagent-meta": "a Claude Code subagent transcript's sidecar is missing, unreadable or unlinked",
     "agency-parent": "agency-swarm items name a parent run no send_message call started",
     "usage": "usage figures that cannot be read or attributed",
+    "duplicate-return": "a tool result answers a tool call that already has one (kept as the format's own part, not a second tool_return)",
+    "stream-event": "a stream event holds what no message of its file has (used as a message, or kept as system.<format>.event)",
+    "stream-error": "a provider stream (OpenAI, Anthropic) reported an error event",
 }
 
 

@@ -1,0 +1,112 @@
+"""How fast does threadlab read span exports? Against the naive way, side by side in one run.
+
+    python benchmarks/spans.py 20MB --repeat 3        # corpus under benchmarks/corpus/spans-20mb/
+
+The corpus: the ThreadProtocol benchmark corpus (``corpus.py``: multi-agent runs with tool
+calls, failures, long texts) written as OTLP JSON by threadlab's own ``otel`` writer, one trace
+per file: an ``invoke_agent`` span per agent run, a ``chat`` span per model response whose
+``gen_ai.input.messages`` repeat the whole history (as real instrumentations do: the files grow
+with the square of a conversation's length), an ``execute_tool`` span per answered call.
+
+Methods, each in a fresh subprocess, in rotating order each round:
+
+    threadlab    threadlab.load(folder): all five frames, each message once (default workers)
+    threadlab-1  threadlab.load(folder, workers=1): the same on one core
+    naive        json.load each file, walk resourceSpans → scopeSpans → spans, pandas.json_normalize
+                 of the spans, concat: one flat table of spans whose attributes are still OTLP
+                 key/value lists and whose messages are still JSON strings, repeated per span
+    orjson       orjson.loads of every file, nothing else: the parse floor
+
+The report gives each method's median time and the ratios naive / threadlab and threadlab /
+orjson per round (median and spread): on a shared machine absolute times mean little."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from benchmarks.corpus import parse_size, write_corpus  # noqa: E402
+
+METHODS = ("threadlab", "threadlab-1", "naive", "orjson")
+
+_RUN = {
+    "threadlab": "import threadlab; f = threadlab.load(FOLDER, progress=False); n = len(f.actions)",
+    "threadlab-1": "import threadlab; f = threadlab.load(FOLDER, progress=False, workers=1); n = len(f.actions)",
+    "naive": """
+import json, pathlib, pandas as pd
+frames = []
+for p in sorted(pathlib.Path(FOLDER).glob('*.json')):
+    doc = json.load(open(p))
+    spans = [s for rs in doc['resourceSpans'] for ss in rs['scopeSpans'] for s in ss['spans']]
+    frames.append(pd.json_normalize(spans))
+df = pd.concat(frames, ignore_index=True); n = len(df)
+""",
+    "orjson": "import orjson, pathlib\nn = sum(len(orjson.loads(p.read_bytes())) for p in sorted(pathlib.Path(FOLDER).glob('*.json')))",
+}
+
+
+def make_corpus(size: int) -> Path:
+    """ThreadProtocol corpus → one OTLP JSON file per thread (kept between runs)."""
+    import orjson
+
+    import threadlab
+    from threadlab.formats.otel import to_otlp
+
+    folder = HERE / "corpus" / f"spans-{size >> 20}mb"
+    stamp = folder / ".spans"
+    if stamp.exists():
+        return folder
+    source = write_corpus(HERE / "corpus" / f"threads-for-spans-{size >> 20}mb", size // 3)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for path in source:
+        thread = threadlab.read(path)
+        data = orjson.dumps(to_otlp(thread))
+        (folder / f"{path.stem}.json").write_bytes(data)
+        written += len(data)
+        if written >= size:
+            break
+    stamp.write_text(str(written))
+    return folder
+
+
+def time_method(method: str, folder: Path) -> float:
+    code = f"import time; FOLDER = {str(folder)!r}; t0 = time.perf_counter()\n{_RUN[method]}\nprint(time.perf_counter() - t0)"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=HERE.parent)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("size", type=parse_size, nargs="?", default=parse_size("20MB"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--methods", default=",".join(METHODS))
+    args = parser.parse_args(argv)
+    methods = [m for m in args.methods.split(",") if m]
+    folder = make_corpus(args.size)
+    files = sorted(folder.glob("*.json"))
+    total = sum(p.stat().st_size for p in files)
+    print(f"corpus: {len(files)} OTLP JSON files, {total / 1e6:.1f} MB, {folder}")
+    times: dict[str, list[float]] = {m: [] for m in methods}
+    for r in range(args.repeat):
+        order = methods[r % len(methods):] + methods[: r % len(methods)]
+        for method in order:
+            times[method].append(time_method(method, folder))
+        print(f"round {r + 1}: " + ", ".join(f"{m} {times[m][-1]:.2f}s" for m in methods), flush=True)
+    for method in methods:
+        print(f"{method:12s} median {statistics.median(times[method]):.2f}s")
+    for a, b in (("naive", "threadlab"), ("naive", "threadlab-1"), ("threadlab", "orjson"), ("threadlab-1", "orjson")):
+        if a in times and b in times:
+            ratios = [x / y for x, y in zip(times[a], times[b], strict=True)]
+            print(f"{a} / {b}: median {statistics.median(ratios):.2f}x (min {min(ratios):.2f}, max {max(ratios):.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The OpenAI Agents SDK's tracing objects, as a ``TracingProcessor`` writes them
+(``Trace.export()``, ``Span.export()`` of ``agents.tracing``), → ``spans.model.Span``.
+
+``{"object": "trace", id, workflow_name, group_id, metadata}`` and ``{"object": "trace.span",
+id, trace_id, parent_id, started_at, ended_at, span_data: {type, ...}, error}``; ``span_data``
+types: agent, generation, response, function, handoff, guardrail, custom (the SDK's task and
+turn spans are custom spans with ``data.sdk_span_type``), mcp_tools, transcription, speech.
+Generation spans hold Chat Completions messages; response spans (the default Responses-API
+model) hold only the response id and usage."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
+
+from threadlab.formats.otel.wire import nanos
+from threadlab.formats.spans.messages import chat_message, message_list
+from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
+
+
+class TraceRecord(TypedDict, total=False):
+    object: Literal["trace"]
+    id: str
+    workflow_name: str
+    group_id: str | None
+    metadata: dict[str, Any] | None
+
+
+class SpanRecord(TypedDict, total=False):
+    object: Literal["trace.span"]
+    id: str
+    trace_id: str
+    parent_id: str | None
+    started_at: str | None
+    ended_at: str | None
+    span_data: dict[str, Any]
+    error: dict[str, Any] | None
+
+
+SPAN_TYPES = ("agent", "generation", "response", "function", "handoff", "guardrail", "custom", "mcp_tools", "transcription", "speech",
+              "speech_group")
+
+
+def is_trace(item: Any) -> bool:
+    return isinstance(item, Mapping) and item.get("object") == "trace" and isinstance(item.get("id"), str)
+
+
+def is_span(item: Any) -> bool:
+    return isinstance(item, Mapping) and isinstance(item.get("span_data"), Mapping) and isinstance(item.get("trace_id"), str) \
+        and item.get("object", "trace.span") == "trace.span"
+
+
+def trace_span(record: Mapping[str, Any], line: int | None) -> Span:
+    """A trace record as the root of its spans (its group id names the conversation)."""
+    span = Span(record["id"], record["id"], None, str(record.get("workflow_name") or ""), 0, 0, role=STRUCTURE, line=line)
+    span.conversation_id = record.get("group_id") if isinstance(record.get("group_id"), str) else None
+    span.title = span.name
+    span.thread_meta = {k: record[k] for k in ("id", "workflow_name", "group_id", "metadata") if record.get(k) is not None}
+    return span
+
+
+def sdk_span(record: Mapping[str, Any], line: int | None) -> Span:
+    data = record["span_data"]
+    start = nanos(record.get("started_at")) or 0
+    end = nanos(record.get("ended_at")) or start
+    parent = record.get("parent_id") if isinstance(record.get("parent_id"), str) else record["trace_id"]
+    span = Span(record["trace_id"], str(record.get("id") or record.get("span_id")), parent, str(data.get("name") or data.get("type")),
+                start, end, line=line)
+    error = record.get("error")
+    if isinstance(error, Mapping):
+        span.error = str(error.get("message") or "error")
+    kind = data.get("type")
+    if kind == "agent":
+        span.role, span.agent_name = AGENT, _str(data.get("name"))
+        span.data = {k: data[k] for k in ("tools", "handoffs", "output_type") if data.get(k) is not None} or None
+    elif kind == "generation":
+        span.role = MODEL
+        span.inputs = _messages(span, "input", data.get("input"))
+        span.outputs = [_assistant(m) for m in _messages(span, "output", data.get("output"))]
+        span.model = _str(data.get("model"))
+        span.usage = _usage(data.get("usage"))
+    elif kind == "response":
+        span.role, span.usage = MODEL, _usage(data.get("usage"))
+        span.data = {"response_id": data["response_id"]} if data.get("response_id") else None
+    elif kind == "function":
+        span.role, span.tool_name, span.args = TOOL, _str(data.get("name")), data.get("input")
+        span.result, span.has_result = data.get("output"), data.get("output") is not None
+    elif kind == "handoff":
+        span.role, span.from_agent, span.to_agent = HANDOFF, _str(data.get("from_agent")), _str(data.get("to_agent"))
+    elif kind == "custom" and isinstance(data.get("data"), Mapping) and data["data"].get("sdk_span_type") in ("task", "turn"):
+        span.role = STRUCTURE
+    elif kind in SPAN_TYPES:
+        span.role, span.data = SYSTEM, {"kind": "mcp_list_tools" if kind == "mcp_tools" else kind,
+                                        **{k: v for k, v in data.items() if k != "type"}}
+    else:
+        span.role, span.data = FOREIGN, {"span_data": dict(data)}
+    return span
+
+
+def _assistant(msg: Any) -> Any:
+    """An output message is the model's (some producers leave its role out)."""
+    if isinstance(msg, Msg) and msg.role == "user":
+        msg.role = "assistant"
+    return msg
+
+
+def _messages(span: Span, key: str, value: Any) -> list[Any]:
+    if isinstance(value, str):  # a bare prompt
+        return [Msg("user", [Part("text", text=value)])] if value else []
+    return message_list(span.problems, f"span_data.{key}", value, chat_message)
+
+
+def _usage(value: Any) -> dict[str, int] | None:
+    if not isinstance(value, Mapping):
+        return None
+    counts: dict[str, int] = {}
+    for name, key in (("input", "input_tokens"), ("output", "output_tokens"), ("total", "total_tokens")):
+        if isinstance(value.get(key), int):
+            counts[name] = value[key]
+    cached = (value.get("input_tokens_details") or {}).get("cached_tokens") if isinstance(value.get("input_tokens_details"), Mapping) else None
+    reasoning = (value.get("output_tokens_details") or {}).get("reasoning_tokens") if isinstance(value.get("output_tokens_details"), Mapping) else None
+    if isinstance(cached, int) and cached:
+        counts["cache_read"] = cached
+    if isinstance(reasoning, int) and reasoning:
+        counts["reasoning"] = reasoning
+    return counts or None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

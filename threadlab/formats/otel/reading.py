@@ -1,0 +1,56 @@
+"""OpenTelemetry span files → Threads (see the package docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from threadlab.core.model import Thread
+from threadlab.formats.otel.conventions import interpret
+from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span, is_otlp, otlp_spans
+from threadlab.formats.source import Source
+from threadlab.formats.spans.documents import Failure, read_items
+from threadlab.formats.spans.grouping import build_threads
+from threadlab.formats.spans.model import Span
+
+KEY = "otel"
+
+
+def raw_spans(source: Source) -> tuple[list[RawSpan], list[Failure]]:
+    """Every span of the file, and what could not be read: (line, rule, message)."""
+    spans: list[RawSpan] = []
+
+    def take(item: Any, line: int | None) -> bool:
+        if is_otlp(item):
+            spans.extend(otlp_spans(item, line))
+        elif is_flat_span(item):
+            spans.append(flat_span(item, line))
+        else:
+            return False
+        return True
+
+    failures = read_items(source, take, "OTLP trace data or a span")
+    return spans, failures
+
+
+def read_threads(source: Source) -> list[Thread]:
+    raws, failures = raw_spans(source)
+    if not raws:
+        rule = failures[0][1] if failures else "empty"
+        raise source.error(rule, "holds no span" + (f" ({failures[0][2]})" if failures else ""), line=failures[0][0] if failures else None)
+    resources = {r.span_id: r.resource for r in raws if r.resource}
+    spans = [interpret(r) for r in raws]
+    return build_threads(spans, key=KEY, source=source.name, failures=failures, thread_meta=lambda tid, ss: _meta(tid, ss, resources))
+
+
+def _meta(thread_id: str, spans: list[Span], resources: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    by_id = {s.span_id for s in spans}
+    roots = sorted((s for s in spans if s.parent_id not in by_id), key=lambda s: s.start)
+    trace_ids = list(dict.fromkeys(s.trace_id for s in spans))
+    meta: dict[str, Any] = {"trace_ids": trace_ids}
+    resource = next((resources[s.span_id] for s in spans if s.span_id in resources), None)
+    if resource:
+        meta["resource"] = resource
+    if thread_id not in trace_ids:
+        meta["conversation_id"] = thread_id
+    return (roots[0].name if roots else ""), {KEY: meta}
