@@ -490,3 +490,17 @@ def test_inspect_assistant_message_of_reasoning_alone_is_its_thinking_only() -> 
     assert orjson.loads(data)["samples"][0]["messages"][1]["content"] == [{"type": "reasoning", "reasoning": "plan the answer"}]
     (back,) = threadlab.read_all(Source(data, name="x.json"), "inspect-ai", strict=False)  # (the return answers no call)
     assert [a.action_type for a in back.actions] == ["user_message", "thinking", "tool_return"]
+
+
+@pytest.mark.parametrize("writer", ["openai-agents-session", "codex"])
+def test_a_return_whose_call_is_not_in_the_thread_loses_its_tool_name_and_says_so(writer: str) -> None:
+    """An output item names no tool: read back, a return with no call in the thread is named by
+    the item's kind (``function``), so the writer names that loss."""
+    from threadlab.core.builder import ThreadBuilder
+
+    b = ThreadBuilder("t2", source="x")
+    b.agent("Agent")
+    b.add("user_message", content="hi")
+    b.add("tool_return", tool_call_id="c9", tool_name="lookup", content="42")
+    with pytest.warns(WriteLoss, match="tool names of returns whose call is not in the thread"):
+        get_format(writer).from_thread(b.build())

@@ -18,7 +18,7 @@ import orjson
 from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.codex.reading import AGENT, KEY, codex_time
-from threadlab.formats.responses_items import action_item
+from threadlab.formats.responses_items import action_item, return_name_lost
 
 NAME = "codex"
 _TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
@@ -48,6 +48,7 @@ class _Writer:
         self.lost: Counter[str] = Counter()
         self.model: str | None = None
         self.total = dict.fromkeys(_TOKENS, 0)
+        self.calls = {a.tool_call_id for a in thread.actions if a.action_type == "tool_call"}  # type: ignore[attr-defined]
         if not native:
             self.start()
 
@@ -71,6 +72,8 @@ class _Writer:
             if not codex.get("hosted_result"):
                 self.lost[f"{action.action_type} actions"] += 1
             return
+        if return_name_lost(action, item, self.calls):
+            self.lost["tool names of returns whose call is not in the thread (an output item names no tool)"] += 1
         if self.bare:
             self.lines.append(item)
             return
