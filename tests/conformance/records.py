@@ -154,6 +154,11 @@ def codex(path: Path) -> int:
     return _lines(path)
 
 
+def codex_exec(path: Path) -> int:
+    """A record is an event line (blank lines are none)."""
+    return _lines(path)
+
+
 def openai_agents_session(path: Path) -> int:
     """A record is a session item: a row of a table with ``session_id`` and ``message_data``
     columns of an SQLite database, or a line of JSON Lines."""
@@ -365,6 +370,7 @@ COUNTERS: dict[str, Counter] = {
     "agency-swarm": agency_swarm,
     "aitp": aitp,
     "codex": codex,
+    "codex-exec": codex_exec,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,

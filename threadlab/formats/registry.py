@@ -162,6 +162,14 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="codex-exec",
+                module="threadlab.formats.codex_exec",
+                reads="codex exec --json output (JSON Lines of events: thread events, and the protocol events of mid-2025 releases)",
+                aliases=("codex_exec", "codex-exec-json", "codex-json"),
+                suffixes=(".jsonl",),
+                priority=46,
+            ),
+            FormatSpec(
                 name="claude-code",
                 module="threadlab.formats.claude",
                 reads="Claude Code session transcripts and project folders, stream-json, Claude Agent SDK messages",

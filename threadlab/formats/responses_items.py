@@ -195,6 +195,15 @@ def call_args(item: Mapping[str, Any]) -> Any:
 # --- back to items -------------------------------------------------------------------------
 
 
+def return_name_lost(action: BaseAction, item: Mapping[str, Any], calls: set[str]) -> bool:
+    """Whether a tool return written as ``item`` loses its tool name: an output item names no
+    tool, so reading gives the name of its call when the thread has the call, else the item's
+    kind (``function`` for ``function_call_output``), as ``ItemReader`` does."""
+    if action.action_type != "tool_return" or getattr(action, "tool_call_id", None) in calls:
+        return False
+    return getattr(action, "tool_name", None) != str(item.get("type", "")).removesuffix("_call_output")
+
+
 def action_item(action: BaseAction, key: str, *, memo: bool = True) -> dict[str, Any] | None:
     """The item an action stands for (the default rule, corrected by the reader's memo when
     ``memo``); None for actions that are no item (a hosted tool's made-up return, system

@@ -16,8 +16,18 @@ import orjson
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
+from threadlab.formats.openai_agents_session.opening import opened
 from threadlab.formats.openai_agents_session.reading import KEY, SessionReader, read_items
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, Damage, connect, message_tables, sessions
+from threadlab.formats.openai_agents_session.store import (
+    SESSIONS_TABLE,
+    SQLITE_MAGIC,
+    Damage,
+    Session,
+    cut_short,
+    message_tables,
+    schema,
+    sessions,
+)
 from threadlab.formats.openai_agents_session.writing import write_session
 from threadlab.formats.source import Source
 
@@ -35,12 +45,9 @@ def detect(source: Source) -> bool:
     head = source.head(65536)
     if head.startswith(SQLITE_MAGIC):
         try:
-            conn = _connect(source)
-            try:
-                return bool(message_tables(conn))
-            finally:
-                conn.close()
-        except sqlite3.Error:
+            with opened(source.path, None if source.path is not None else source.data) as conn:
+                return bool(message_tables(schema(conn, [])))
+        except (sqlite3.Error, OSError):
             return False
     return _is_item_line(head)
 
@@ -63,10 +70,6 @@ def _is_item_line(head: bytes) -> bool:
     return kind in _ITEM_TYPES and ("role" in first or "call_id" in first or kind == "reasoning" or "id" in first)
 
 
-def _connect(source: Source) -> sqlite3.Connection:
-    return connect(source.path, None) if source.path is not None else connect(None, source.data)
-
-
 def to_threads(source: Source) -> list[Thread]:
     head = source.head(64)
     if head.startswith(SQLITE_MAGIC) or source.suffix in (".db", ".sqlite", ".sqlite3"):
@@ -76,36 +79,40 @@ def to_threads(source: Source) -> list[Thread]:
 
 
 def _database_threads(source: Source) -> list[Thread]:
-    try:
-        conn = _connect(source)
-    except (sqlite3.Error, OSError) as exc:
-        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
     threads: list[Thread] = []
     damage: list[Damage] = []
     try:
-        if not message_tables(conn):
-            raise source.error("format", "is an SQLite database with no Agents SDK session table (session_id, message_data columns)")
-        for session in sessions(conn, damage):
-            meta: dict[str, Any] = {"container": "sqlite", "table": session.table, "created_at": session.created_at, "updated_at": session.updated_at}
-            reader = SessionReader(session.session_id, source.name, {k: v for k, v in meta.items() if v is not None})
-            for row in session.rows:
-                reader.add(row.message_data, where=f"row {row.row_id} of {session.table}", line=row.row_id, stamp=row.created_at, memo={"row": row.row_id})
-            threads.append(reader.build())
-    except sqlite3.DatabaseError as exc:
-        damage.append(Damage("sqlite_master", None, str(exc)))
-    finally:
-        conn.close()
-    problems = [_damage_problem(source.name, d) for d in damage]
+        with opened(source.path, None if source.path is not None else source.data) as conn:
+            tables = schema(conn, damage)
+            if not tables and not damage:
+                raise source.error("format", "is an SQLite database with no tables")
+            if tables and not message_tables(tables):
+                raise source.error("format", "is an SQLite database with no Agents SDK session table (session_id, message_data columns)")
+            for session in sessions(conn, tables, damage):
+                threads.append(_session_thread(session, source.name))
+    except (sqlite3.Error, OSError) as exc:
+        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
+    problems = [Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage]
+    cut = cut_short(source.head(100), source.path.stat().st_size if source.path is not None else len(source.data))
+    if cut:
+        problems.insert(0, Problem("truncated", f"{source.name} {cut}", source=source.name))
     if not threads:
         raise ThreadError(problems or [Problem("empty", f"{source.name} holds no session items", source=source.name)])
     threads[0].problems = [*threads[0].problems, *problems]
     return threads
 
 
-def _damage_problem(name: str, damage: Damage) -> Problem:
-    """A damaged database: ``line`` is the first row id of the table that could not be read."""
-    where = f"from row {damage.next_row} of {damage.table} on" if damage.next_row is not None else f"table {damage.table}"
-    return Problem("io", f"{name} is a damaged SQLite database: {where} cannot be read ({damage.message}); what came before is kept", source=name, line=damage.next_row)
+def _session_thread(session: Session, name: str) -> Thread:
+    meta: dict[str, Any] = {"container": "sqlite", "table": session.table, "created_at": session.created_at, "updated_at": session.updated_at}
+    reader = SessionReader(session.session_id, name, {k: v for k, v in meta.items() if v is not None})
+    if session.undecodable:
+        reader.b.problem("schema", f"the {SESSIONS_TABLE} row of session {session.session_id!r}: {', '.join(session.undecodable)} not UTF-8; kept with backslash escapes")
+    for row in session.rows:
+        where = f"row {row.row_id} of {session.table}"
+        if row.undecodable:
+            reader.b.problem("schema", f"{where}: {', '.join(row.undecodable)} not UTF-8; kept with backslash escapes", line=row.row_id)
+        reader.add(row.message_data, where=where, line=row.row_id, stamp=row.created_at, memo={"row": row.row_id})
+    return reader.build()
 
 
 def from_thread(thread: Thread, container: str | None = None) -> bytes:

@@ -18,7 +18,7 @@ from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.openai_agents_session.reading import KEY, START_AGENT, sqlite_time
 from threadlab.formats.openai_agents_session.store import database_bytes
-from threadlab.formats.responses_items import action_item
+from threadlab.formats.responses_items import action_item, return_name_lost
 
 NAME = "openai-agents-session"
 CONTAINERS = ("sqlite", "jsonl")
@@ -33,6 +33,7 @@ def write_session(thread: Thread, container: str | None = None) -> bytes:
     synthetic = (thread.metadata or {}).get("synthetic_timestamps") == len(thread.actions)  # no real time to lose
     lost: Counter[str] = Counter()
     rows: list[tuple[Any, str, Any]] = []
+    calls = {a.tool_call_id for a in thread.actions if a.action_type == "tool_call"}  # type: ignore[attr-defined]
     for action in thread.actions:
         memo = _memo(action)
         if memo.get("derived") or memo.get("hosted_result"):
@@ -46,6 +47,8 @@ def write_session(thread: Thread, container: str | None = None) -> bytes:
                 continue
         if not native and action.action_type == "tool_return" and getattr(action, "status", "success") != "success":
             lost["tool error statuses"] += 1
+        if return_name_lost(action, item, calls):
+            lost["tool names of returns whose call is not in the thread (an output item names no tool)"] += 1
         stamp = memo.get("created_at") or (sqlite_time(action.timestamp) if chosen == "sqlite" else None)
         if chosen == "sqlite" and "created_at" not in memo and action.timestamp.microsecond and not synthetic:
             lost["sub-second timestamps"] += 1
