@@ -66,11 +66,21 @@ def message_tables(conn: sqlite3.Connection) -> list[str]:
 @dataclass
 class Damage:
     """Where a damaged database stopped being readable: the table, the first row id that could
-    not be read (None when not even the first could), and SQLite's message."""
+    not be read (the table's first row, 1 when not even its lowest row id can be read: a
+    database's rows are its lines), and SQLite's message."""
 
     table: str
-    next_row: int | None
+    next_row: int
     message: str
+
+
+def first_row(conn: sqlite3.Connection, table: str) -> int:
+    """The lowest row id of ``table``, or 1 (where SQLite starts) when that cannot be read."""
+    try:
+        value = conn.execute(f"SELECT min(rowid) FROM {_quote(table)}").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return 1
+    return value if isinstance(value, int) else 1
 
 
 def sessions(conn: sqlite3.Connection, damage: list[Damage]) -> Iterator[Session]:
@@ -86,7 +96,7 @@ def sessions(conn: sqlite3.Connection, damage: list[Damage]) -> Iterator[Session
                 for sid, created, updated in conn.execute(f"SELECT session_id, created_at, updated_at FROM {_quote(SESSIONS_TABLE)}"):
                     info[str(sid)] = (created, updated)
             except sqlite3.DatabaseError as exc:
-                damage.append(Damage(SESSIONS_TABLE, None, str(exc)))
+                damage.append(Damage(SESSIONS_TABLE, first_row(conn, SESSIONS_TABLE), str(exc)))
     for table in message_tables(conn):
         columns = {r[1] for r in conn.execute(f"PRAGMA table_info({_quote(table)})")}
         stamp = "created_at" if "created_at" in columns else "NULL"
@@ -97,7 +107,7 @@ def sessions(conn: sqlite3.Connection, damage: list[Damage]) -> Iterator[Session
                 rows.setdefault(str(sid), []).append(Row(row_id, sid, data, created))
                 last = row_id
         except sqlite3.DatabaseError as exc:
-            damage.append(Damage(table, None if last is None else last + 1, str(exc)))
+            damage.append(Damage(table, first_row(conn, table) if last is None else last + 1, str(exc)))
         for sid in sorted(rows):
             created, updated = info.get(sid, (None, None))
             yield Session(sid, created, updated, rows[sid], table)
