@@ -161,9 +161,9 @@ def codex_exec(path: Path) -> int:
 
 def openai_agents_session(path: Path) -> int:
     """A record is a session item: a row of a table with ``session_id`` and ``message_data``
-    columns of an SQLite database, or a line of JSON Lines."""
+    columns of an SQLite database, a line of JSON Lines, or an element of a JSON array."""
     if not path.read_bytes()[:16] == b"SQLite format 3\x00":
-        return _lines(path)
+        return len(_whole_or_lines(path))
     conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]

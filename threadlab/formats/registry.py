@@ -182,8 +182,8 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
             FormatSpec(
                 name="agency-swarm",
                 module="threadlab.formats.agency_swarm",
-                reads="agency-swarm saved lists (array, JSON Lines, FastAPI body) and OpenAI Agents SDK item lists (JSON array)",
-                aliases=("agency_swarm", "agencyswarm", "openai-agents", "openai_agents", "agents-sdk"),
+                reads="agency-swarm saved lists: items tagged with agent/callerAgent (JSON array, JSON Lines, FastAPI body)",
+                aliases=("agency_swarm", "agencyswarm"),
                 suffixes=(".json", ".jsonl"),
                 priority=60,
                 exports=("from_agency_swarm", "pair_threads", "merge_pair_threads", "ThreadStore", "FileThreadStore"),
@@ -191,11 +191,12 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
             FormatSpec(
                 name="openai-agents-session",
                 module="threadlab.formats.openai_agents_session",
-                reads="OpenAI Agents SDK sessions: SQLiteSession databases (every session a thread) and JSON Lines of session items",
-                aliases=("openai_agents_session", "agents-session", "agents-sdk-session", "sqlite-session"),
-                suffixes=(".db", ".sqlite", ".jsonl"),
+                reads="OpenAI Agents SDK sessions and item lists: SQLiteSession databases (every session a thread), session items as JSON Lines or a JSON array (get_items(), to_input_list(); Python and JS SDK)",
+                aliases=("openai_agents_session", "agents-session", "agents-sdk-session", "sqlite-session", "openai-agents", "agents-sdk", "agents-sdk-items"),
+                suffixes=(".db", ".sqlite", ".jsonl", ".json"),
                 priority=65,
-                write_options={"container": "sqlite (a SQLiteSession database, the default) or jsonl (session items, one a line)"},
+                write_options={"container": "sqlite (a SQLiteSession database, the default), jsonl (session items, one a line) or array (a JSON array of items)"},
+                exports=("from_agents_session",),
             ),
             FormatSpec(
                 name="openai-chat",

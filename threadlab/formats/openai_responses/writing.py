@@ -17,6 +17,7 @@ from threadlab.core.loss import report_loss
 from threadlab.core.model import Thread
 from threadlab.formats.openai_responses.reading import AGENT, KEY, default_item, request_body, response_body
 from threadlab.formats.provider_write import foreign_losses, history_of, loss_phrases, own_meta, rebuild_container
+from threadlab.formats.replay import unmatched_returns
 from threadlab.formats.responses_items import action_item
 
 NAME = "openai-responses"
@@ -42,6 +43,9 @@ def write_responses(thread: Thread) -> bytes:
         if action.action_type == "tool_return" and action.status != "success":  # type: ignore[attr-defined]
             lost["tool error statuses (an output item has none)"] += 1
         items.append(item)
+    orphans = unmatched_returns(list(thread.actions))
+    if orphans:
+        lost["tool names of returns without a call (an output item names only its call_id)"] += orphans
     names = sorted({a.agent_name for a in thread.agents.values()} - {AGENT})
     if names:
         lost[f"agent names ({', '.join(names)}: items name no speaker)"] += 1
