@@ -153,13 +153,13 @@ class LangChainReader:
                     actions.append(b.add("thinking", agent_id=agent, content=text if isinstance(text, str) else None,
                                          signature=block.get("signature") if isinstance(block.get("signature"), str) else None,
                                          provider_name=provider if isinstance(provider, str) else "unknown", metadata=dict(meta) if meta else None))
-            content = [p for p in parts if not (isinstance(p, Mapping) and p.get("type") in _THINKING)]
+            content = [p for p in parts if not (isinstance(p, Mapping) and p.get("type") in _THINKING)] or ("" if parts else [])  # thinking alone: no text
         calls = data.get("tool_calls") if isinstance(data.get("tool_calls"), list) else []
         old = (data.get("additional_kwargs") or {}).get("tool_calls") if isinstance(data.get("additional_kwargs"), Mapping) else None
         if not calls and isinstance(old, list):  # dumps from before tool_calls was a field: OpenAI's shape
             calls = [{"id": c.get("id"), "name": (c.get("function") or {}).get("name"), "args": _args((c.get("function") or {}).get("arguments")), "legacy": True} for c in old if isinstance(c, Mapping)]
         bad = data.get("invalid_tool_calls") if isinstance(data.get("invalid_tool_calls"), list) else []
-        if content not in ("", [], None) or not (calls or bad):
+        if content not in ("", [], None) or not (calls or bad or actions):  # thinking alone is no empty message
             action = b.add("assistant_message", agent_id=agent, content=_content(content), metadata=dict(meta) if meta else None)
             reason = rm.get("finish_reason") or rm.get("stop_reason")
             finish = _FINISH.get(reason) if isinstance(reason, str) else None

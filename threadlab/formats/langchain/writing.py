@@ -69,12 +69,23 @@ def default_data(actions: list[BaseAction], agents: Mapping[str, Any], kind: str
     if agent is not None and agent.agent_name != AGENT:
         out["name"] = agent.agent_name
     calls = [a for a in actions if a.action_type == "tool_call"]
-    out["tool_calls"] = [{"name": c.tool_name, "args": c.args if isinstance(c.args, Mapping) else {}, "id": c.tool_call_id, "type": "tool_call"} for c in calls]  # type: ignore[attr-defined]
+    out["tool_calls"] = [{"name": c.tool_name, "args": c.args, "id": c.tool_call_id, "type": "tool_call"} for c in calls if isinstance(c.args, Mapping)]  # type: ignore[attr-defined]
+    invalid = [c for c in calls if not isinstance(c.args, Mapping)]  # type: ignore[attr-defined]
+    if invalid:  # arguments that are no object (a model's unparsed JSON): LangChain keeps them as text here
+        out["invalid_tool_calls"] = [{"name": c.tool_name, "args": _args_text(c.args), "id": c.tool_call_id, "error": None, "type": "invalid_tool_call"} for c in invalid]  # type: ignore[attr-defined]
     usage = next((getattr(a, "usage", None) for a in actions if getattr(a, "usage", None) is not None), None)
     if usage is not None:
         u = usage if isinstance(usage, Mapping) else usage.model_dump(exclude_none=True)
         out["usage_metadata"] = {"input_tokens": u.get("input_tokens", 0), "output_tokens": u.get("output_tokens", 0), "total_tokens": u.get("total_tokens", 0)}
     return out
+
+
+def _args_text(args: Any) -> str | None:
+    return args if isinstance(args, str) or args is None else orjson.dumps(args).decode()
+
+
+def _is_valid_call(action: BaseAction) -> bool:
+    return action.action_type == "tool_call" and isinstance(getattr(action, "args", None), Mapping)
 
 
 def _wrap(info: Mapping[str, Any], data: dict[str, Any]) -> Any:
@@ -129,9 +140,13 @@ def _foreign(thread: Thread) -> tuple[list[Any], Counter[str]]:
                 flush()
             turn.append(action)
         elif kind == "tool_call":
-            if turn and getattr(turn[-1], "agent_id", None) != action.agent_id:  # type: ignore[attr-defined]
-                flush()
+            invalid_before = _is_valid_call(action) and any(a.action_type == "tool_call" and not _is_valid_call(a) for a in turn)
+            if turn and (getattr(turn[-1], "agent_id", None) != action.agent_id or invalid_before):  # type: ignore[attr-defined]
+                flush()  # a message lists its tool_calls before its invalid_tool_calls: keep the order
             turn.append(action)
+            args = action.args  # type: ignore[attr-defined]
+            if not isinstance(args, Mapping | str) and args is not None:
+                lost["tool call arguments that are neither an object nor text (written as JSON text)"] += 1
         else:
             flush()
             if kind == "user_message":

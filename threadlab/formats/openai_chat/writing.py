@@ -115,7 +115,7 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
             _note(item, lost)
             messages.append(default_message([item], thread.agents))
     flush()
-    return answers_after_calls(messages), lost
+    return answers_after_calls(messages, lost), lost
 
 
 def _system(action: BaseAction) -> dict[str, Any]:
@@ -129,10 +129,11 @@ def _system(action: BaseAction) -> dict[str, Any]:
     return {"role": role, "content": content}
 
 
-def answers_after_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def answers_after_calls(messages: list[dict[str, Any]], lost: Counter[str]) -> list[dict[str, Any]]:
     """Each tool message moved up to follow the assistant message that made its call (the API
-    refuses a tool message after anything else; what others said meanwhile comes after); one
-    whose call is not written becomes user-side text."""
+    refuses a tool message after anything else; what others said meanwhile comes after, and
+    ``lost`` counts the results moved past it); one whose call is not written becomes
+    user-side text."""
     out: list[dict[str, Any]] = []
     taken: set[int] = set()
     for i, message in enumerate(messages):
@@ -144,6 +145,8 @@ def answers_after_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         ids = {c.get("id") for c in message.get("tool_calls") or []} if message.get("role") == "assistant" else set()
         for j in range(i + 1, len(messages)) if ids else ():
             if messages[j].get("role") == "tool" and messages[j].get("tool_call_id") in ids and j not in taken:
+                if any(messages[k].get("role") != "tool" for k in range(i + 1, j) if k not in taken):
+                    lost["tool results moved up to follow their call (Chat Completions puts nothing between them)"] += 1
                 out.append(messages[j])
                 taken.add(j)
     return out
