@@ -16,8 +16,9 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("load.py", ["1GB", "--methods", "threadlab,orjson,duckdb,cached", "--repeat", "2"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     ("spans.py", ["20MB", "--repeat", "3"]),
-    # "run cell" to "figure drawn" for 1k/10k/100k-action timelines, in JupyterLab + Debian Chromium
-    ("widgets_browser.py", ["--sizes", "1000,10000,100000"]),
+    # "run cell" to "figure drawn" for 1k/10k/100k/1M-action timelines, and the explorer's filters over 30,000 threads,
+    # in JupyterLab + Debian Chromium
+    ("widgets_browser.py", ["--sizes", "1000,10000,100000,1000000", "--explorer", "30000"]),
 ]
 
 

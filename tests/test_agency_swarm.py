@@ -276,7 +276,7 @@ def test_odd_items_are_kept_and_reported() -> None:
     kinds = [a.action_type for a in thread.actions]
     # a hosted tool call (web search) is a call with its result from the same item
     assert kinds == ["user_message", "tool_call", "tool_return", "system.unknown_item", "tool_return", "system.unknown_item"]
-    assert thread.actions[0].content[0].text == "hi"
+    assert thread.actions[0].content == "hi"  # one text part reads as its text (written back as the part)
     search = thread.actions[1]
     assert (search.tool_name, search.tool_call_id, search.args) == ("web_search", "ws_1", {"type": "search", "query": "q"})
     assert thread.actions[2].tool_call_id == "ws_1" and thread.actions[2].status == "success"
@@ -306,7 +306,9 @@ def test_detection_claims_only_agency_lists() -> None:
         assert not fmt.detect(Source(path)), path
         assert not fmt.detect(Source(load_json(path))), path
     assert not fmt.detect(Source(PAIR_STORE))
-    assert threadlab.formats.get_format("openai-agents") is fmt
+    assert threadlab.formats.get_format("agencyswarm") is fmt
+    # untagged Agents SDK items are openai-agents-session's (its own name for them: openai-agents)
+    assert threadlab.formats.get_format("openai-agents") is threadlab.formats.get_format("openai-agents-session")
 
 
 def test_cli_summary_and_convert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,12 +1,12 @@
-"""agency-swarm / OpenAI Agents SDK item lists as they come in the wild: public files other
-projects committed (tests/fixtures/real/agency_swarm/, see its README), JSON Lines, plain SDK
-lists (Python and JS SDK), handoffs, FastAPI bodies, and what the writer says it cannot keep.
+"""agency-swarm saved lists as they come in the wild: public files other projects committed
+(tests/fixtures/real/agency_swarm/, see its README), JSON Lines, FastAPI bodies, and what the
+writer says it cannot keep. (Plain Agents SDK item lists, without agency-swarm's tags, are
+``openai-agents-session``'s: tests/test_agents_session_items.py.)
 
 Counts the real-file tests compare against are taken from the raw JSON here, without threadlab."""
 
 from __future__ import annotations
 
-import ast
 import warnings
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from threadlab.formats.source import Source
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "fixtures" / "real" / "agency_swarm"
 RUN1 = ROOT / "tests" / "fixtures" / "agency_swarm" / "agency_swarm_saved_messages_run1.json"
-SDK_SESSION = ROOT / "tests" / "fixtures" / "agency_swarm" / "openai_agents" / "session_get_items.json"  # data/agency_swarm/make_sdk_session.py
+SDK_LISTS = sorted([*(ROOT / "tests" / "fixtures" / "openai_agents_session").glob("*.json"), *(ROOT / "tests" / "fixtures" / "real" / "openai_agents_session").glob("*.json")])
 REAL_FILES = sorted(REAL.glob("*.json"))
 TOKENS = ("input_tokens", "output_tokens")
 
@@ -82,44 +82,17 @@ def test_fastapi_body_keeps_its_usage_and_comes_back_whole() -> None:
         assert orjson.loads(fmt.from_thread(thread)) == raw
 
 
-def test_handoffs_of_a_plain_sdk_list() -> None:
-    """Each ``transfer_to_*`` output names the next agent (here as a Python dict's repr); the
-    items after it are that agent's."""
-    path = REAL / "rubber_duck_handoff_history.json"
+@pytest.mark.parametrize("path", SDK_LISTS, ids=lambda p: p.name)
+def test_untagged_agents_sdk_lists_are_not_agency_swarms(path: Path) -> None:
+    """The same Responses items without agency-swarm's agent/callerAgent tags (get_items(),
+    to_input_list()) are not claimed, as an array, one a line, or in memory, and a named read
+    says what they are not."""
     items = raw_items(path)
-    calls = {item["call_id"]: item["name"] for item in items if item.get("type") == "function_call"}
-    targets = [
-        ast.literal_eval(item["output"])["assistant"]
-        for item in items
-        if item.get("type") == "function_call_output" and calls[item["call_id"]].startswith("transfer_to_")
-    ]
-    thread = threadlab.read(path)
-    handoffs = [a for a in thread.actions if a.action_type == "system.handoff"]
-    assert [thread.agent_name(h.data["to_agent_id"]) for h in handoffs] == targets == ["Dog Agent", "Dispatch Agent", "Cat Agent"]
-    assert [thread.agent_name(h.data["from_agent_id"]) for h in handoffs] == ["Assistant", "Dog Agent", "Dispatch Agent"]
-    speakers = [thread.agent_name(a.agent_id) for a in thread.actions if a.action_type in ("tool_call", "assistant_message")]
-    assert speakers == ["Assistant", "Assistant", "Dog Agent", "Dog Agent", "Dispatch Agent", "Cat Agent", "Cat Agent", "Cat Agent"]
-    assert fmt.to_agency_swarm(thread) == items  # the handoffs are the reader's: no item is written for them
-    named = fmt.from_agency_swarm(items, agent="Triage")
-    assert thread_counts(named) == thread_counts(thread) and named.agent_name(named.actions[2].agent_id) == "Triage"
-
-
-def test_real_agents_sdk_session_items() -> None:
-    """``SQLiteSession.get_items()`` of the real openai-agents 0.24 (scripted model): a handoff,
-    a hosted web search (no call_id, no output item: its return comes from the same item), a
-    function tool; two turns."""
-    items = raw_items(SDK_SESSION)
-    thread = threadlab.read(SDK_SESSION)
-    assert thread.origin[1] == "agency-swarm" and thread_counts(thread) == raw_counts(items)
-    search = next(a for a in thread.actions if a.action_type == "tool_call" and a.tool_name == "web_search")
-    assert search.tool_call_id == "ws_billing_1" and search.args == {"type": "search", "query": "invoice INV-7 payment terms"}
-    assert [p.status for p in tool_pairs(thread)] == ["success"] * 4
-    (handoff,) = [a for a in thread.actions if a.action_type == "system.handoff"]
-    assert (thread.agent_name(handoff.data["from_agent_id"]), thread.agent_name(handoff.data["to_agent_id"])) == ("Assistant", "Billing agent")
-    answers = [thread.agent_name(a.agent_id) for a in thread.actions if a.action_type == "assistant_message"]
-    assert answers == ["Billing agent", "Billing agent"]  # the second turn too: the session's agent is still billing
-    assert thread.metadata["synthetic_timestamps"] == len(thread.actions)  # session items carry no time
-    assert fmt.to_agency_swarm(thread) == items
+    lines = b"\n".join(orjson.dumps(item) for item in items) + b"\n"
+    for source in (Source(path), Source(lines), Source(items)):
+        assert not fmt.detect(source)
+    with pytest.raises(threadlab.ThreadError, match="agency-swarm"):
+        threadlab.read(path, format="agency-swarm")
 
 
 def test_json_lines_read_as_the_array(tmp_path: Path) -> None:
@@ -139,17 +112,6 @@ def test_json_lines_read_as_the_array(tmp_path: Path) -> None:
     assert sum(a.action_type == "tool_call" for a in thread.actions) == 2
 
 
-def test_plain_sdk_items_one_per_line_are_read_when_named(tmp_path: Path) -> None:
-    """A session log of plain Agents SDK items (no agency tags) is not claimed by detection
-    (it is the Agents SDK session format's), but reads when named."""
-    items = raw_items(REAL / "vrsen_openai_shell_apply_patch_items.json")
-    log = tmp_path / "session.jsonl"
-    log.write_bytes(b"\n".join(orjson.dumps(item) for item in items))
-    assert not fmt.detect(Source(log))
-    thread = threadlab.read(log, format="agency-swarm")
-    assert thread_counts(thread) == raw_counts(items)
-
-
 @pytest.mark.parametrize(
     "doc",
     [
@@ -165,29 +127,6 @@ def test_plain_sdk_items_one_per_line_are_read_when_named(tmp_path: Path) -> Non
 def test_other_message_lists_are_not_claimed(doc: Any) -> None:
     assert not fmt.detect(Source(orjson.dumps(doc)))
     assert not fmt.detect(Source(doc))
-
-
-def test_js_sdk_items_read_and_round_trip() -> None:
-    """The JS Agents SDK's history: ``callId``, ``function_call_result`` with an output object,
-    ``providerData``, reasoning text in ``content``; a handoff result as an output object."""
-    items = [
-        {"type": "message", "role": "user", "content": "Create customer Bob."},
-        {"type": "reasoning", "id": "rs_1", "content": [{"type": "input_text", "text": "Route to the customer agent."}], "providerData": {"id": "rs_1"}},
-        {"type": "function_call", "id": "fc_1", "callId": "call_1", "name": "transfer_to_CustomerAgent", "status": "completed", "arguments": "{}"},
-        {"type": "function_call_result", "name": "transfer_to_CustomerAgent", "callId": "call_1", "status": "completed", "output": {"type": "text", "text": '{"assistant":"CustomerAgent"}'}},
-        {"type": "function_call", "id": "fc_2", "callId": "call_2", "name": "create_customer", "status": "completed", "arguments": '{"name":"Bob"}'},
-        {"type": "function_call_result", "name": "create_customer", "callId": "call_2", "status": "completed", "output": {"type": "text", "text": '{"id": "CUST-1"}'}},
-        {"type": "message", "role": "assistant", "status": "completed", "id": "msg_1", "content": [{"type": "output_text", "text": "Bob is CUST-1."}]},
-    ]
-    assert fmt.detect(Source(orjson.dumps(items)))
-    thread = threadlab.read(orjson.dumps(items))
-    kinds = [a.action_type for a in thread.actions]
-    assert kinds == ["user_message", "thinking", "tool_call", "tool_return", "system.handoff", "tool_call", "tool_return", "assistant_message"]
-    assert thread.actions[1].content == "Route to the customer agent."
-    assert thread.actions[6].content == '{"id": "CUST-1"}' and thread.actions[5].args == {"name": "Bob"}
-    assert thread.agent_name(thread.actions[-1].agent_id) == "CustomerAgent"
-    assert [(p.tool_name, p.status) for p in tool_pairs(thread)] == [("transfer_to_CustomerAgent", "success"), ("create_customer", "success")]
-    assert fmt.to_agency_swarm(thread) == items
 
 
 def test_odd_times_cost_only_their_time() -> None:

@@ -116,13 +116,17 @@ def test_background_session_actions_and_nothing_dropped() -> None:
 
 
 @pytest.mark.parametrize("sid", [BACKGROUND, FOREGROUND, SDK_RUN])
-def test_every_line_of_every_file_becomes_an_action(sid: str) -> None:
-    """Nothing is dropped: each line of the session and subagent files is an action's source."""
+def test_every_line_of_every_file_is_in_the_thread(sid: str) -> None:
+    """Nothing is dropped: every content block (or blockless line) of the session and subagent
+    files is converted, and every line's uuid is on an action (its envelope or its data)."""
     thread = session(sid)
     files = [PROJECT / f"{sid}.jsonl", *(PROJECT / sid / "subagents").glob("*.jsonl")]
-    expected = {f"{f}:{n}" for f in files for n in range(1, len(lines(f)) + 1)}
-    seen = {(a.metadata or {}).get("source_line") for a in thread.actions}
-    assert expected <= seen
+    rows = [row for f in files for row in lines(f)]
+    blocks = sum(len(r["message"]["content"]) if isinstance(r.get("message"), dict) and isinstance(r["message"].get("content"), list) else 1 for r in rows)
+    assert thread.account is not None and (thread.account.records, thread.account.unconverted) == (blocks, 0)
+    seen = {(a.metadata or {}).get("claude", {}).get("uuid") for a in thread.actions}
+    seen |= {a.data.get("uuid") for a in thread.actions if isinstance(getattr(a, "data", None), dict)}
+    assert {r["uuid"] for r in rows if "uuid" in r} <= seen
 
 
 def test_tool_calls_pair_with_returns_and_keep_tool_use_result() -> None:
@@ -216,12 +220,32 @@ def test_main_chain_usage_equals_the_result_message() -> None:
 
 
 def test_frames_price_claude_actions_like_the_cli() -> None:
+    """A transcript's cost is Claude Code's own (the last cost-state total, subagents included),
+    and the thread's usage rows priced by genai-prices agree with it: shown once, not added."""
     frames = tl.load(PROJECT)
     threads = frames.threads.set_index("thread_id")
+    priced = frames.usage.groupby("thread_id", observed=True)["cost_usd"].sum()
     for sid in (BACKGROUND, FOREGROUND, SDK_RUN):
         cost_state = [r for r in lines(PROJECT / f"{sid}.jsonl") if r["type"] == "cost-state"][-1]
-        assert threads.loc[sid, "cost_usd"] == pytest.approx(cost_state["totalCostUSD"], rel=1e-6)
+        assert (threads.loc[sid, "cost_usd"], threads.loc[sid, "cost_source"]) == (cost_state["totalCostUSD"], "reported")
+        assert priced.loc[sid] == pytest.approx(cost_state["totalCostUSD"], rel=1e-6)
     assert set(frames.actions.loc[frames.actions.action_type == "tool_call", "model_name"].astype(str)) == {"claude-sonnet-4-5"}
+
+
+def test_a_streams_cost_is_what_its_runs_cost_not_the_session_so_far() -> None:
+    """The result's ``total_cost_usd`` after a resume counts the runs before it too; a stream's
+    cost is its results' ``model_usage_since_last_result`` costs, so the first run's file and the
+    resumed run's file add up to the session's total, counted once."""
+    frames = tl.load(GENERATED, progress=False)
+    cost = {Path(str(s)).name: (c, src) for s, c, src in zip(frames.threads["source"], frames.threads["cost_usd"], frames.threads["cost_source"], strict=True)}
+    first = [r for r in lines(GENERATED / "foreground.stream.jsonl") if r["type"] == "result"][-1]
+    resumed = [r for r in lines(GENERATED / "resumed.stream.jsonl") if r["type"] == "result"][-1]
+    since = sum(u["costUSD"] for u in resumed["model_usage_since_last_result"].values())
+    assert cost["resumed.stream.jsonl"] == (since, "reported") and since < resumed["total_cost_usd"]
+    assert cost["foreground.stream.jsonl"] == (first["total_cost_usd"], "reported")  # a first run: its total is its own
+    assert cost["foreground.stream.jsonl"][0] + cost["resumed.stream.jsonl"][0] == pytest.approx(resumed["total_cost_usd"], rel=1e-12)
+    sdk = tl.read(FIX / "sdk_query_parsed_messages.json")  # the SDK's ResultMessage keeps only the session total
+    assert sdk.metadata["cost_usd"] == sdk.metadata["total_cost_usd"] == 0.027534
 
 
 # --- stream-json and SDK messages -----------------------------------------------------------
@@ -277,9 +301,10 @@ def test_truncated_last_line_is_reported_and_the_rest_read(project_copy: Path) -
     path.write_bytes(data[: len(data) - 40])
     n = len(data.splitlines())
     thread = tl.read(path, strict=False)
-    json_problems = [p for p in thread.problems if p.rule == "json"]
-    assert len(json_problems) == 1 and json_problems[0].line == n
-    assert f"{path}:{n}" in json_problems[0].message and "truncated" in json_problems[0].message
+    cut = [p for p in thread.problems if p.rule == "truncated"]
+    assert len(cut) == 1 and cut[0].line == n and [p.rule for p in thread.problems] == ["truncated"]
+    assert f"{path}:{n}" in cut[0].message and "cut-off last line" in cut[0].message
+    assert thread.account is not None and (thread.account.kept, thread.account.failed) == (1, 0)
     assert core_counts(thread) == core_counts(session(BACKGROUND))
     assert thread.actions[-1].action_type == "system.unparsed_line"
     with pytest.raises(tl.ThreadError, match="truncated"):
@@ -298,16 +323,34 @@ def test_unknown_entry_type_is_kept_and_reported(project_copy: Path) -> None:
     assert problem.line == line and f"{path}:{line}" in problem.message and "hologram-snapshot" in problem.message
 
 
-def test_subagent_without_sidecar_is_read_and_reported(project_copy: Path) -> None:
+def test_subagent_without_sidecar_is_linked_from_the_transcript(project_copy: Path) -> None:
+    """CLI versions before sidecars wrote none: the agent is linked from the Agent call's result
+    (``toolUseResult.agentId``) with no problem; only an agent nothing links is reported."""
     meta = next((project_copy / BACKGROUND / "subagents").glob("*.meta.json"))
     meta.unlink()
-    thread = tl.read(project_copy / f"{BACKGROUND}.jsonl", strict=False)
-    (problem,) = thread.problems
-    assert problem.rule == "subagent-meta" and "agent-a8bcae662df56d596.jsonl" in problem.message and meta.name in problem.message
+    thread = tl.read(project_copy / f"{BACKGROUND}.jsonl")
     sub = thread.agents["a8bcae662df56d596"]
     assert sub.metadata["parent_tool_call_id"] == AGENT_CALL  # found from toolUseResult.agentId
     assert sub.metadata["agent_type"] == "general-purpose"  # from the Agent call's input
     assert core_counts(thread) == core_counts(session(BACKGROUND))
+    session_file = project_copy / f"{BACKGROUND}.jsonl"
+    session_file.write_text(session_file.read_text().replace("a8bcae662df56d596", "elsewhere"))  # no result or notification names it
+    by_prompt = tl.read(session_file)  # older CLIs: the one Agent/Task call whose prompt is the subagent's first prompt
+    assert by_prompt.agents["a8bcae662df56d596"].metadata["parent_tool_call_id"] == AGENT_CALL
+    sub_file = next((project_copy / BACKGROUND / "subagents").glob("*.jsonl"))
+    sub_file.write_text(sub_file.read_text().replace("SUBAGENT-TASK", "another task", 1))
+    unlinked = tl.read(session_file, strict=False)
+    (problem,) = unlinked.problems
+    assert problem.rule == "subagent-meta" and "agent-a8bcae662df56d596.jsonl" in problem.message and meta.name in problem.message
+    assert "not linked" in problem.message and "parent_tool_call_id" not in unlinked.agents["a8bcae662df56d596"].metadata
+
+
+def test_an_unreadable_sidecar_is_reported(project_copy: Path) -> None:
+    meta = next((project_copy / BACKGROUND / "subagents").glob("*.meta.json"))
+    meta.write_text("{not json")
+    thread = tl.read(project_copy / f"{BACKGROUND}.jsonl", strict=False)
+    (problem,) = thread.problems
+    assert problem.rule == "subagent-meta" and "cannot be read" in problem.message and "linked to tool call" in problem.message
 
 
 def test_a_broken_file_does_not_stop_the_folder(project_copy: Path) -> None:
@@ -385,14 +428,14 @@ def test_block_types_beyond_the_fixtures() -> None:
     assert kinds == ["user_message", "thinking", "tool_call", "tool_return", "tool_call", "tool_return", "system.meta_message", "system.compact_boundary"]
     prompt, thinking, search, found, read, failed = thread.actions[:6]
     assert prompt.content[0].media_category == "image" and prompt.content[0].data == "iVBORw0KGgo="
-    assert thinking.content is None and thinking.metadata["claude"]["block"] == {"data": "opaque=="}
+    assert thinking.content is None and thinking.metadata["claude"]["block"] == {"type": "redacted_thinking", "data": "opaque=="}
     assert thinking.usage is not None and thinking.usage.input_tokens == 110  # no text in the message: its first block carries it
     assert (search.tool_name, found.tool_name, found.status) == ("web_search", "web_search", "success")
     assert (read.tool_name, failed.status, failed.metadata["claude"]["toolUseResult"]) == ("Read", "error", "Error: no such file")
     assert thread.actions[-1].data["logicalParentUuid"] == "u3"
     again = tl.read(claude.from_thread(thread))
     assert [a.action_type for a in again.actions] == kinds
-    assert again.actions[1].metadata["claude"]["block"] == {"data": "opaque=="}
+    assert again.to_dict() == thread.to_dict()  # redacted thinking, server tools, images and meta lines come back exactly
 
 
 # --- the bundled data: a fresh run of the real CLI (data/claude_code/generate.py) -----------
@@ -437,3 +480,71 @@ def test_bundled_streams_match_their_transcripts() -> None:
     assert shape(stream) == [x for x in shape(foreground) if x in shape(stream)]
     results = [r for r in lines(GENERATED / "resumed.stream.jsonl") if r["type"] == "result"]
     assert stream.metadata["total_cost_usd"] == results[-1]["total_cost_usd"]
+
+
+# --- containers, look-alikes and lines the reader once failed on ---------------------------
+
+
+def test_a_tool_result_without_tool_use_id_is_kept_not_a_crash() -> None:
+    """Such a line raised KeyError even in lenient mode; it is now kept as it came, named."""
+    rows = [{"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"role": "user", "content": "go"}},
+            {"type": "user", "uuid": "u2", "parentUuid": "u1", "sessionId": "s",
+             "message": {"role": "user", "content": [{"type": "tool_result", "content": "queued output"}, {"type": "text", "text": "and this"}]}}]
+    thread = tl.read(b"\n".join(orjson.dumps(r) for r in rows), strict=False)
+    assert [a.action_type for a in thread.actions] == ["user_message", "system.unknown_block", "user_message"]
+    (problem,) = thread.problems
+    assert problem.rule == "schema" and ":2 content block 0: a tool_result without tool_use_id" in problem.message
+    assert thread.account is not None and (thread.account.records, thread.account.kept) == (3, 1)
+    with pytest.raises(tl.ThreadError, match="tool_result without tool_use_id"):
+        tl.read(b"\n".join(orjson.dumps(r) for r in rows))
+
+
+def test_stream_json_saved_as_an_array_reads_as_its_lines(tmp_path: Path) -> None:
+    source = FIX / "stream_json_background_subagent.jsonl"
+    as_array = tmp_path / "stream.json"
+    as_array.write_bytes(orjson.dumps(lines(source), option=orjson.OPT_INDENT_2))
+    assert detect_format(Source(as_array)).NAME == "claude-code"
+    assert tl.read(as_array).to_dict() == tl.read(source).to_dict()
+    # ``claude -p --output-format json --verbose`` prints such an array; without --verbose, the result alone
+    verbose = [{"type": "system", "subtype": "init", "session_id": "s1", "model": "claude-sonnet-4-5"},
+               {"type": "assistant", "session_id": "s1", "message": {"id": "m", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}},
+               {"type": "result", "subtype": "success", "is_error": False, "num_turns": 1, "session_id": "s1", "total_cost_usd": 0.01}]
+    thread = tl.read(orjson.dumps(verbose))
+    assert [a.action_type for a in thread.actions] == ["system.init", "assistant_message", "system.result"] and thread.metadata["cost_usd"] == 0.01
+    result_only = tl.read(orjson.dumps(verbose[-1], option=orjson.OPT_INDENT_2), strict=False)
+    assert [p.rule for p in result_only.problems] == ["no-actions"] and result_only.metadata["cost_usd"] == 0.01
+
+
+def test_a_transcript_saved_as_an_array_keeps_its_chain(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_bytes(orjson.dumps(lines(PROJECT / f"{SDK_RUN}.jsonl")))
+    thread = tl.read(path)
+    assert thread.thread_id == "session" and shape(thread) == [x for x in shape(session(SDK_RUN)) if x[1] in (None, "main")]
+
+
+def test_claude_ai_export_in_memory() -> None:
+    export = {"loglines": [{"type": "user", "timestamp": "2026-01-01T00:00:00Z", "message": {"role": "user", "content": "hello"}},
+                           {"type": "assistant", "timestamp": "2026-01-01T00:00:01Z", "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}}]}
+    thread = claude.from_claude(export)
+    assert isinstance(thread, Thread) and [a.action_type for a in thread.actions] == ["user_message", "assistant_message"]
+    assert thread.thread_id == claude.from_claude(export).thread_id  # an id made from the content: the same every time
+
+
+@pytest.mark.parametrize("data", [
+    b'{\n\t"entries": [\n\t\t{"timestamp": "2025-09-22T10:00:00Z", "sessionId": "s", "model": "claude-sonnet-4", "costUSD": null}\n\t]\n}',
+    b'[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]',
+    b'[{"type": "message", "role": "user", "content": "agency-swarm item"}]',
+    b'{"type": "message", "role": "assistant", "content": [{"type": "text", "text": "an Anthropic API message"}]}\n',
+    b'{"loglines": [{"level": "info", "msg": "a log line"}]}',
+], ids=["usage-export", "chat-messages", "agents-sdk-items", "anthropic-message", "other-loglines"])
+def test_look_alikes_are_not_claude(data: bytes) -> None:
+    assert not claude.detect(Source(data, name="x.json"))
+
+
+def test_a_session_whose_first_line_is_broken_still_keeps_its_subagents(project_copy: Path) -> None:
+    path = project_copy / f"{BACKGROUND}.jsonl"
+    path.write_bytes(b"{not json\n" + path.read_bytes())
+    frames = tl.load(project_copy, progress=False)
+    assert sorted(frames.threads["thread_id"]) == sorted([BACKGROUND, FOREGROUND, SDK_RUN])  # no subagent file read as a session
+    broken = tl.read(path, strict=False)
+    assert "a8bcae662df56d596" in broken.agents and [p.rule for p in broken.problems] == ["json"]

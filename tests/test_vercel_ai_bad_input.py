@@ -113,7 +113,9 @@ def test_unknown_and_malformed_chunks_are_kept() -> None:
     )
     lines = ": keep-alive\n\nevent: message\nid: 7\n" + text.replace("\n\n", "\r\n\r\n")
     thread = from_ui_stream(lines)
-    assert [p.rule for p in thread.problems] == ["schema"] and "tool-input-available" in thread.problems[0].message
+    assert [p.rule for p in thread.problems] == ["unknown-type", "schema"]
+    assert "'future-thing'" in thread.problems[0].message and "tool-input-available" in thread.problems[1].message
+    assert (thread.account.converted, thread.account.kept, thread.account.failed) == (6, 2, 0)  # 8 data lines
     unknown = [a.data for a in thread.actions if a.action_type == "system.unknown_chunk"]
     assert unknown == [{"type": "future-thing", "payload": [1, 2]}, {"type": "tool-input-available", "toolCallId": "c1"}]
     text_action = next(a for a in thread.actions if isinstance(a, AssistantMessage))

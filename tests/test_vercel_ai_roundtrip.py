@@ -27,6 +27,7 @@ from threadlab.formats.vercel_ai import from_ui_messages, from_ui_stream, to_ui_
 DATA = Path(__file__).parent.parent / "data" / "vercel_ai"
 STREAMS = sorted([*FIXTURES.glob("*.sse"), *DATA.glob("*.sse")])
 MESSAGES = sorted([*MESSAGE_FIXTURES.glob("*.json"), *DATA.glob("*.json")])
+V5_MESSAGES = [p for p in MESSAGES if not p.name.startswith(("ai4_", "ai40_"))]  # v4 chats are written back as v4 (test_vercel_ai_v4)
 
 
 def canonical(thread: threadlab.Thread) -> bytes:
@@ -41,7 +42,7 @@ def test_stream_round_trip(path: Path) -> None:
     assert [p.rule for p in again.problems] == [p.rule for p in thread.problems]
 
 
-@pytest.mark.parametrize("path", [*STREAMS, *MESSAGES], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*STREAMS, *V5_MESSAGES], ids=lambda p: p.name)
 def test_to_ui_messages_validates_with_pydantic_ai(path: Path) -> None:
     thread = from_ui_stream(path) if path.suffix == ".sse" else from_ui_messages(path)
     messages = to_ui_messages(thread)

@@ -20,7 +20,8 @@ SCENARIOS = ("multistep", "approval", "agents", "input_error", "stream_error")
 
 def node_modules() -> Path:
     """tests/js/node_modules, installed from the committed lockfile when missing (never skipped)."""
-    if not (JS / "node_modules" / "ai" / "package.json").exists():
+    declared = json.loads((JS / "package.json").read_text())["dependencies"]
+    if not all((JS / "node_modules" / name / "package.json").exists() for name in declared):  # a copy older than package.json too
         npm = shutil.which("npm")
         assert npm, "npm is needed to install the AI SDK the stream tests drive (make js-deps)"
         subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=JS, check=True, timeout=600)

@@ -12,13 +12,14 @@ import plotly.graph_objects as go
 import pytest
 
 import threadlab as tl
+from threadlab.frames import AmbiguousThreadError, ThreadKey
 from threadlab.widgets import colors
 from threadlab.widgets.compare import perspectives_html, threads_html, user_turns
 from threadlab.widgets.explorer import filter_threads
 from threadlab.widgets.perspective_align import align_perspective
 from threadlab.widgets.text import preview, safe_url
 from threadlab.widgets.timeline import trace_values
-from threadlab.widgets.token_usage import token_segments, tool_shares
+from threadlab.widgets.token_usage import SEGMENTS, token_segments, tool_shares
 from threadlab.widgets.tool_call_view import pairs_table_html, sorted_pairs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -201,17 +202,37 @@ def test_token_segments_never_count_twice(frames) -> None:
 
 def test_token_usage_by_agent_and_cost(frames) -> None:
     fig = tl.token_usage(frames, by="agent")
-    assert fig.layout.meta["groups"] == ["Ops", "Planner", "Researcher", "Writer"]
+    cost = frames.usage.groupby(frames.usage["agent_name"].astype(object))["cost_usd"].sum()
+    assert fig.layout.meta["groups"] == list(cost.sort_values(ascending=False).index)  # costliest first, as the title says
+    assert "costliest first" in fig.layout.annotations[0].text
     assert fig.layout.meta["total_cost_usd"] == pytest.approx(float(frames.usage["cost_usd"].sum()))
     bars = [t for t in fig.data if t.type == "bar" and t.xaxis == "x"]
-    assert {t.name for t in bars} >= {"input (uncached)", "output"}
-    assert all("$" in str(label) or "cost unknown" in str(label) for label in bars[0].x)
-    lines = [t for t in fig.data if t.type == "scatter"]
-    assert len(lines) == frames.usage["thread_id"].nunique()  # one cumulative line per run
+    assert {t.name for t in bars} >= {"input (uncached)", "output"} and all(t.orientation == "h" for t in bars)
+    labels = next(t for t in fig.data if t.type == "scatter" and t.mode == "text")
+    assert all("$" in str(text) or "cost unknown" in str(text) for text in labels.text)
+    lines = [t for t in fig.data if t.type == "scatter" and t.xaxis == "x2"]
+    assert len(lines) == frames.usage["thread_id"].nunique()  # one cumulative line per run (few runs)
     runs = [t for t in fig.data if t.name == "cost (USD)"]
-    assert len(runs) == 1 and len(runs[0].x) == len(frames.threads)  # per-run comparison
+    assert len(runs) == 1 and len(runs[0].y) == len(frames.threads)  # per-run comparison
     with pytest.raises(ValueError, match="by must be"):
         tl.token_usage(frames, by="colour")
+
+
+def test_token_usage_keeps_the_top_groups_and_one_other_bar(tmp_path) -> None:
+    from tests.browser.figures import corpus
+
+    many = tl.load(corpus(tmp_path / "runs", 60), progress=False)
+    fig = tl.token_usage(many, by="thread", top=5)
+    groups = fig.layout.meta["groups"]
+    assert len(groups) == 6 and groups[-1] == f"other ({fig.layout.meta['n_groups'] - 5} more)"
+    bars = [t for t in fig.data if t.type == "bar" and t.xaxis == "x"]
+    shown = sum(trace_values(t.x) for t in bars)
+    assert shown.sum() == pytest.approx(float(token_segments(many.usage)[[n for n, _ in SEGMENTS]].to_numpy().sum()))  # nothing lost
+    cost = many.threads["cost_usd"].astype(float).to_numpy()
+    assert next(t for t in fig.data if t.name == "cost (USD)").y[0] == pytest.approx(np.nanmax(cost))  # ranked, costliest first
+    names = [t.name for t in fig.data if t.xaxis == "x2" and t.name]
+    assert names[:2] == ["10–90 % of runs", "median run"] and len(names) == 2 + 5  # a band, not 60 lines
+    assert len(set(fig.layout.meta["groups"])) == len(groups)  # labels unique, so bars never merge
 
 
 def test_tool_shares_split_a_response_over_its_tool_calls(frames) -> None:
@@ -276,17 +297,144 @@ def test_compare_perspectives_escapes(xss) -> None:
 # --- explorer -------------------------------------------------------------------------------
 
 
+def _key(thread: tl.Thread) -> ThreadKey:
+    return ThreadKey(thread.origin[0], thread.thread_id)
+
+
 def test_explorer_filters_and_tabs(frames, team, pending) -> None:
     app = tl.explorer(frames)
     assert len(app.picker.options) == len(frames.threads)
-    assert filter_threads(frames, status="pending calls") == [pending.thread_id]
-    assert team.thread_id in filter_threads(frames, search="finland")
-    assert filter_threads(frames, tool="web_search") == [team.thread_id]
-    assert pending.thread_id not in filter_threads(frames, agent="Researcher")
+    assert filter_threads(frames, status="pending calls") == [_key(pending)]
+    assert _key(team) in filter_threads(frames, search="finland")
+    assert filter_threads(frames, tool="web_search") == [_key(team)]
+    assert _key(pending) not in filter_threads(frames, agent="Researcher")
     app.search.value = "staging database"
-    assert app.picker.value == pending.thread_id and app.table.value.count("<tr data-thread-id") == 1
+    assert app.selected == _key(pending) and app.table.value.count("<tr data-thread-id") == 1
     app.tabs.selected_index = 1
     assert "Rotate the staging database credentials" in app.panes[1].value
     app.tabs.selected_index = 2
-    assert app._drawn == {0: pending.thread_id, 1: pending.thread_id, 2: pending.thread_id}  # drawn once each, when opened
-    assert isinstance(app._content(2, pending.thread_id), tl.widgets.ToolCallView)
+    assert app._drawn == {0: _key(pending), 1: _key(pending), 2: _key(pending)}  # drawn once each, when opened
+    assert isinstance(app._content(2, _key(pending)), tl.widgets.ToolCallView)
+    app.search.value = "no thread says this"
+    assert app.selected is None and app._drawn == {} and "no thread matches" in app.panes[1].value  # no stale thread in the tabs
+    app.search.value = ""
+    assert app.selected == filter_threads(frames)[0]
+
+
+# --- the same thread id in two files ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory):
+    """Two files holding one thread id (a run saved after each turn), and one other thread."""
+    folder = tmp_path_factory.mktemp("twins")
+    for name in ("approval_step1.messages.json", "approval_step2.messages.json"):
+        (folder / name).write_bytes((ROOT / "data" / "pydantic_ai" / name).read_bytes())
+    (folder / "team.json").write_bytes((DATA / "research_team.thread.json").read_bytes())
+    return folder, tl.load(folder, progress=False)
+
+
+def test_frames_thread_names_the_sources_of_an_ambiguous_id(twins) -> None:
+    folder, frames = twins
+    tid = "a36e07cb-b7f7-5307-94a6-206b49abf6da"
+    assert (frames.threads["thread_id"] == tid).sum() == 2
+    with pytest.raises(AmbiguousThreadError, match=r"approval_step1.*approval_step2.*pass source="):
+        frames.thread(tid)
+    first = frames.thread(tid, source=str(folder / "approval_step1.messages.json"))
+    second = frames.thread(tid, source=str(folder / "approval_step2.messages.json"))
+    assert (len(first.actions), len(second.actions)) == (4, 8)
+    assert frames.thread(ThreadKey(str(folder / "approval_step2.messages.json"), tid)) is second
+    with pytest.raises(KeyError, match=r"from source 'elsewhere\.json'"):
+        frames.thread(tid, source="elsewhere.json")
+    assert len(set(frames.keys())) == len(frames.threads) == 3
+
+
+def test_widgets_work_when_two_files_hold_one_thread_id(twins) -> None:
+    folder, frames = twins
+    tid = "a36e07cb-b7f7-5307-94a6-206b49abf6da"
+    app = tl.explorer(frames)  # crashed with "The truth value of a Series is ambiguous"
+    keys = filter_threads(frames, search="deploy")
+    assert [k.source.rsplit("/", 1)[-1] for k in keys] == ["approval_step1.messages.json", "approval_step2.messages.json"]
+    app.search.value = "deploy"
+    app.picker.value = app.picker.options[1][1]
+    assert app.selected == keys[1]
+    app.tabs.selected_index = 1
+    assert app.panes[1].value.count('class="tl-tool"') == 2 and "dep-5521" in app.panes[1].value  # step 2: answered calls
+    assert app.table.value.count("<tr data-thread-id") == 2 and "approval_step2" in app.table.value
+    step2 = str(folder / "approval_step2.messages.json")
+    fig = tl.timeline(frames, thread_id=tid, source=step2)
+    assert fig.layout.meta["n_actions"] == 8
+    with pytest.raises(AmbiguousThreadError):
+        tl.timeline(frames, thread_id=tid)
+    assert tl.tool_call_view(frames, thread_id=tid, source=step2).calls["status"].tolist() == ["error", "success"]
+
+
+# --- timelines at scale -------------------------------------------------------------------------
+
+
+def test_timeline_folds_agents_beyond_the_lane_limit_into_one_lane() -> None:
+    from threadlab.widgets.timeline import MAX_AGENT_LANES
+
+    b = tl.ThreadBuilder("crowd", title="many agents")
+    ids = [b.agent(f"Agent {i:02d}") for i in range(25)]
+    for i, agent in enumerate(ids):
+        for _ in range(1 + i % 3):
+            b.add("assistant_message", agent_id=agent, content=f"hello from {i}")
+    fig = tl.timeline(b.build())
+    lanes = fig.layout.meta["lanes"]
+    assert len(lanes) == MAX_AGENT_LANES and lanes[-1] == f"{25 - (MAX_AGENT_LANES - 1)} other agents"
+    counted = sum(len(trace_values(t.x)) for t in fig.data)
+    assert counted == sum(1 + i % 3 for i in range(25))  # every action drawn, on its own lane or the shared one
+
+
+def test_huge_timeline_is_binned_and_a_window_is_drawn_in_detail() -> None:
+    big = _big_thread(4000)
+    binned = tl.timeline(big, aggregate=True)
+    heat = binned.data[0]
+    assert heat.type == "heatmap" and binned.layout.meta["binned"] > 0
+    counts = np.nan_to_num(10 ** (np.asarray(heat.z, dtype=float) - 0.3))
+    lanes = binned.layout.meta["lanes"]
+    assert lanes == ["User", "Worker", "Tools"]
+    assert round(counts[0].sum()) == 1000 and round(counts[1].sum()) == 2000 and round(counts[2].sum()) == 1000  # every action in a bin
+    assert all("actions:" in h for h in heat.hovertext[1] if h)
+    start = big.actions[400].timestamp
+    end = big.actions[799].timestamp
+    window = tl.timeline(big, x_range=(start, end))
+    assert window.layout.meta["n_actions"] == 400 and "400 in the window" in window.layout.title.text
+    assert {t.type for t in window.data} == {"scatter"}
+    by_seq = tl.timeline(big, x="sequence", x_range=(10, 19))
+    assert by_seq.layout.meta["n_actions"] == 10
+
+
+# --- static copies (exported pages, no kernel) ---------------------------------------------------
+
+
+def test_static_copies_of_every_widget_escape_and_carry_only_our_scripts(xss) -> None:
+    frames = tl.frames_from_threads([xss])
+    views = {"explorer": tl.explorer(xss), "tool calls": tl.tool_call_view(xss), "transcript": tl.transcript(xss),
+             "graph": tl.delegation_graph(xss), "runs": tl.compare_runs(frames)}
+    for name, view in views.items():
+        html = view.static_html()
+        assert not re.findall(r"<script(?! data-threadlab)", html), name
+        body = re.sub(r"<script data-threadlab[^>]*>.*?</script>", "", html, flags=re.DOTALL)
+        assert not INJECTED.search(_body(body)), f"{name}: {INJECTED.search(_body(body))}"
+    spec = re.search(r'type="application/json" id="[^"]+">(.*?)</script>', views["explorer"].static_html(), re.DOTALL).group(1)
+    assert "<" not in spec and "\\u003c" in spec  # nothing in a figure's JSON can close its script element
+
+
+def test_figure_bundle_holds_plotly_json_and_html_and_plotlyjs_once() -> None:
+    from threadlab.widgets import view
+
+    thread = _read("research_team.thread.json")
+    view._STATE["plotlyjs_sent"] = False
+    first, second = tl.timeline(thread)._repr_mimebundle_(), tl.token_usage(thread)._repr_mimebundle_()
+    assert set(first) == {"application/vnd.plotly.v1+json", "text/plain", "text/html"}
+    assert first["text/html"].count('id="threadlab-plotlyjs"') == 1 and 'id="threadlab-plotlyjs"' not in second["text/html"]
+    assert first["application/vnd.plotly.v1+json"]["layout"]["meta"]["threadlab"] == "timeline"
+    with view.nested():  # inside another widget: the outer widget's copy holds the HTML
+        assert "text/html" not in tl.timeline(thread)._repr_mimebundle_()
+    view.set_static_copies(False)
+    try:
+        assert "text/html" not in tl.timeline(thread)._repr_mimebundle_()
+    finally:
+        view.set_static_copies(True)

@@ -31,7 +31,8 @@ register_renderer(_transcript_html)
 
 _CORE = ("PROTOCOL_VERSION", "AgentConfig", "Problem", "Thread", "ThreadBuilder", "ThreadError", "WriteLoss", "actions_of_agent",
          "dumps", "pending_tool_calls", "tool_pairs", "validate", "write")
-_WIDGETS = ("timeline", "tool_call_view", "token_usage", "transcript", "compare_perspectives", "compare_threads", "explorer")
+_WIDGETS = ("timeline", "tool_call_view", "token_usage", "transcript", "compare_perspectives", "compare_threads", "explorer", "delegation_graph",
+            "compare_runs")
 
 # name -> module that defines it. Each format's public functions are declared by its registry entry.
 # Core names go to their own module, not to the threadlab.core package: once the submodule

@@ -48,7 +48,16 @@ def _cmd_summary(args: argparse.Namespace) -> int:
 
     from threadlab.loading import load
 
+    missing = [p for p in args.paths if not any(c in p for c in "*?[") and not Path(p).expanduser().exists()]
+    if missing:
+        print(f"threadlab summary: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
     frames = load(args.paths, format=args.format, progress=False)
+    if frames.threads.empty:
+        print(f"threadlab summary: no thread found in {', '.join(args.paths)}", file=sys.stderr)
+        for row in frames.problems.itertuples():
+            print(f"  {row.source}: [{row.rule}] {row.message}", file=sys.stderr)
+        return 1
     columns = ["thread_id", "format", "title", "n_agents", "n_actions", "n_tool_calls", "n_tool_errors", "n_pending", "total_tokens", "cost_usd", "n_problems"]
     with pd.option_context("display.max_rows", 500, "display.width", 200, "display.max_colwidth", 40):
         print(frames.threads[columns].to_string(index=False))

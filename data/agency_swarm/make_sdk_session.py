@@ -1,4 +1,4 @@
-"""Regenerate tests/fixtures/agency_swarm/openai_agents/: a plain OpenAI Agents SDK session
+"""Regenerate tests/fixtures/openai_agents_session/session_get_items.json: a plain OpenAI Agents SDK session
 (``session.get_items()`` of an ``SQLiteSession``, saved as a JSON array), made by running the real
 openai-agents with a scripted model: no network, no API key.
 
@@ -28,7 +28,7 @@ from openai.types.responses.response_function_web_search import ActionSearch
 from openai.types.responses.response_reasoning_item import Summary
 from scripted_model import ScriptedModel, call_item, text_item
 
-OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "agency_swarm" / "openai_agents"
+OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "openai_agents_session"
 
 
 @function_tool

@@ -266,6 +266,11 @@ def router_agent(researcher: Agent[None, str], captured: dict[str, list[ModelMes
     ]
     agent = Agent(step_model("router-fn", steps), name="Router",
                   instructions="You are Router. Answer simple questions yourself; send research questions to the researcher.")
+    return with_delegate_tool(agent, researcher, captured)
+
+
+def with_delegate_tool(agent: Agent[None, str], researcher: Agent[None, str], captured: dict[str, list[ModelMessage]]) -> Agent[None, str]:
+    """Give ``agent`` the ``ask_researcher`` tool: it runs ``researcher`` and keeps its history in ``captured``."""
 
     @agent.tool
     async def ask_researcher(ctx: RunContext[None], question: str) -> str:

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     root = tmp_path_factory.mktemp("lab")
     data = root / "data"

@@ -147,6 +147,8 @@ def run_all(page: Any, *, timeout_s: float = 120) -> None:
     )
 
 
-def cell_output(page: Any, index: int) -> Any:
-    """The output area of the code cell at ``index`` (0-based)."""
-    return page.locator(".jp-Notebook .jp-CodeCell").nth(index).locator(".jp-Cell-outputArea")
+def cell_output(page: Any, index: int, *, live: bool = True) -> Any:
+    """The output area of the code cell at ``index`` (0-based); with ``live``, without the
+    static copy a widget leaves beside itself for exported pages (hidden in JupyterLab)."""
+    area = page.locator(".jp-Notebook .jp-CodeCell").nth(index).locator(".jp-Cell-outputArea")
+    return area.locator(":scope > .jp-OutputArea-child:not(:has(.tl-static))").first if live else area

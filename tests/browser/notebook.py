@@ -38,6 +38,8 @@ CELLS: list[tuple[str, str]] = [
     ("perspectives", "tl.compare_perspectives(team, 'Researcher', 'Planner')"),
     ("compare_threads", "tl.compare_threads(team, branch)"),
     ("explorer", "tl.explorer(frames)"),
+    ("compare_runs", "tl.compare_runs(frames, [team.thread_id, branch.thread_id])"),
+    ("delegation", "tl.delegation_graph(frames)"),
     ("timeline_webgl", BIG),
     ("xss_repr", "xss"),
     ("xss_widgets", "from IPython.display import display\ndisplay(tl.transcript(xss), tl.timeline(xss), tl.tool_call_view(xss))"),

@@ -37,7 +37,8 @@ def expected_widgets(path: Path) -> tuple[int, int]:
             continue
         last = cell.source.strip().splitlines()[-1] if cell.source.strip() else ""
         plots += last.startswith(("tl.timeline(", "tl.token_usage("))
-        views += last.startswith(("tl.compare_perspectives(", "tl.compare_threads(", "tl.tool_call_view(", "tl.transcript("))
+        views += last.startswith(("tl.compare_perspectives(", "tl.compare_threads(", "tl.tool_call_view(", "tl.transcript(", "tl.compare_runs(",
+                                  "tl.delegation_graph(", "tl.explorer("))
     return plots, views
 
 

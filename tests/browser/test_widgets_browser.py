@@ -98,7 +98,7 @@ def test_token_usage_bars_and_runs(widgets_page, artifacts) -> None:
     names = plot.evaluate("d => d.data.map(t => t.type + ':' + t.name)")
     assert "bar:input (uncached)" in names and "bar:output" in names and "bar:cost (USD)" in names
     assert plot.locator(".barlayer .trace").count() == sum(n.startswith("bar:") for n in names)
-    assert plot.locator(".xtick text", has_text="Researcher").count() == 1
+    assert plot.locator(".ytick text", has_text="Researcher").count() == 1  # horizontal bars, costliest first
     _shot(plot, artifacts, "token_usage")
 
 
@@ -140,12 +140,41 @@ def test_explorer_tabs_switch(widgets_page, artifacts) -> None:
     page.wait_for_function("el => el.querySelectorAll('tr[data-thread-id]').length === 1", arg=app.element_handle(), timeout=20_000)
 
 
+def test_compare_runs_and_delegation_graph_draw(widgets_page, artifacts) -> None:
+    page, _ = widgets_page
+    runs = cell_output(page, index("compare_runs"))
+    runs.locator(".threadlab-compare-runs .js-plotly-plot").wait_for(state="visible", timeout=20_000)
+    assert runs.locator("details.tl-step").count() > 5
+    step = runs.locator("details.tl-step").first
+    step.locator("summary").click()
+    assert step.locator("table tr").count() == 3  # header + the two runs
+    _shot(runs.locator(".threadlab-compare-runs"), artifacts, "compare_runs")
+    graph = cell_output(page, index("delegation"))
+    plot = graph.locator(".js-plotly-plot")
+    plot.wait_for(state="visible", timeout=20_000)
+    assert "Planner" in plot.evaluate("d => d.layout.meta.nodes")
+    edge = graph.locator("details.tl-edge").first
+    edge.locator("summary").click()
+    assert "delegate" in edge.inner_text()  # the Planner's delegate call behind the edge
+    _shot(graph.locator(".threadlab-delegation"), artifacts, "delegation_graph")
+
+
+def test_static_copies_stay_hidden_beside_live_widgets(widgets_page) -> None:
+    page, _ = widgets_page
+    copies = page.locator(".jp-Notebook .tl-static")
+    assert copies.count() >= 6  # every widget cell carries its copy for exported pages...
+    assert page.evaluate("() => [...document.querySelectorAll('.jp-Notebook .tl-static')].filter(e => e.offsetParent !== null).length") == 0
+    # ...which draws nothing in JupyterLab: no second plotly.js, no figure inside a hidden copy
+    assert page.evaluate("() => document.querySelectorAll('.tl-static .js-plotly-plot').length") == 0
+    assert page.evaluate("() => !!window.__threadlabFetch") is False
+
+
 def test_xss_thread_renders_as_text_and_runs_nothing(widgets_page, artifacts) -> None:
     page, dialogs = widgets_page
-    repr_out = cell_output(page, index("xss_repr"))
+    repr_out = cell_output(page, index("xss_repr"), live=False)
     repr_out.locator(".tl-transcript").wait_for(timeout=20_000)
     assert "<script>window.__xss_script=1" in repr_out.inner_text()
-    widgets_out = cell_output(page, index("xss_widgets"))
+    widgets_out = cell_output(page, index("xss_widgets"), live=False)
     widgets_out.locator(".js-plotly-plot").first.wait_for(state="visible", timeout=20_000)
     assert "Evil <img src=x onerror=" in widgets_out.inner_text()
     page.wait_for_timeout(500)
@@ -153,7 +182,7 @@ def test_xss_thread_renders_as_text_and_runs_nothing(widgets_page, artifacts) ->
     flags = page.evaluate("() => Object.keys(window).filter(k => k.startsWith('__xss'))")
     assert flags == []
     outputs = page.locator(".jp-OutputArea")
-    injected = outputs.locator("script, iframe, img[src='x'], svg[onload], [onerror], [onmouseover], a[href^='javascript']")
+    injected = outputs.locator("script:not([data-threadlab]), iframe, img[src='x'], svg[onload], [onerror], [onmouseover], a[href^='javascript']")
     assert injected.count() == 0
     assert page.evaluate("() => getComputedStyle(document.body).display") != "none"
     _shot(repr_out, artifacts, "xss_as_text")

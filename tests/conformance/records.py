@@ -52,8 +52,13 @@ def threadprotocol(path: Path) -> int:
 
 
 def pydantic_ai(path: Path) -> int:
-    """A record is a message part (a message with no parts, or a line that is no message, is one)."""
-    return _parts(_whole_or_lines(path))
+    """A record is a message part (a message with no parts, or a line that is no message, is one);
+    an array of messages (a JSON Lines line holding a history, an array of histories) counts the
+    parts of its messages."""
+    items: list[Any] = []
+    for item in _whole_or_lines(path):
+        items.extend(item if isinstance(item, list) and item else [item])
+    return _parts(items)
 
 
 def vercel_ai_messages(path: Path) -> int:
@@ -65,27 +70,58 @@ def vercel_ai_messages(path: Path) -> int:
 
 
 def vercel_ai_stream(path: Path) -> int:
-    """A record is an SSE event's data (``data: [DONE]`` included; comments are not records), or
-    a chunk object of a JSON array / JSON Lines of chunks."""
-    data = path.read_bytes()
+    """A record is an SSE event's data (``data: [DONE]`` included; comments, other SSE fields and
+    empty ``data:`` lines are not records), or a chunk object of a JSON array / JSON Lines of
+    chunks (a byte-order mark before either is not part of the first record)."""
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
     if data.lstrip()[:1] in (b"[", b"{"):
-        return len(_whole_or_lines(path))
+        try:
+            value = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return len(_json_lines(data))
+        return len(value) if isinstance(value, list) else 1
     return sum(1 for line in data.splitlines() if line.startswith(b"data:") and line[5:].strip())
 
 
+_SDK_WITH_BLOCKS = frozenset({"AssistantMessage", "UserMessage"})
+
+
 def _claude_records(item: Any) -> int:
-    message = item.get("message") if isinstance(item, dict) else None
+    """A line's message content blocks (an SDK message dump's ``content`` blocks), else one."""
+    if not isinstance(item, dict):
+        return 1
+    message = item.get("message")
     content = message.get("content") if isinstance(message, dict) else None
+    if content is None and item.get("__class__") in _SDK_WITH_BLOCKS:
+        content = item.get("content")
     return len(content) if isinstance(content, list) and content else 1
+
+
+def _claude_sidechains(path: Path) -> list[Path]:
+    """A session's subagent transcripts: ``<session>/subagents/**/agent-*.jsonl`` (CLI 2.1) and,
+    before 2.1, ``agent-*.jsonl`` beside it whose lines are sidechain lines of its session."""
+    files = sorted((path.parent / path.stem / "subagents").rglob("agent-*.jsonl"))
+    for other in sorted(path.parent.glob("agent-*.jsonl")):
+        first = next((x for x in _json_lines(other.read_bytes()) if isinstance(x, dict) and "sessionId" in x), None)
+        if other != path and first is not None and first.get("isSidechain") and first["sessionId"] == path.stem:
+            files.append(other)
+    return files
 
 
 def claude_code(path: Path) -> int:
     """A record is a content block of a line's message (a line without blocks is one); a session
-    transcript counts its subagent transcripts (``<session>/subagents/agent-*.jsonl``) too."""
+    transcript counts its subagent transcripts too; a claude.ai export (``{"loglines": [...]}``)
+    counts its entries the same way."""
     files = [path]
     if path.suffix == ".jsonl":
-        files += sorted((path.parent / path.stem / "subagents").rglob("agent-*.jsonl"))
-    return sum(_claude_records(item) for file in files for item in _whole_or_lines(file))
+        files += _claude_sidechains(path)
+    total = 0
+    for file in files:
+        items = _whole_or_lines(file)
+        if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("loglines"), list):
+            items = items[0]["loglines"]
+        total += sum(_claude_records(item) for item in items)
+    return total
 
 
 def agency_swarm(path: Path) -> int:
@@ -118,11 +154,16 @@ def codex(path: Path) -> int:
     return _lines(path)
 
 
+def codex_exec(path: Path) -> int:
+    """A record is an event line (blank lines are none)."""
+    return _lines(path)
+
+
 def openai_agents_session(path: Path) -> int:
     """A record is a session item: a row of a table with ``session_id`` and ``message_data``
-    columns of an SQLite database, or a line of JSON Lines."""
+    columns of an SQLite database, a line of JSON Lines, or an element of a JSON array."""
     if not path.read_bytes()[:16] == b"SQLite format 3\x00":
-        return _lines(path)
+        return len(_whole_or_lines(path))
     conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
@@ -220,6 +261,106 @@ def openai_agents_trace(path: Path) -> int:
     return len(_whole_or_lines(path))
 
 
+def _sse_data_lines(data: bytes) -> int:
+    return sum(1 for line in data.splitlines() if line.startswith(b"data:") and line[5:].strip())
+
+
+def _docs(path: Path) -> list[Any] | None:
+    """The documents of a provider file: a JSON array's elements (None for a bare message list,
+    which the caller counts), a JSON object, or JSON Lines."""
+    data = path.read_bytes()
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return _json_lines(data)
+    return value if isinstance(value, list) else [value]
+
+
+def _bodies(doc: Any, request_key: str) -> tuple[Any, Any]:
+    """The request and response bodies of a logged document, wherever people put them: the
+    document itself, ``request`` / ``response`` (HTTP envelopes with a ``body`` too), ``body``
+    (OpenAI Batch input lines)."""
+    if not isinstance(doc, dict):
+        return None, None
+
+    def find(candidates: list[Any], test: Callable[[dict[str, Any]], bool]) -> Any:
+        return next((c for c in candidates if isinstance(c, dict) and test(c)), None)
+
+    req_paths = [doc, (doc.get("request") or {}).get("body") if isinstance(doc.get("request"), dict) else None, doc.get("request"), doc.get("body")]
+    resp_paths = [doc, (doc.get("response") or {}).get("body") if isinstance(doc.get("response"), dict) else None, doc.get("response")]
+    request = find(req_paths, lambda c: request_key in c and "choices" not in c and c.get("object") != "response" and c.get("type") != "message")
+    response = find(resp_paths, lambda c: "choices" in c or c.get("object") == "response" or (c.get("type") == "message" and c.get("role") == "assistant"))
+    return request, response
+
+
+def _provider(path: Path, is_event: Callable[[Any], bool], list_records: Callable[[list[Any]], int], request_key: str,
+              request_records: Callable[[dict[str, Any]], int], response_records: Callable[[dict[str, Any]], int]) -> int:
+    data = path.read_bytes()
+    if data.lstrip()[:5] in (b"data:", b"event") or data.lstrip()[:1] == b":":
+        return _sse_data_lines(data)
+    docs = _docs(path)
+    if docs and is_event(docs[0]):  # a stream's events saved as JSON
+        return len(docs)
+    whole = orjson.loads(data) if data.lstrip()[:1] == b"[" else None
+    if isinstance(whole, list) and whole and isinstance(whole[0], dict) and not any(_bodies(d, request_key) != (None, None) for d in whole[:1]):
+        return list_records(whole)
+    total = 0
+    for doc in docs or []:
+        request, response = _bodies(doc, request_key)
+        n = (request_records(request) if request is not None else 0) + (response_records(response) if response is not None else 0)
+        total += n if (request is not None or response is not None) else 1
+    return total
+
+
+def openai_chat(path: Path) -> int:
+    """A record is a message (of a request's ``messages``, or a response's choice), or a stream
+    event (an SSE ``data:`` line, or a saved chunk)."""
+    return _provider(path, lambda v: isinstance(v, dict) and v.get("object") == "chat.completion.chunk", len, "messages",
+                     lambda r: len(r.get("messages") or []), lambda r: len(r.get("choices") or []))
+
+
+def _blocks(message: Any) -> int:
+    content = message.get("content") if isinstance(message, dict) else None
+    return len(content) if isinstance(content, list) and content else 1
+
+
+def anthropic_messages(path: Path) -> int:
+    """A record is a content block (a message with string content, or none, is one; a
+    request's ``system`` is one, or one per block), or a stream event."""
+    events = {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
+
+    def request(r: dict[str, Any]) -> int:
+        system = r.get("system")
+        n = 0 if system is None else len(system) if isinstance(system, list) and system else 1
+        return n + sum(_blocks(m) for m in r.get("messages") or [])
+
+    return _provider(path, lambda v: isinstance(v, dict) and v.get("type") in events, lambda ms: sum(_blocks(m) for m in ms), "messages",
+                     request, _blocks)
+
+
+def openai_responses(path: Path) -> int:
+    """A record is an item (of a request's ``input``, or a response's ``output``; a string
+    ``input`` and non-empty ``instructions`` are one each), or a stream event."""
+
+    def request(r: dict[str, Any]) -> int:
+        items = r.get("input")
+        return (1 if r.get("instructions") else 0) + (1 if isinstance(items, str) else len(items or []))
+
+    return _provider(path, lambda v: isinstance(v, dict) and str(v.get("type", "")).startswith("response."), len, "input",
+                     request, lambda r: len(r.get("output") or []))
+
+
+def langchain(path: Path) -> int:
+    """A record is a message: of a JSON array, of a LangGraph state's ``messages`` (also under
+    ``values``), or a JSON Lines line."""
+    docs = _docs(path) or []
+    if len(docs) == 1 and isinstance(docs[0], dict):
+        state = docs[0].get("values") if isinstance(docs[0].get("values"), dict) else docs[0]
+        if isinstance(state.get("messages"), list):
+            return len(state["messages"])
+    return len(docs)
+
+
 COUNTERS: dict[str, Counter] = {
     "threadprotocol": threadprotocol,
     "pydantic-ai": pydantic_ai,
@@ -229,8 +370,13 @@ COUNTERS: dict[str, Counter] = {
     "agency-swarm": agency_swarm,
     "aitp": aitp,
     "codex": codex,
+    "codex-exec": codex_exec,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,
     "openai-agents-trace": openai_agents_trace,
+    "openai-chat": openai_chat,
+    "openai-responses": openai_responses,
+    "anthropic-messages": anthropic_messages,
+    "langchain": langchain,
 }

@@ -17,6 +17,7 @@ import orjson
 import pytest
 
 import threadlab
+from tests.conformance.containers import container_kind, sqlite_breaks, zip_member_names
 from tests.conformance.fixtures import ALL_FORMATS, Fixture, fixtures, formats_with_fixtures, lookalikes
 from tests.conformance.records import COUNTERS
 from threadlab.core.derive import iter_text
@@ -205,6 +206,18 @@ def test_bad_bytes_give_a_problem_naming_file_and_line(fixture: Fixture, kind: s
     except ThreadError as exc:
         problems = exc.problems
     located = [p for p in problems if p.line is not None and str(bad) in str(p)]
-    assert located, f"no problem names {bad.name} and a line: {[str(p) for p in problems]}"
+    container = container_kind(fixture.path)
+    if container == "sqlite":  # line = a row id: each table that breaks off is named at its first unread row
+        breaks = sqlite_breaks(bad)
+        for table, row in breaks:
+            assert any(p.line == row and f"row {row} of {table} " in p.message for p in located), f"no problem names row {row} of {table}: {[str(p) for p in problems]}"
+        assert all(f"row {p.line} of " in p.message for p in located), [str(p) for p in located]
+        assert breaks or any(str(bad) in str(p) for p in problems), f"no problem names {bad.name} (every row reads): {[str(p) for p in problems]}"
+    elif container == "zip":  # line = a member's position, named with the member's name
+        names = zip_member_names(fixture.path)
+        assert located, f"no problem names {bad.name} and a member: {[str(p) for p in problems]}"
+        assert all(f"member {p.line} ({names[p.line - 1]})" in p.message for p in located), [str(p) for p in located]
+    else:
+        assert located, f"no problem names {bad.name} and a line: {[str(p) for p in problems]}"
     frames = threadlab.load(bad, progress=False)  # lenient load never raises
     assert len(frames.problems) and (frames.problems["source"] == str(bad)).all()

@@ -44,6 +44,9 @@ RULES: dict[str, str] = {
     "usage": "usage figures that cannot be read or attributed, or a token count below zero",
     # the frames
     "frame-value": "a value its frame column cannot hold (an int where a name belongs, a count beyond 64 bits): kept there as JSON text, or left empty; the thread keeps it as it came",
+    "duplicate-return": "a tool result answers a tool call that already has one (kept as the format's own part, not a second tool_return)",
+    "stream-event": "a stream event holds what no message of its file has (used as a message, or kept as system.<format>.event)",
+    "stream-error": "a provider stream (OpenAI, Anthropic) reported an error event",
 }
 
 

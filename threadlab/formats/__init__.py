@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from types import ModuleType
 
+import orjson
+
 from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.formats.registry import FORMATS, FormatSpec, data_suffixes, format_spec, load_module
 from threadlab.formats.source import Source
@@ -42,18 +44,39 @@ def detect_format(source: Source) -> ModuleType:
         except ThreadError:
             raise  # the source itself cannot be read (missing, a FIFO): that is the answer
         except Exception as exc:  # a detector that trips on odd input does not claim it; said if no other does
-            failed.append(Problem("internal", f"{source.name}: the {module.NAME} detector failed on it: {failure(exc)}", source=source.name))
+            failed.append(
+                Problem("internal", f"{source.name}: the {module.NAME} detector failed on it: {failure(exc)}", source=source.name)
+            )
     if failed:
         raise ThreadError(failed)
     if not source.is_dir and not source.is_object:
         # say what is really wrong with a file no format recognised: empty, not JSON, not UTF-8
         head = source.head(64).lstrip()
-        if not head or head[:1] in (b"{", b"["):
+        if not head or (head[:1] in (b"{", b"[") and not _json_lines(source)):
             source.json()
     what = source.describe() if not source.is_object else f"a {type(source.obj).__name__}"
     raise ThreadError(
-        [Problem("format", f"{source.name}: no format threadlab reads recognises this ({what}); known: {', '.join(format_names())}", source=source.name)]
+        [
+            Problem(
+                "format",
+                f"{source.name}: no format threadlab reads recognises this ({what}); known: {', '.join(format_names())}",
+                source=source.name,
+            )
+        ]
     )
+
+
+def _json_lines(source: Source) -> bool:
+    """The source is JSON Lines (its first line a whole JSON value, more lines after): not
+    "invalid JSON", just of no format threadlab reads."""
+    first, _, rest = source.head(1 << 16).lstrip().partition(b"\n")
+    if not rest.strip():
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def format_names() -> list[str]:

@@ -1,11 +1,15 @@
-"""OpenAI Responses-API input items ↔ ThreadProtocol actions, shared by the formats that store them.
+"""OpenAI Responses-API input items ↔ ThreadProtocol actions, shared by every format that stores them.
 
-Codex CLI rollouts (``response_item`` payloads) and OpenAI Agents SDK sessions (``SQLiteSession``
-rows, JSON Lines of session items) both persist the items the Responses API takes as input:
-``message`` (user, assistant, system, developer), ``reasoning``, ``function_call`` /
-``custom_tool_call`` / ``local_shell_call`` and their ``*_output`` items, and the hosted tools'
-calls (``web_search_call``, ``file_search_call`` ...). One mapping serves both, so a fix to it
-fixes both (and the provider-message-list readers can use it too).
+Codex CLI rollouts (``response_item`` payloads), OpenAI Agents SDK sessions (``SQLiteSession``
+rows, JSON Lines or a JSON array of session items), agency-swarm's saved lists (the same items
+tagged with the agent) and the OpenAI Responses API's own requests and responses all hold the
+items the Responses API takes as input: ``message`` (user, assistant, system, developer),
+``reasoning``, ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` / ``shell_call`` /
+``apply_patch_call`` and their ``*_output`` items, ``item_reference``, and the hosted tools'
+calls (``web_search_call``, ``file_search_call`` ...). One mapping serves them all, so a fix to
+it fixes all. The JavaScript Agents SDK's spellings (``callId``, ``function_call_result`` with an
+output object) read as the Python SDK's. Who speaks (handoffs, runs) is the Agents SDK's
+business: ``agents_sdk_items.py``.
 
 Round trips are exact without keeping a second copy of each item: the writer rebuilds an item
 from its action by a default rule, and the reader keeps, in the action's
@@ -29,7 +33,24 @@ PROVIDER = "openai"
 HOSTED_CALLS = ("web_search_call", "file_search_call", "image_generation_call", "code_interpreter_call", "mcp_call")
 _RESULT_KEYS = ("results", "result", "outputs", "output", "error")
 _TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")
-_ARG_KEYS = ("arguments", "input", "action", "queries", "code")
+# where a call item keeps what it was asked (function, custom tool, hosted tools, shell, apply_patch)
+_ARG_KEYS = ("arguments", "input", "action", "queries", "code", "operation")
+_OUTPUT_SUFFIXES = ("_call_output", "_call_result")  # the Python SDK's, the JS SDK's function_call_result
+_INSTRUCTION_ROLES = ("system", "developer")
+
+
+def call_id_of(item: Mapping[str, Any]) -> str | None:
+    """A call's or an output's call id: ``call_id`` (the API, the Python SDK) or ``callId`` (the
+    JavaScript SDK)."""
+    value = item["call_id"] if "call_id" in item else item.get("callId")
+    return value if isinstance(value, str) else None
+
+
+def output_text(output: Any) -> Any:
+    """A tool output as the tool gave it: the JS SDK wraps text as ``{"type": "text", "text"}``."""
+    if isinstance(output, Mapping) and output.get("type") in ("text", "input_text", "output_text") and isinstance(output.get("text"), str):
+        return output["text"]
+    return output
 
 
 @dataclass
@@ -47,16 +68,21 @@ class ItemReader:
         caller keeps it as it came)."""
         kind = item.get("type", "message" if "role" in item else None)
         meta = dict(meta or {})
-        if kind == "message":
+        if kind == "message" and item.get("role") in ("user", "assistant", *_INSTRUCTION_ROLES):
             return [self._message(item, agent_id, timestamp, meta)]
         if kind == "reasoning":
             return [self._reasoning(item, agent_id, timestamp, meta)]
+        if kind == "item_reference":  # points back at an item the conversation already holds
+            action = self.builder.add("system.item_reference", timestamp=timestamp, data={"id": item.get("id")}, metadata=meta or None)
+            self._remember(action, item)
+            return [action]
         if not isinstance(kind, str):
             return None
-        if kind.endswith("_call_output") and isinstance(item.get("call_id"), str):
-            return [self._output(item, kind, timestamp, meta)]
-        if kind.endswith("_call") and (isinstance(item.get("call_id") or item.get("id"), str) or kind in HOSTED_CALLS):
-            return self._call(item, kind, agent_id, timestamp, meta)
+        call_id = call_id_of(item)
+        if kind.endswith(_OUTPUT_SUFFIXES) and call_id is not None:
+            return [self._output(item, kind, call_id, timestamp, meta)]
+        if kind.endswith("_call") and (call_id is not None or isinstance(item.get("id"), str) or kind in HOSTED_CALLS):
+            return self._call(item, kind, call_id, agent_id, timestamp, meta)
         return None
 
     # --- one kind each -------------------------------------------------------------------
@@ -91,15 +117,17 @@ class ItemReader:
         self._remember(action, item)
         return action
 
-    def _call(self, item: Mapping[str, Any], kind: str, agent_id: str, timestamp: Any, meta: dict[str, Any]) -> list[BaseAction]:
-        call_id = item.get("call_id") if isinstance(item.get("call_id"), str) else item.get("id")
-        if not isinstance(call_id, str):  # Codex writes hosted web searches with no id at all
-            call_id = f"{kind}_{len(self.builder.actions) + 1}"
+    def _call(self, item: Mapping[str, Any], kind: str, call_id: str | None, agent_id: str, timestamp: Any, meta: dict[str, Any]) -> list[BaseAction]:
+        """A function, custom or shell tool's call (answered by a later ``*_output`` item), or a
+        hosted tool's (a listed kind, or any call with no call id): its item holds its result."""
+        hosted = kind in HOSTED_CALLS or call_id is None
+        if call_id is None:
+            call_id = item["id"] if isinstance(item.get("id"), str) else f"{kind}_{len(self.builder.actions) + 1}"  # Codex: hosted web searches with no id
         name = item.get("name") if isinstance(item.get("name"), str) else kind.removesuffix("_call")
         self.calls[call_id] = name
         call = self.builder.add("tool_call", timestamp=timestamp, agent_id=agent_id, tool_name=name, tool_call_id=call_id, args=call_args(item), metadata=meta or None)
         self._remember(call, item)
-        if kind not in HOSTED_CALLS:
+        if not hosted:
             return [call]
         # a hosted tool's call item holds its outcome: the return is made from it (not written back)
         result = {k: item[k] for k in ("status", *_RESULT_KEYS) if k in item}
@@ -115,13 +143,12 @@ class ItemReader:
         )
         return [call, back]
 
-    def _output(self, item: Mapping[str, Any], kind: str, timestamp: Any, meta: dict[str, Any]) -> BaseAction:
-        call_id = item["call_id"]
+    def _output(self, item: Mapping[str, Any], kind: str, call_id: str, timestamp: Any, meta: dict[str, Any]) -> BaseAction:
         name = self.calls.get(call_id)
         if name is None:
             self.builder.problem("tool-call-match", f"a {kind} answers call_id {call_id!r}, which no earlier call has")
-            name = kind.removesuffix("_call_output")
-        output = item.get("output")
+            name = item["name"] if isinstance(item.get("name"), str) else kind.removesuffix("_output").removesuffix("_result").removesuffix("_call")
+        output = output_text(item.get("output"))
         status = self.status_of(output) if self.status_of is not None else "success"
         action = self.builder.add("tool_return", timestamp=timestamp, tool_call_id=call_id, tool_name=name, status=status, content=output, metadata=meta or None)
         self._remember(action, item)
@@ -195,6 +222,15 @@ def call_args(item: Mapping[str, Any]) -> Any:
 # --- back to items -------------------------------------------------------------------------
 
 
+def return_name_lost(action: BaseAction, item: Mapping[str, Any], calls: set[str]) -> bool:
+    """Whether a tool return written as ``item`` loses its tool name: an output item names no
+    tool, so reading gives the name of its call when the thread has the call, else the item's
+    kind (``function`` for ``function_call_output``), as ``ItemReader`` does."""
+    if action.action_type != "tool_return" or getattr(action, "tool_call_id", None) in calls:
+        return False
+    return getattr(action, "tool_name", None) != str(item.get("type", "")).removesuffix("_call_output")
+
+
 def action_item(action: BaseAction, key: str, *, memo: bool = True) -> dict[str, Any] | None:
     """The item an action stands for (the default rule, corrected by the reader's memo when
     ``memo``); None for actions that are no item (a hosted tool's made-up return, system
@@ -223,6 +259,9 @@ def action_item(action: BaseAction, key: str, *, memo: bool = True) -> dict[str,
         item = {"type": "function_call", "name": action.tool_name, "arguments": args if isinstance(args, str) else orjson.dumps(args).decode(), "call_id": action.tool_call_id}  # type: ignore[attr-defined]
     elif kind == "tool_return":
         item = {"type": "function_call_output", "call_id": action.tool_call_id, "output": action.content}  # type: ignore[attr-defined]
+    elif kind == "system.item_reference":
+        data = action.data if isinstance(action.data, Mapping) else {}  # type: ignore[attr-defined]
+        item = {"type": "item_reference", "id": data.get("id")}
     else:
         return None
     return restore(item, meta.get("item")) if memo else item
@@ -268,4 +307,16 @@ def _restore_part(part: Any, memo: Mapping[str, Any] | None) -> Any:
     return restore(part, memo) if isinstance(part, dict) else part
 
 
-__all__ = ["HOSTED_CALLS", "PROVIDER", "ItemReader", "action_item", "call_args", "decode_content", "encode_content", "remember", "restore"]
+__all__ = [
+    "HOSTED_CALLS",
+    "PROVIDER",
+    "ItemReader",
+    "action_item",
+    "call_args",
+    "call_id_of",
+    "decode_content",
+    "encode_content",
+    "output_text",
+    "remember",
+    "restore",
+]

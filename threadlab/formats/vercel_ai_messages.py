@@ -1,6 +1,7 @@
 """The registry's ``vercel-ai-messages`` format: persisted Vercel AI SDK ``UIMessage[]`` JSON
 (what ``useChat`` keeps and sends; also ``{"messages": [...]}`` request bodies and ``onFinish``
-payloads). The work is done in ``threadlab.formats.vercel_ai``."""
+payloads), v5-v7, and AI SDK v4 ``Message[]`` (``content``, ``toolInvocations``, v4 parts).
+The work is done in ``threadlab.formats.vercel_ai``."""
 
 from __future__ import annotations
 
@@ -11,16 +12,31 @@ import orjson
 
 from threadlab.core.model import Thread
 from threadlab.formats.source import Source
-from threadlab.formats.vercel_ai import from_ui_messages, to_ui_messages
+from threadlab.formats.vercel_ai import from_ui_messages
+from threadlab.formats.vercel_ai.write_messages import ui_messages_body
 
 NAME = "vercel-ai-messages"
 
 ROLES = ("user", "assistant", "system")
+V4_ROLES = (*ROLES, "data")
+# every key of an AI SDK v4 Message (``@ai-sdk/ui-utils`` UIMessage; revisionId is useChat's)
+V4_KEYS = frozenset(
+    {"id", "createdAt", "content", "reasoning", "experimental_attachments", "role", "data", "annotations", "toolInvocations", "parts", "revisionId"}
+)
 
 
 def is_ui_message(value: Any) -> bool:
-    """An object with a UI role and a ``parts`` list (pydantic-ai's ModelMessages have ``kind``, not ``role``)."""
-    return isinstance(value, Mapping) and value.get("role") in ROLES and isinstance(value.get("parts"), list) and "kind" not in value
+    """A v5+ UIMessage: a UI role and a ``parts`` list (pydantic-ai's ModelMessages have
+    ``kind``, not ``role``); or a v4 Message: an ``id``, a role, ``content`` text or v4
+    ``parts``, and no key a v4 Message does not have (so an OpenAI-style ``{role, content}``
+    list, which has no ids, or another tool's messages with keys of their own are not one)."""
+    if not isinstance(value, Mapping) or "kind" in value:
+        return False
+    if value.get("role") in ROLES and isinstance(value.get("parts"), list) and "content" not in value:
+        return True
+    if value.get("role") not in V4_ROLES or not isinstance(value.get("id"), str) or not V4_KEYS.issuperset(value):
+        return False
+    return isinstance(value.get("content"), str) or isinstance(value.get("parts"), list)
 
 
 def is_ui_messages(value: Any) -> bool:
@@ -32,13 +48,14 @@ def is_ui_messages(value: Any) -> bool:
 
 
 def detect(source: Source) -> bool:
-    """Cheap: JSON text that mentions ``"role"`` and ``"parts"`` up front, then the shape."""
+    """Cheap: JSON text that mentions ``"role"`` and ``"parts"`` (or v4's ``"content"``) up
+    front, then the shape."""
     if source.is_dir:
         return False
     if source.is_object:
         return is_ui_messages(source.obj)
     head = source.head(8192).lstrip()
-    if head[:1] not in (b"[", b"{") or b'"parts"' not in head or b'"role"' not in head:
+    if head[:1] not in (b"[", b"{") or b'"role"' not in head or (b'"parts"' not in head and b'"content"' not in head):
         return False
     return is_ui_messages(source.try_json())
 
@@ -48,4 +65,6 @@ def to_threads(source: Source) -> list[Thread]:
 
 
 def from_thread(thread: Thread) -> bytes:
-    return orjson.dumps(to_ui_messages(thread), option=orjson.OPT_INDENT_2) + b"\n"
+    """The thread as ``UIMessage[]`` JSON (``{"id", "messages"}`` when that is what keeps the
+    chat id); a ``WriteLoss`` warning names what the messages cannot hold."""
+    return orjson.dumps(ui_messages_body(thread), option=orjson.OPT_INDENT_2) + b"\n"

@@ -28,6 +28,7 @@ from threadlab.frames.extract import (
     HAS_USAGE,
     MESSAGE_TYPES,
     PROVIDER,
+    REPORTED_COST,
     THREAD_INDEX,
     TOKEN_KEYS,
     TOOL_ERRORS,
@@ -37,7 +38,16 @@ from threadlab.frames.extract import (
 from threadlab.frames.pricing import price_columns
 from threadlab.frames.typed import ARROW_TYPES, TIME, Report, parse_times, typed_array
 
-__all__ = ["ARROW_TYPES", "SCHEMAS", "TIME", "batch_to_tables", "concat_tables", "parse_times", "table_to_frame", "tables_to_frames"]
+__all__ = [
+    "ARROW_TYPES",
+    "SCHEMAS",
+    "TIME",
+    "batch_to_tables",
+    "concat_tables",
+    "parse_times",
+    "table_to_frame",
+    "tables_to_frames",
+]
 SCHEMAS: dict[str, pa.Schema] = {
     table: pa.schema([(c.name, ARROW_TYPES[c.kind]) for c in columns]) for table, columns in TABLES.items()
 }
@@ -57,7 +67,13 @@ class OddValues:
     def _add(self, thread: int, message: str, sequence: Any = None) -> None:
         thread_id = self.threads["thread_id"][thread]
         self.problems.append(
-            Problem("frame-value", message, thread_id if isinstance(thread_id, str) else None, sequence, self.threads["source"][thread])
+            Problem(
+                "frame-value",
+                message,
+                thread_id if isinstance(thread_id, str) else None,
+                sequence,
+                self.threads["source"][thread],
+            )
         )
         self.per_thread[thread] += 1
 
@@ -134,10 +150,13 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
     t["latency_s"] = pa.nulls(len(t["tool_call_id"]), pa.float64())
     tool_calls = _table("tool_calls", t)
     tool_calls = tool_calls.set_column(
-        tool_calls.schema.get_field_index("latency_s"), "latency_s", _seconds_between(tool_calls["return_time"], tool_calls["call_time"])
+        tool_calls.schema.get_field_index("latency_s"),
+        "latency_s",
+        _seconds_between(tool_calls["return_time"], tool_calls["call_time"]),
     )
     h.update(_thread_counts(actions, thread_of, n_threads))
     h.update(_thread_totals(thread_of[usage_rows], tokens, cost, n_threads, used))
+    h.update(_thread_cost(h["cost_usd"], h.pop(REPORTED_COST)))
     h.update({c.name: typed_array(h[c.name], c.kind, odd.thread(c.name)) for c in TABLES["threads"] if c.name != "n_problems"})
     if odd.problems:
         h["n_problems"] = [count + odd.per_thread[i] for i, count in enumerate(h["n_problems"])]
@@ -177,7 +196,10 @@ def _count(thread_of: np.ndarray, mask: Any, n_threads: int) -> pa.Array:
 def _thread_counts(actions: pa.Table, thread_of: np.ndarray, n_threads: int) -> dict[str, pa.Array]:
     """Per-thread counts over the actions, and each thread's first and last action time."""
     kind = actions["action_type"]
-    is_error = pc.and_(pc.equal(kind, "tool_return"), pc.is_in(actions["status"], value_set=pa.array(sorted(TOOL_ERRORS), type=pa.large_string())))
+    is_error = pc.and_(
+        pc.equal(kind, "tool_return"),
+        pc.is_in(actions["status"], value_set=pa.array(sorted(TOOL_ERRORS), type=pa.large_string())),
+    )
     is_message = pc.is_in(kind, value_set=pa.array(sorted(MESSAGE_TYPES), type=pa.large_string()))
     times = actions["timestamp"]
     timed = np.flatnonzero(pc.is_valid(times).to_numpy(zero_copy_only=False))
@@ -225,6 +247,19 @@ def _exact_sums(thread_of_usage: np.ndarray, values: list[int | None], n: int) -
         if value is not None:
             sums[thread] = (sums[thread] or 0) + value
     return pa.array([s if s is None or -(2**63) <= s < 2**63 else None for s in sums], type=pa.int64())
+
+
+def _thread_cost(priced: pa.Array, reported: list[float | None]) -> dict[str, pa.Array]:
+    """A thread's cost: what its producer reported when it did (Claude Code's own total covers
+    its subagents and what the thread's usage rows may not), else its usage rows priced; the
+    two are never added, so nothing is counted twice."""
+    given = pa.array(reported, type=pa.float64())
+    has = pc.is_valid(given)
+    cost = pc.if_else(has, given, priced)
+    source = pc.if_else(
+        has, pa.scalar("reported"), pc.if_else(pc.is_valid(priced), pa.scalar("priced"), pa.scalar(None, pa.string()))
+    )
+    return {"cost_usd": cost, "cost_source": source}
 
 
 def empty_tables() -> dict[str, pa.Table]:

@@ -116,7 +116,8 @@ THREADS = _cols(
     ("n_records", "int", "input records (lines, messages, parts, chunks, items) the thread was read from"),
     ("n_unconverted", "int", "of those, records kept as unknown or lost to a problem (each has a problem row)"),
     *TOKENS,
-    ("cost_usd", "float", "total known cost in USD"),
+    ("cost_usd", "float", "total cost in USD: what the producer reported for the thread (metadata.cost_usd) when it did, else its priced usage rows summed; never both"),
+    ("cost_source", "label", "reported (the producer's own total, e.g. Claude Code's) or priced (usage rows priced by genai-prices); empty when unknown"),
 )
 
 PROBLEMS = _cols(

@@ -9,6 +9,7 @@ what is computed from whole columns (cost, latency, per-thread totals)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, repeat
@@ -46,6 +47,8 @@ TOKEN_KEYS = (
 THREAD_INDEX = "_thread"
 HAS_USAGE = "_has_usage"
 PROVIDER = "_provider_name"
+# threads: the cost the producer reported (thread metadata ``cost_usd``), used instead of pricing
+REPORTED_COST = "_reported_cost_usd"
 
 
 @dataclass(slots=True)
@@ -67,6 +70,7 @@ def new_batch() -> Batch:
     """Empty column lists; columns computed in arrow.py from whole columns stay empty here."""
     batch = {name: empty_columns(name) for name in TABLES}
     batch["actions"].update({THREAD_INDEX: [], HAS_USAGE: [], PROVIDER: []})
+    batch["threads"][REPORTED_COST] = []
     return batch
 
 
@@ -247,7 +251,9 @@ def _extract_block(
     token = _getter(used, _plain(used))
     for key in TOKEN_KEYS:  # for the usage rows only; arrow.py spreads them over the actions
         a[key] += [v if type(v) is int else None for v in token(key)]
-    a[PROVIDER] += [metas[i].get("provider_name") or (acts[i].get("provider_name") if kinds[i] == "thinking" else None) for i in usage_rows]
+    a[PROVIDER] += [
+        metas[i].get("provider_name") or (acts[i].get("provider_name") if kinds[i] == "thinking" else None) for i in usage_rows
+    ]
     return len(acts)
 
 
@@ -264,7 +270,13 @@ def _getter(rows: list[Any], plain: bool) -> Any:
     return lambda key: [row.get(key) for row in rows]
 
 
-_TEXT_FIELD = {"tool_call": "args", "user_message": "content", "assistant_message": "content", "thinking": "content", "tool_return": "content"}
+_TEXT_FIELD = {
+    "tool_call": "args",
+    "user_message": "content",
+    "assistant_message": "content",
+    "thinking": "content",
+    "tool_return": "content",
+}
 _EMPTY: Mapping[str, Any] = {}
 _SORTED = orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS
 
@@ -378,7 +390,10 @@ def _pair_tools(
 
 
 def _tool_call_rows(
-    out: Batch, pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]], acts: list[Mapping[str, Any]], texts: list[str | None]
+    out: Batch,
+    pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]],
+    acts: list[Mapping[str, Any]],
+    texts: list[str | None],
 ) -> None:
     """The tool_calls rows of a block (pairs of call and return rows), one column at a time."""
     if not pairs:
@@ -392,7 +407,9 @@ def _tool_call_rows(
     t["thread_id"] += [p[2].doc.get("thread_id") for p in pairs]
     t["tool_call_id"] += [e.get("tool_call_id") for e in either]  # type: ignore[union-attr]
     t["agent_id"] += agent_ids
-    t["agent_name"] += [p[3].get(x, x) if type(x) is str else x for p, x in zip(pairs, agent_ids, strict=True)]  # (a list names no agent)
+    t["agent_name"] += [
+        p[3].get(x, x) if type(x) is str else x for p, x in zip(pairs, agent_ids, strict=True)
+    ]  # (a list names no agent)
     t["tool_name"] += [e.get("tool_name") for e in either]  # type: ignore[union-attr]
     t["call_sequence"] += [_int(c.get("sequence")) if c is not None else None for c in calls]
     t["return_sequence"] += [_int(r.get("sequence")) if r is not None else None for r in rets]
@@ -423,6 +440,8 @@ def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> N
     account = record.account
     h["n_records"].append(account.records if account is not None else None)
     h["n_unconverted"].append(account.unconverted if account is not None else None)
+    cost = _mapping(doc.get("metadata")).get("cost_usd")
+    h[REPORTED_COST].append(_reported_cost(cost))
 
 
 def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:
@@ -434,3 +453,15 @@ def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:
         p["line"].append(problem.line)
         p["rule"].append(problem.rule)
         p["message"].append(problem.message)
+
+
+def _reported_cost(value: Any) -> float | None:
+    """A producer's own cost figure as a float; None for what is not a finite number (a string,
+    a bool, an integer beyond a float's range): the usage rows are priced instead."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        cost = float(value)
+    except OverflowError:
+        return None
+    return cost if math.isfinite(cost) else None

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 import pyarrow as pa
@@ -21,6 +21,36 @@ from threadlab.frames.extract import Batch, ThreadRecord, extract
 TABLE_NAMES = ("actions", "tool_calls", "usage", "threads", "problems")
 
 
+class ThreadKey(NamedTuple):
+    """What names one thread in a set of frames: the same conversation saved in two files (a copy,
+    a run saved after each turn) has one ``thread_id`` and two sources."""
+
+    source: str | None
+    thread_id: str
+
+
+class AmbiguousThreadError(LookupError):
+    """A thread id held by more than one source; ``sources`` says which (pass ``source=``)."""
+
+    def __init__(self, thread_id: str, sources: list[str | None]) -> None:
+        self.thread_id, self.sources = thread_id, sources
+        listed = ", ".join(repr(s) for s in sources)
+        super().__init__(f"thread {thread_id!r} is in {len(sources)} sources ({listed}); pass source= to choose")
+
+
+def _label(value: Any) -> str | None:
+    return None if value is None or value is pd.NA or (isinstance(value, float) and value != value) else str(value)
+
+
+def _keyed(threads: dict[Any, Thread] | None) -> dict[ThreadKey, Thread]:
+    """Kept threads keyed by (source, thread_id); a bare thread id (as loaders pass) gets the
+    thread's own origin as its source, which is what its rows in the frames say."""
+    out: dict[ThreadKey, Thread] = {}
+    for key, thread in (threads or {}).items():
+        out[ThreadKey(*key) if isinstance(key, tuple) else ThreadKey(thread.origin[0], str(key))] = thread
+    return out
+
+
 @dataclass
 class Frames:
     actions: pd.DataFrame
@@ -28,16 +58,17 @@ class Frames:
     usage: pd.DataFrame
     threads: pd.DataFrame
     problems: pd.DataFrame
-    _threads: dict[str, Thread] = field(default_factory=dict, repr=False)
+    _threads: dict[ThreadKey, Thread] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_batch(cls, batch: Batch, threads: dict[str, Thread] | None = None) -> Frames:
+    def from_batch(cls, batch: Batch, threads: dict[Any, Thread] | None = None) -> Frames:
         return cls.from_tables(batch_to_tables(batch), threads)
 
     @classmethod
-    def from_tables(cls, tables: dict[str, pa.Table], threads: dict[str, Thread] | None = None) -> Frames:
-        """Frames of typed Arrow tables (``threadlab.frames.arrow.SCHEMAS``)."""
-        return cls(**tables_to_frames(tables), _threads=dict(threads or {}))
+    def from_tables(cls, tables: dict[str, pa.Table], threads: dict[Any, Thread] | None = None) -> Frames:
+        """Frames of typed Arrow tables (``threadlab.frames.arrow.SCHEMAS``); ``threads`` are the
+        Thread objects already in memory, keyed by ``ThreadKey`` (or by bare thread id)."""
+        return cls(**tables_to_frames(tables), _threads=_keyed(threads))
 
     def to_arrow(self) -> dict[str, pa.Table]:
         """Each frame as an Arrow table (labels as plain strings)."""
@@ -57,19 +88,67 @@ class Frames:
 
         return register_duckdb(self, con, prefix=prefix)
 
-    def thread(self, thread_id: str) -> Thread:
-        """The Thread behind a row of these frames (re-read from its source when needed)."""
-        if thread_id in self._threads:
-            return self._threads[thread_id]
-        rows = self.threads[self.threads["thread_id"] == thread_id]
-        if rows.empty:
+    def keys(self) -> list[ThreadKey]:
+        """Every thread of these frames as (source, thread_id), in the threads table's order."""
+        sources = self.threads["source"].astype(object).to_numpy()
+        ids = self.threads["thread_id"].astype(object).to_numpy()
+        return [ThreadKey(_label(s), str(t)) for s, t in zip(sources, ids, strict=True)]
+
+    def key(self, thread_id: str | ThreadKey, source: str | None = None) -> ThreadKey:
+        """The one thread ``thread_id`` names (``source=`` chooses when two sources hold it).
+
+        Raises KeyError when no thread has that id (in that source) and AmbiguousThreadError,
+        naming the sources, when several do and no source was given."""
+        if isinstance(thread_id, tuple):
+            source, thread_id = thread_id
+        t = self.threads
+        rows = (t["thread_id"].astype(object) == thread_id).to_numpy()
+        sources = list(dict.fromkeys(_label(s) for s in t["source"].astype(object).to_numpy()[rows]))
+        if source is not None:
+            if source not in sources:
+                held = f" (it is in {', '.join(repr(s) for s in sources)})" if sources else ""
+                raise KeyError(f"no thread {thread_id!r} from source {source!r} in these frames{held}")
+            return ThreadKey(source, thread_id)
+        if not sources:
             raise KeyError(f"no thread {thread_id!r} in these frames")
+        if len(sources) > 1:
+            raise AmbiguousThreadError(thread_id, sources)
+        return ThreadKey(sources[0], thread_id)
+
+    def thread(self, thread_id: str | ThreadKey, source: str | None = None) -> Thread:
+        """The Thread behind a row of these frames (re-read from its source when needed).
+
+        ``thread_id`` may be a ``ThreadKey``; when two sources hold the same id, ``source=``
+        says which one (without it, AmbiguousThreadError lists them)."""
+        key = self.key(thread_id, source)
+        if key in self._threads:
+            return self._threads[key]
+        t = self.threads
+        rows = t[((t["thread_id"].astype(object) == key.thread_id) & (t["source"].astype(object) == key.source)).to_numpy()]
+        if key.source is None or rows.empty:
+            raise KeyError(f"thread {key.thread_id!r} is not in memory and has no source to read it from")
         from threadlab.formats.reading import read_all
 
-        source, fmt = rows.iloc[0]["source"], rows.iloc[0]["format"]
-        for thread in read_all(str(source), str(fmt) if fmt is not None and not pd.isna(fmt) else "auto", strict=False):
-            self._threads.setdefault(thread.thread_id, thread)
-        return self._threads[thread_id]
+        fmt = rows.iloc[0]["format"]
+        for thread in read_all(key.source, str(fmt) if fmt is not None and not pd.isna(fmt) else "auto", strict=False):
+            self._threads.setdefault(ThreadKey(key.source, thread.thread_id), thread)
+        if key not in self._threads:
+            raise KeyError(f"{key.source!r} no longer holds thread {key.thread_id!r}")
+        return self._threads[key]
+
+    def agent_usage(self) -> pd.DataFrame:
+        """Per agent per thread: actions, messages, model calls, tool calls and errors, tokens, cost,
+        tool latency and active time (derived from the five frames; see ``frames/agents.py``)."""
+        from threadlab.frames.agents import agent_usage
+
+        return agent_usage(self)
+
+    def delegations(self) -> pd.DataFrame:
+        """Who started whom: one row per sub-agent start, handoff or inferred delegation, with the
+        tool call behind it and what the started agent did meanwhile (``frames/agents.py``)."""
+        from threadlab.frames.agents import delegations
+
+        return delegations(self)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         return {name: getattr(self, name) for name in TABLE_NAMES}
@@ -90,9 +169,9 @@ class Frames:
 def frames_from_threads(threads: Iterable[Thread], *, problems: Iterable[Problem] = ()) -> Frames:
     """Frames of in-memory threads (each thread's own problems included)."""
     threads = list(threads)
-    kept = {thread.thread_id: thread for thread in threads}
+    kept = {ThreadKey(t.origin[0], t.thread_id): t for t in threads}
     records = [ThreadRecord(t.to_dict(), t.origin[0], t.origin[1], t.problems, t.account) for t in threads]
     return Frames.from_batch(extract([*records, *problems]), kept)
 
 
-__all__ = ["TABLE_NAMES", "Frames", "frames_from_threads"]
+__all__ = ["TABLE_NAMES", "AmbiguousThreadError", "Frames", "ThreadKey", "frames_from_threads"]

@@ -5,6 +5,8 @@ text shown is escaped. Colours are stable per agent across all widgets (``colors
 
 from threadlab.widgets.colors import agent_color
 from threadlab.widgets.compare import compare_perspectives, compare_threads
+from threadlab.widgets.compare_runs import CompareRuns, compare_runs
+from threadlab.widgets.delegation import DelegationGraph, delegation_graph
 from threadlab.widgets.explorer import Explorer, explorer
 from threadlab.widgets.timeline import timeline
 from threadlab.widgets.token_usage import token_usage
@@ -12,11 +14,15 @@ from threadlab.widgets.tool_call_view import ToolCallView, tool_call_view
 from threadlab.widgets.transcript import transcript, transcript_html
 
 __all__ = [
+    "CompareRuns",
+    "DelegationGraph",
     "Explorer",
     "ToolCallView",
     "agent_color",
     "compare_perspectives",
+    "compare_runs",
     "compare_threads",
+    "delegation_graph",
     "explorer",
     "timeline",
     "token_usage",

@@ -104,11 +104,12 @@ def perspectives_html(thread: Thread, agent_a: str, agent_b: str, *, others: Oth
     return f'{CSS}<div class="tl-root tl-compare" data-differ="{n_diff}">{head}<div class="tl-cols">{"".join(cells)}</div></div>'
 
 
-def compare_perspectives(thread: Any, agent_a: str, agent_b: str, *, others: OthersPolicy = "summarize", thread_id: str | None = None) -> HtmlView:
+def compare_perspectives(thread: Any, agent_a: str, agent_b: str, *, others: OthersPolicy = "summarize", thread_id: Any = None,
+                         source: str | None = None) -> HtmlView:
     """What ``agent_a`` and ``agent_b`` (ids or names) each saw as their pydantic-ai message
     history, side by side, aligned on the thread's sequence; rows where they differ are tinted.
     ``others`` is perspective()'s policy for other agents' tool calls."""
-    return HtmlView(value=perspectives_html(as_thread(thread, thread_id), agent_a, agent_b, others=others))
+    return HtmlView(value=perspectives_html(as_thread(thread, thread_id, source), agent_a, agent_b, others=others))
 
 
 def user_turns(thread: Thread) -> list[list[Any]]:

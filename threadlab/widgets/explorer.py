@@ -12,11 +12,11 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
-from threadlab.frames.frames import Frames
-from threadlab.widgets.inputs import as_frames, objects, subset, thread_ids
+from threadlab.frames.frames import Frames, ThreadKey
+from threadlab.widgets.inputs import as_frames, objects, subset
 from threadlab.widgets.styles import CSS
 from threadlab.widgets.text import esc, shorten
-from threadlab.widgets.view import HtmlView, show_in
+from threadlab.widgets.view import HtmlView, StaticCopy, show_in, static_of
 
 ANY = "(any)"
 STATUS_OPTIONS = (ANY, "tool errors", "pending calls", "problems", "clean")
@@ -28,59 +28,102 @@ def _options(series: pd.Series) -> list[str]:
     return sorted({str(v) for v in objects(series) if v is not None})
 
 
-def filter_threads(frames: Frames, *, agent: str = ANY, tool: str = ANY, status: str = ANY, search: str = "") -> list[str]:
-    """Thread ids matching every filter, in the frames' order."""
-    ids = thread_ids(frames)
-    keep = set(ids)
+class ThreadIndex:
+    """Which row of the threads table each action and tool call belongs to, computed once, so a
+    filter over 30,000 threads is a few vectorised passes (matched on source and thread_id)."""
+
+    def __init__(self, frames: Frames) -> None:
+        self.frames = frames
+        self.keys = frames.keys()
+        t = frames.threads
+        self._index = pd.MultiIndex.from_arrays([t["source"].astype(object), t["thread_id"].astype(object)])
+        self.action_rows = self.rows(frames.actions)
+        self.call_rows = self.rows(frames.tool_calls)
+
+    def rows(self, table: pd.DataFrame) -> np.ndarray:
+        """For each row of ``table``, its thread's position in the threads table (-1: none)."""
+        return self._index.get_indexer(pd.MultiIndex.from_arrays([table["source"], table["thread_id"]]))
+
+    def having(self, rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Threads (as a boolean mask) with at least one row where ``mask`` holds."""
+        hit = rows[mask]
+        out = np.zeros(len(self.keys), dtype=bool)
+        out[hit[hit >= 0]] = True
+        return out
+
+
+def _contains(series: pd.Series, query: str) -> np.ndarray:
+    return series.astype("string[pyarrow]").str.contains(query, case=False, regex=False).fillna(False).to_numpy(dtype=bool)
+
+
+def filter_mask(index: ThreadIndex, *, agent: str = ANY, tool: str = ANY, status: str = ANY, search: str = "") -> np.ndarray:
+    """A boolean mask over the threads table: the threads matching every filter."""
+    frames = index.frames
+    keep = np.ones(len(index.keys), dtype=bool)
     if agent != ANY:
-        acts = frames.actions
-        keep &= set(objects(acts["thread_id"][(acts["agent_name"].astype(object) == agent).to_numpy()]))
+        keep &= index.having(index.action_rows, (frames.actions["agent_name"].astype(object) == agent).to_numpy())
     if tool != ANY:
-        calls = frames.tool_calls
-        keep &= set(objects(calls["thread_id"][(calls["tool_name"].astype(object) == tool).to_numpy()]))
+        keep &= index.having(index.call_rows, (frames.tool_calls["tool_name"].astype(object) == tool).to_numpy())
     if status != ANY:
         t = frames.threads
         counts = {c: t[c].astype("Float64").fillna(0).to_numpy(dtype="float64") for c in ("n_tool_errors", "n_pending", "n_problems")}
-        mask = {
+        keep &= {
             "tool errors": counts["n_tool_errors"] > 0,
             "pending calls": counts["n_pending"] > 0,
             "problems": counts["n_problems"] > 0,
             "clean": (counts["n_tool_errors"] + counts["n_pending"] + counts["n_problems"]) == 0,
         }[status]
-        keep &= set(np.asarray(ids, dtype=object)[mask])
     query = search.strip()
-    if query:
-        acts = frames.actions
-        hits = acts["text"].astype("string").str.contains(query, case=False, regex=False).fillna(False).to_numpy(dtype=bool)
-        titles = frames.threads["title"].astype("string").str.contains(query, case=False, regex=False).fillna(False).to_numpy(dtype=bool)
-        keep &= set(objects(acts["thread_id"][hits])) | set(np.asarray(ids, dtype=object)[titles])
-    return [i for i in ids if i in keep]
+    if query and keep.any():
+        titles = _contains(frames.threads["title"], query)
+        keep &= titles | index.having(index.action_rows, _contains(frames.actions["text"], query))
+    return keep
 
 
-def threads_table_html(frames: Frames, ids: list[str], selected: str | None = None, *, max_rows: int = MAX_TABLE_ROWS) -> str:
-    """The matching threads as an escaped HTML table (the selected one in bold)."""
-    t = frames.threads.set_index(frames.threads["thread_id"].astype(object))
+def filter_threads(frames: Frames, *, agent: str = ANY, tool: str = ANY, status: str = ANY, search: str = "",
+                   index: ThreadIndex | None = None) -> list[ThreadKey]:
+    """The threads matching every filter, as (source, thread_id) keys in the frames' order."""
+    index = index or ThreadIndex(frames)
+    mask = filter_mask(index, agent=agent, tool=tool, status=status, search=search)
+    return [index.keys[i] for i in np.flatnonzero(mask)]
+
+
+def _short_source(source: str | None) -> str:
+    return "" if source is None else shorten(source.replace("\\", "/").rsplit("/", 1)[-1], 40)
+
+
+def threads_table_html(frames: Frames, positions: np.ndarray, selected: ThreadKey | None = None, *, max_rows: int = MAX_TABLE_ROWS) -> str:
+    """The matching threads (rows of the threads table) as an escaped HTML table, the selected
+    one in bold; the source column appears when two sources hold the same thread id."""
+    t = frames.threads
+    shown = t.iloc[positions[:max_rows]]
     cols = ("agents", "n_actions", "n_tool_calls", "n_tool_errors", "n_pending", "n_problems", "total_tokens", "cost_usd")
-    head = "<tr><th>title</th>" + "".join(f"<th>{esc(c.removeprefix('n_'))}</th>" for c in cols) + "</tr>"
+    dup = bool(t["thread_id"].duplicated().any())
+    head = "<tr><th>title</th>" + ("<th>source</th>" if dup else "") + "".join(f"<th>{esc(c.removeprefix('n_'))}</th>" for c in cols) + "</tr>"
     rows = []
-    for tid in ids[:max_rows]:
-        row = t.loc[tid]
+    values = {c: objects(shown[c]) for c in (*cols, "title", "thread_id", "source")}
+    for i in range(len(shown)):
+        key = ThreadKey(values["source"][i], str(values["thread_id"][i]))
         cells = []
         for c in cols:
-            value = row[c]
-            text = "" if pd.isna(value) else (f"${value:.4f}" if c == "cost_usd" else str(value))
+            value = values[c][i]
+            text = "" if value is None else (f"${value:.4f}" if c == "cost_usd" else str(value))
             cells.append(f"<td>{esc(shorten(text, 60))}</td>")
-        style = ' style="font-weight:600;background:#eef4ff"' if tid == selected else ""
-        rows.append(f'<tr data-thread-id="{esc(tid)}"{style}><td>{esc(shorten(row["title"] or tid, 60))}</td>{"".join(cells)}</tr>')
-    more = f'<div class="tl-note">{len(ids) - max_rows} more threads match</div>' if len(ids) > max_rows else ""
-    return f'{CSS}<div class="tl-root"><b>{len(ids)} of {len(t)} threads</b><table class="tl-table">{head}{"".join(rows)}</table>{more}</div>'
+        style = ' style="font-weight:600;background:#eef4ff"' if key == selected else ""
+        src = f'<td title="{esc(key.source)}">{esc(_short_source(key.source))}</td>' if dup else ""
+        rows.append(f'<tr data-thread-id="{esc(key.thread_id)}" data-source="{esc(key.source)}"{style}>'
+                    f'<td>{esc(shorten(values["title"][i] or key.thread_id, 60))}</td>{src}{"".join(cells)}</tr>')
+    more = f'<div class="tl-note">{len(positions) - max_rows:,} more threads match (narrow the filters)</div>' if len(positions) > max_rows else ""
+    return f'{CSS}<div class="tl-root"><b>{len(positions):,} of {len(t):,} threads</b><table class="tl-table">{head}{"".join(rows)}</table>{more}</div>'
 
 
-class Explorer(widgets.VBox):
-    """Filters, threads table, thread picker and the four tabs of the chosen thread."""
+class Explorer(StaticCopy, widgets.VBox):
+    """Filters, threads table, thread picker and the four tabs of the chosen thread. Threads are
+    named by (source, thread_id) everywhere, so two files holding one thread id are two rows."""
 
     def __init__(self, frames: Frames) -> None:
         self.frames = frames
+        self.index = ThreadIndex(frames)
         self.agent = widgets.Dropdown(options=[ANY, *_options(frames.actions["agent_name"])], description="agent")
         self.tool = widgets.Dropdown(options=[ANY, *_options(frames.tool_calls["tool_name"])], description="tool")
         self.status = widgets.Dropdown(options=STATUS_OPTIONS, description="status")
@@ -89,7 +132,8 @@ class Explorer(widgets.VBox):
         self.picker = widgets.Select(description="thread", layout=widgets.Layout(width="95%"))
         self.panes: list[widgets.Widget] = [widgets.Output(), HtmlView(), widgets.Output(), widgets.Output()]
         self.tabs = widgets.Tab(children=self.panes, titles=TAB_TITLES)
-        self._drawn: dict[int, str | None] = {}
+        self._drawn: dict[int, ThreadKey | None] = {}
+        self._positions = np.arange(len(self.index.keys))
         for control in (self.agent, self.tool, self.status, self.search):
             control.observe(self._filter, names="value")
         self.picker.observe(self._pick, names="value")
@@ -100,49 +144,86 @@ class Explorer(widgets.VBox):
         self._filter()
 
     @property
-    def matching(self) -> list[str]:
-        return filter_threads(self.frames, agent=self.agent.value, tool=self.tool.value, status=self.status.value, search=self.search.value)
+    def matching(self) -> list[ThreadKey]:
+        return [self.index.keys[i] for i in self._positions]
 
     def _filter(self, _change: Any = None) -> None:
-        ids = self.matching
-        titles = dict(zip(objects(self.frames.threads["thread_id"]), objects(self.frames.threads["title"]), strict=True))
-        self.picker.options = [(shorten(titles.get(i) or i, 80) + f"  [{i[:8]}]", i) for i in ids[:MAX_TABLE_ROWS]]
-        self.picker.rows = max(2, min(6, len(ids)))
-        if ids and self.picker.value not in ids:
-            self.picker.value = ids[0]
-        self.table.value = threads_table_html(self.frames, ids, self.picker.value)
+        mask = filter_mask(self.index, agent=self.agent.value, tool=self.tool.value, status=self.status.value, search=self.search.value)
+        self._positions = np.flatnonzero(mask)
+        shown = self._positions[:MAX_TABLE_ROWS]
+        titles = objects(self.frames.threads["title"].iloc[shown])
+        keys = [self.index.keys[i] for i in shown]
+        dup = bool(self.frames.threads["thread_id"].duplicated().any())
+        labels = [shorten(title or key.thread_id, 80) + f"  [{key.thread_id[:8]}" + (f" · {_short_source(key.source)}]" if dup else "]")
+                  for title, key in zip(titles, keys, strict=True)]
+        previous = self.picker.value
+        # values are row positions in the threads table (a Select compares values, keys are tuples)
+        self.picker.unobserve(self._pick, names="value")
+        self.picker.options = list(zip(labels, (int(i) for i in shown), strict=True))
+        self.picker.rows = max(2, min(6, len(keys)))
+        self.picker.observe(self._pick, names="value")
+        if len(shown) and previous not in set(shown.tolist()):
+            self.picker.value = int(shown[0])
+        elif previous is not None and self.picker.value != previous and previous in set(shown.tolist()):
+            self.picker.value = previous
+        self.table.value = threads_table_html(self.frames, self._positions, self.selected)
+        if not len(shown) and self._drawn:  # nothing matches: the tabs must not go on showing the last thread
+            self._drawn.clear()
+            for pane in self.panes:
+                if isinstance(pane, widgets.Output):
+                    pane.clear_output()
+                else:
+                    pane.value = '<div class="tl-note">no thread matches the filters</div>'  # type: ignore[attr-defined]
+
+    @property
+    def selected(self) -> ThreadKey | None:
+        """The thread the tabs show."""
+        return None if self.picker.value is None else self.index.keys[self.picker.value]
 
     def _pick(self, _change: Any = None) -> None:
         self._drawn.clear()
-        self.table.value = threads_table_html(self.frames, self.matching, self.picker.value)
+        self.table.value = threads_table_html(self.frames, self._positions, self.selected)
         self._draw_tab()
 
     def _draw_tab(self, _change: Any = None) -> None:
         index = self.tabs.selected_index or 0
-        tid = self.picker.value
-        if tid is None or self._drawn.get(index) == tid:
+        key = self.selected
+        if key is None or self._drawn.get(index) == key:
             return
-        self._drawn[index] = tid
+        self._drawn[index] = key
         pane = self.panes[index]
         if index == 1:
             from threadlab.widgets.transcript import transcript_html
 
-            pane.value = transcript_html(self.frames.thread(tid))  # type: ignore[attr-defined]
+            pane.value = transcript_html(self.frames.thread(key))  # type: ignore[attr-defined]
             return
-        show_in(pane, self._content(index, tid))  # type: ignore[arg-type]
+        show_in(pane, self._content(index, key))  # type: ignore[arg-type]
 
-    def _content(self, index: int, tid: str) -> Any:
+    def _content(self, index: int, key: ThreadKey) -> Any:
         if index == 0:
             from threadlab.widgets.timeline import timeline
 
-            return timeline(self.frames, thread_id=tid)
+            return timeline(self.frames, thread_id=key)
         if index == 2:
             from threadlab.widgets.tool_call_view import tool_call_view
 
-            return tool_call_view(self.frames, thread_id=tid)
+            return tool_call_view(self.frames, thread_id=key)
         from threadlab.widgets.token_usage import token_usage
 
-        return token_usage(subset(self.frames, [tid]))
+        return token_usage(subset(self.frames, [key]))
+
+    def static_html(self) -> str:
+        """The threads table and the chosen thread's four views, one under the other."""
+        key = self.selected
+        parts = [str(self.table.value)]
+        if key is not None:
+            from threadlab.widgets.transcript import transcript_html
+
+            for index, title in enumerate(TAB_TITLES):
+                body = transcript_html(self.frames.thread(key)) if index == 1 else static_of(self._content(index, key))
+                parts.append(f'<details class="tl-static-tab"{" open" if index == 0 else ""}><summary><b>{esc(title)}</b> · '
+                             f'{esc(key.thread_id)}</summary>{body}</details>')
+        return "".join(parts)
 
 
 def explorer(data: Any) -> Explorer:

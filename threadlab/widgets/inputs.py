@@ -1,4 +1,5 @@
-"""What every widget accepts: a Thread, several Threads, or Frames."""
+"""What every widget accepts: a Thread, several Threads, or Frames; and how a widget names one
+thread of them: a ``ThreadKey`` (source, thread_id), since two files may hold the same thread id."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from threadlab.core.model import Thread
-from threadlab.frames.frames import Frames, frames_from_threads
+from threadlab.frames.frames import Frames, ThreadKey, frames_from_threads
 
 ThreadOrFrames = Thread | Frames | Iterable[Thread]
 
@@ -27,35 +28,45 @@ def as_frames(data: Any) -> Frames:
     raise TypeError(f"expected a threadlab Thread or Frames, got {type(data).__name__}")
 
 
-def thread_ids(frames: Frames) -> list[str]:
-    return [str(t) for t in frames.threads["thread_id"].tolist()]
-
-
-def pick_thread_id(frames: Frames, thread_id: str | None) -> str:
+def pick_thread(frames: Frames, thread_id: str | ThreadKey | None, source: str | None = None) -> ThreadKey:
     """The thread a single-thread widget shows: the one asked for, else the first."""
-    ids = thread_ids(frames)
-    if not ids:
+    if not len(frames.threads):
         raise ValueError("these frames hold no thread")
     if thread_id is None:
-        return ids[0]
-    if thread_id not in ids:
-        raise KeyError(f"no thread {thread_id!r} in these frames (have {len(ids)}: {', '.join(ids[:5])}…)")
-    return thread_id
+        return frames.keys()[0]
+    return frames.key(thread_id, source)
 
 
-def as_thread(data: Any, thread_id: str | None = None) -> Thread:
+def as_thread(data: Any, thread_id: str | ThreadKey | None = None, source: str | None = None) -> Thread:
     """The Thread behind ``data`` (for Frames: the chosen or first thread)."""
     if isinstance(data, Thread):
         return data
     frames = as_frames(data)
-    return frames.thread(pick_thread_id(frames, thread_id))
+    return frames.thread(pick_thread(frames, thread_id, source))
 
 
-def rows_of(table: pd.DataFrame, thread_id: str, frames: Frames) -> pd.DataFrame:
+def key_mask(table: pd.DataFrame, keys: Iterable[ThreadKey]) -> np.ndarray:
+    """Rows of ``table`` that belong to any of ``keys`` (matched on source and thread_id)."""
+    wanted = list(keys)
+    if not wanted:
+        return np.zeros(len(table), dtype=bool)
+    ids = table["thread_id"].astype(object)
+    mask = ids.isin({k.thread_id for k in wanted}).to_numpy().copy()
+    if not mask.any():
+        return mask
+    sources = table["source"].astype(object).where(table["source"].notna(), None)
+    pairs = set(wanted)
+    hit = np.flatnonzero(mask)
+    keep = [ThreadKey(s, str(t)) in pairs for s, t in zip(sources.to_numpy()[hit], ids.to_numpy()[hit], strict=True)]
+    mask[hit] = np.asarray(keep, dtype=bool)
+    return mask
+
+
+def rows_of(table: pd.DataFrame, key: ThreadKey, frames: Frames) -> pd.DataFrame:
     """Rows of one thread (no copy when the frames hold only that thread)."""
     if len(frames.threads) <= 1:
         return table
-    return table[table["thread_id"].astype(object) == thread_id]
+    return table[key_mask(table, [key])]
 
 
 def objects(series: pd.Series) -> np.ndarray:
@@ -67,8 +78,9 @@ def objects(series: pd.Series) -> np.ndarray:
     return values
 
 
-def subset(frames: Frames, ids: Iterable[str]) -> Frames:
-    """The frames of some threads only (every table filtered on thread_id)."""
-    keep = set(ids)
-    tables = {name: df[df["thread_id"].astype(object).isin(keep).to_numpy()] for name, df in frames.tables().items()}
-    return Frames(**tables, _threads={k: v for k, v in frames._threads.items() if k in keep})
+def subset(frames: Frames, keys: Iterable[ThreadKey]) -> Frames:
+    """The frames of some threads only (every table filtered on source and thread_id)."""
+    keep = list(keys)
+    tables = {name: df[key_mask(df, keep)] for name, df in frames.tables().items()}
+    wanted = set(keep)
+    return Frames(**tables, _threads={k: v for k, v in frames._threads.items() if k in wanted})

@@ -19,7 +19,7 @@ CSS = """<style>
 .tl-media img{max-width:160px;max-height:120px;border:1px solid #ddd;border-radius:4px}
 .tl-note{color:#6b7280;font-style:italic;font-size:12px}
 .tl-table{border-collapse:collapse;font-size:12px}
-.tl-table th,.tl-table td{border-bottom:1px solid #e5e7eb;padding:2px 8px;text-align:left;vertical-align:top}
+.tl-root .tl-table th,.tl-root .tl-table td{border-bottom:1px solid #e5e7eb;padding:2px 8px;text-align:left;vertical-align:top}
 .tl-rows details{border-bottom:1px solid #e5e7eb}
 .tl-rows summary{cursor:pointer;display:grid;grid-template-columns:4em 9em 9em 8em 5em minmax(0,1fr);gap:6px;padding:2px 4px}
 .tl-rows summary>span{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
@@ -31,4 +31,9 @@ CSS = """<style>
 .tl-cols>.tl-seq{color:#6b7280;font-size:11px;padding-top:8px;overflow-wrap:anywhere}
 .tl-cols>.tl-diff{background:#fff8e1}
 .tl-empty{color:#b0b7bf;font-size:11px;padding-top:8px}
+.tl-edges summary,.tl-edges .tl-hdr{grid-template-columns:minmax(12em,2fr) 5em 7em 7em 5em 6em}
+.tl-edges details>table{margin:4px 0 8px 20px}
+.tl-steps summary,.tl-steps .tl-hdr{grid-template-columns:4em minmax(12em,2fr) 5em 8em 8em 5em}
+.tl-steps details>table{margin:4px 0 8px 20px}
+.tl-static-tab>summary{cursor:pointer;margin:6px 0}
 </style>"""

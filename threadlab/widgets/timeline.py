@@ -18,14 +18,14 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pyarrow.compute as pc
 from _plotly_utils.utils import to_typed_array_spec
 
-from threadlab.frames.frames import Frames
+from threadlab.frames.frames import Frames, ThreadKey
 from threadlab.widgets.colors import ERROR_COLOR, ORPHAN_COLOR, PENDING_COLOR, SYSTEM_COLOR, USER_COLOR, agent_color
-from threadlab.widgets.inputs import as_frames, objects, pick_thread_id, rows_of
-from threadlab.widgets.text import arrow_strings, clip_arrow, esc, esc_arrow
+from threadlab.widgets.inputs import as_frames, key_mask, objects, pick_thread, rows_of
+from threadlab.widgets.text import arrow_strings, clip_arrow, esc, esc_arrow, shorten
+from threadlab.widgets.view import Figure
 
 WEBGL_THRESHOLD = 1_000
 # plotly symbol numbers: 0 circle, 1 square, 2 diamond, 8 triangle-right
@@ -33,6 +33,10 @@ SYMBOLS = {"user_message": 0, "assistant_message": 0, "thinking": 2, "tool_call"
 OTHER_SYMBOL = 1
 SPAN_SLOTS = 4  # parallel tool calls are stacked in up to this many sub-rows of the tools lane
 COMPACT_ABOVE = 20_000  # actions; above this, hover labels drop the type and agent (symbol and lane show them)
+AGGREGATE_ABOVE = 50_000  # actions; above this, lanes are binned by time (tl.timeline(..., x_range=) for detail)
+MAX_AGENT_LANES = 10  # agents with a lane of their own; the rest share "other agents"
+OTHER_AGENTS = "other agents"
+NAME_CHARS = 24
 
 
 def preview_limit(n_actions: int) -> int:
@@ -127,21 +131,38 @@ def timeline(
     data: Any,
     *,
     x: Literal["time", "sequence"] = "time",
-    thread_id: str | None = None,
+    thread_id: str | ThreadKey | None = None,
+    source: str | None = None,
     webgl_threshold: int = WEBGL_THRESHOLD,
     height: int | None = None,
-) -> go.Figure:
+    x_range: tuple[Any, Any] | None = None,
+    aggregate: bool | None = None,
+) -> Figure:
     """A plotly timeline of one thread (a Thread, or Frames and an optional ``thread_id``).
 
     ``x="time"`` places actions at their timestamps, ``x="sequence"`` at their sequence numbers
-    (useful when timestamps are synthetic)."""
+    (useful when timestamps are synthetic). ``source=`` chooses between two files holding the same
+    thread id.
+
+    Above ``AGGREGATE_ABOVE`` actions (or with ``aggregate=True``) what no screen can show one by
+    one is binned: each lane becomes a strip of time bins shaded by how many actions fall in
+    each (hover for counts by kind and the sequence range), tool errors marked per bin. For the
+    detail of a stretch, ``x_range=(start, end)`` (timestamps, or sequence numbers with
+    ``x="sequence"``) draws only the actions inside it, one by one."""
     if x not in ("time", "sequence"):
         raise ValueError(f"timeline x must be 'time' or 'sequence', not {x!r}")
     frames = as_frames(data)
-    tid = pick_thread_id(frames, thread_id)
-    acts = rows_of(frames.actions, tid, frames)
-    calls = rows_of(frames.tool_calls, tid, frames)
+    key = pick_thread(frames, thread_id, source)
+    acts = rows_of(frames.actions, key, frames)
+    calls = rows_of(frames.tool_calls, key, frames)
+    total = len(acts)
+    if x_range is not None:
+        acts, calls = _window(acts, calls, x, x_range)
     n = len(acts)
+    if aggregate or (aggregate is None and n > AGGREGATE_ABOVE):
+        from threadlab.widgets.timeline_bins import binned_timeline
+
+        return binned_timeline(acts, calls, x=x, title=_title(frames, key, hint=thread_id is None, shown=n if n != total else None), height=height)
     small = n <= webgl_threshold
     traces = _Traces(webgl=not small)
     limit = preview_limit(n)
@@ -149,12 +170,11 @@ def timeline(
 
     # lanes, top to bottom
     is_agent = roles == "agent"
-    agent_ids = [a for a in dict.fromkeys(agents[is_agent].tolist()) if a is not None]
-    names = dict(zip(agents[is_agent], objects(acts["agent_name"])[is_agent], strict=True))
+    agent_ids, agents, names = agent_lanes(agents, is_agent, objects(acts["agent_name"]))
     lanes: list[tuple[str, str]] = []  # (key, label)
     if (roles == "user").any():
         lanes.append(("user", "User"))
-    lanes += [(f"agent:{a}", str(names.get(a) or a)) for a in agent_ids]
+    lanes += [(f"agent:{a}", shorten(str(names.get(a) or a), NAME_CHARS)) for a in agent_ids]
     if len(calls):
         lanes.append(("tools", "Tools"))
     is_system = np.isin(roles, ["system", "other"])
@@ -173,17 +193,17 @@ def timeline(
 
     marks(roles == "user", "User", "user", USER_COLOR)
     for agent in agent_ids:
-        marks(is_agent & (agents == agent), str(names.get(agent) or agent), f"agent:{agent}", agent_color(agent))
+        marks(is_agent & (agents == agent), shorten(str(names.get(agent) or agent), NAME_CHARS), f"agent:{agent}", lane_color(agent))
     if len(calls):
-        _tool_spans(traces, calls, xs_all, x, lane_y["tools"], limit, small)
+        _tool_spans(traces, calls, xs_all, x, lane_y["tools"], limit, small, set(agent_ids))
     marks(is_system, "System", "system", SYSTEM_COLOR)
 
     layout = {
-        "title": {"text": _title(frames, tid, hint=thread_id is None), "font": {"size": 14}},
-        "height": height or max(260, 90 + 60 * len(lanes)),
+        "title": {"text": _title(frames, key, hint=thread_id is None, shown=n if n != total else None), "font": {"size": 14}, "x": 0.01, "xanchor": "left"},
+        "height": height or max(260, 100 + 56 * len(lanes), 90 + 21 * len(traces.items)),
         "margin": {"l": 10, "r": 10, "t": 40, "b": 40},
         "hovermode": "closest",
-        "legend": {"orientation": "h", "y": -0.25},
+        "legend": {"x": 1.01, "xanchor": "left", "y": 1, "yanchor": "top", "font": {"size": 11}},
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "font": {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1d2327"},
@@ -193,18 +213,61 @@ def timeline(
                   "showgrid": True, "gridcolor": "#eceff3"},
         "meta": {"threadlab": "timeline", "lanes": [label for _, label in lanes], "webgl": not small, "n_actions": n},
     }
-    return go.Figure(data=traces.items, layout=layout, _validate=False)
+    fig = Figure(data=traces.items, layout=layout, _validate=False)
+    if not small:  # thousands of points: exported pages get the binned view (light, and legible at that count)
+        from threadlab.widgets.timeline_bins import binned_timeline
+
+        title = layout["title"]["text"]
+        fig.set_static(lambda: binned_timeline(acts, calls, x=x, title=title, height=height))
+    return fig
 
 
-def _title(frames: Frames, tid: str, *, hint: bool) -> str:
-    rows = frames.threads[(frames.threads["thread_id"].astype(object) == tid).to_numpy()]
+def agent_lanes(agents: np.ndarray, is_agent: np.ndarray, agent_names: np.ndarray) -> tuple[list[Any], np.ndarray, dict[Any, str]]:
+    """The agents that get a lane (in order of first action; at most ``MAX_AGENT_LANES``, the
+    busiest), the agent column with the others renamed to one shared lane, and lane names."""
+    acting = agents[is_agent]
+    order = [a for a in dict.fromkeys(acting.tolist()) if a is not None]
+    names = dict(zip(acting, agent_names[is_agent], strict=True))
+    if len(order) <= MAX_AGENT_LANES:
+        return order, agents, names
+    counts = pd.Series(acting).value_counts()
+    keep = set(counts.index[: MAX_AGENT_LANES - 1])
+    others = len(order) - len(keep)
+    folded = np.where(is_agent & ~pd.Series(agents).isin(keep).to_numpy(), OTHER_AGENTS, agents).astype(object)
+    names[OTHER_AGENTS] = f"{others} other agents"
+    return [a for a in order if a in keep] + [OTHER_AGENTS], folded, names
+
+
+def lane_color(agent: Any) -> str:
+    return SYSTEM_COLOR if agent == OTHER_AGENTS else agent_color(agent)
+
+
+def _window(acts: pd.DataFrame, calls: pd.DataFrame, x: str, x_range: tuple[Any, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The actions (and the calls that start or end) inside ``x_range``."""
+    lo, hi = x_range
+    if x == "sequence":
+        seq = acts["sequence"].astype("float64")
+        keep = ((seq >= float(lo)) & (seq <= float(hi))).to_numpy()
+        c0, c1 = calls["call_sequence"].astype("float64"), calls["return_sequence"].astype("float64")
+        call_keep = ((c0 >= float(lo)) & (c0 <= float(hi))) | ((c1 >= float(lo)) & (c1 <= float(hi)))
+    else:
+        lo, hi = pd.Timestamp(lo, tz="UTC") if pd.Timestamp(lo).tzinfo is None else pd.Timestamp(lo), \
+            pd.Timestamp(hi, tz="UTC") if pd.Timestamp(hi).tzinfo is None else pd.Timestamp(hi)
+        keep = ((acts["timestamp"] >= lo) & (acts["timestamp"] <= hi)).fillna(False).to_numpy(dtype=bool)
+        call_keep = (((calls["call_time"] >= lo) & (calls["call_time"] <= hi)) | ((calls["return_time"] >= lo) & (calls["return_time"] <= hi)))
+    return acts[keep], calls[call_keep.fillna(False).to_numpy(dtype=bool)]
+
+
+def _title(frames: Frames, key: ThreadKey, *, hint: bool, shown: int | None = None) -> str:
+    rows = frames.threads[key_mask(frames.threads, [key])]
     title = objects(rows["title"])[0] if len(rows) else None
     count = int(rows["n_actions"].iloc[0]) if len(rows) else 0
-    extra = f" (1 of {len(frames.threads)} threads; pass thread_id=)" if hint and len(frames.threads) > 1 else ""
-    return f"{esc(title or tid)} — {count} actions{esc(extra)}"
+    extra = f" (1 of {len(frames.threads):,} threads; pass thread_id=)" if hint and len(frames.threads) > 1 else ""
+    window = f" ({shown:,} in the window)" if shown is not None else ""
+    return f"{esc(shorten(title or key.thread_id, 70))} — {count:,} actions{window}{esc(extra)}"
 
 
-def _tool_spans(traces: _Traces, calls: pd.DataFrame, xs_all: np.ndarray, x: str, base_y: float, limit: int, small: bool) -> None:
+def _tool_spans(traces: _Traces, calls: pd.DataFrame, xs_all: np.ndarray, x: str, base_y: float, limit: int, small: bool, lanes: set[Any]) -> None:
     """Spans from call to return on the tools lane, grouped by calling agent and status."""
     status = objects(calls["status"])
     status = np.where(pd.isna(status), "pending", status).astype(object)
@@ -228,13 +291,16 @@ def _tool_spans(traces: _Traces, calls: pd.DataFrame, xs_all: np.ndarray, x: str
     ends = _join("↩ ", short)
     width = 4 if small else 2
     agents, agent_names = objects(calls["agent_id"]), objects(calls["agent_name"])
+    if OTHER_AGENTS in lanes:
+        agents = np.where(pd.Series(agents).isin(lanes).to_numpy() | pd.isna(agents), agents, OTHER_AGENTS).astype(object)
+        agent_names = np.where(agents == OTHER_AGENTS, "other agents", agent_names).astype(object)
     ok = ~np.isin(status, ["error", "validation_error", "pending", "orphan_return"])
     for agent_id in dict.fromkeys(agents[ok].tolist()):
         mask = ok & (agents == agent_id)
-        name = agent_names[mask][0] or agent_id
+        name = shorten(agent_names[mask][0] or agent_id, NAME_CHARS)
         sx, sy, st = _segments(start[mask], end[mask], y[mask], full[mask], ends[mask])
         traces.add(sx, sy, st, mode="lines+markers", name=f"tool calls · {esc(name)}", legendgroup=f"agent:{agent_id}",
-                   line={"color": agent_color(agent_id), "width": width}, marker={"size": 4 if small else 2})
+                   line={"color": lane_color(agent_id), "width": width}, marker={"size": 4 if small else 2})
     groups = (
         (np.isin(status, ["error", "validation_error"]), "tool errors", ERROR_COLOR, "solid"),
         (pending, "pending calls", PENDING_COLOR, "dot"),

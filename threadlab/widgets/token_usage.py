@@ -1,9 +1,12 @@
-"""``token_usage``: where the tokens (and dollars) went, for one run or many.
+"""``token_usage``: where the tokens (and dollars) went, for one run or 30,000.
 
-Row 1: stacked bars of uncached input / cache read / cache write / output / thinking tokens per
-agent, model, thread or tool, with the cost in USD under each bar. Row 2: cumulative tokens over
-each thread's sequence (one line per run, so runs compare). Row 3, when there are several runs:
-cost per run. Cost is the frames' ``cost_usd`` (genai-prices' bundled data, offline).
+Panel 1: stacked horizontal bars of uncached input / cache read / cache write / output /
+thinking tokens per agent, model, thread or tool, the costliest first (most tokens first when
+no cost is known), the top ``top`` groups and one "other" bar for the rest, the cost at the end of
+each bar. Panel 2: cumulative tokens by model call: one line per run for a few runs; for many,
+the median and the 10-90 % band of all runs plus the costliest runs as lines. Panel 3, when there
+are several runs: cost per run, as bars (costliest first) for a few runs, as all runs ranked by
+cost for many (hover names the run). Cost is the frames' ``cost_usd`` (genai-prices, offline).
 
 Conventions: ``input_tokens`` counts every input token, cached ones included, so the bar shows
 ``input - cache_read - cache_write`` as "input (uncached)". Providers that count thinking inside
@@ -15,12 +18,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from threadlab.frames.frames import Frames
 from threadlab.widgets.inputs import as_frames, objects
+from threadlab.widgets.panels import Panel, axis, legend, panel_layout, unique_labels
 from threadlab.widgets.text import esc, shorten
+from threadlab.widgets.view import Figure
 
 GroupBy = Literal["agent", "model", "thread", "tool"]
 SEGMENTS: tuple[tuple[str, str], ...] = (
@@ -32,6 +35,10 @@ SEGMENTS: tuple[tuple[str, str], ...] = (
 )
 SEGMENT_COLORS = {"input_uncached": "#4c78a8", "cache_read": "#9ecae9", "cache_write": "#72b7b2", "output_visible": "#f58518", "thinking": "#b279a2"}
 NO_TOOL = "(no tool call)"
+TOP = 12  # bars shown before the "other" bar
+RUN_LINES = 8  # runs drawn as their own line before switching to a band
+LABEL_CHARS = 34
+BAR_PX = 24
 
 
 def _num(frame: pd.DataFrame, column: str) -> np.ndarray:
@@ -56,11 +63,18 @@ def token_segments(usage: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _thread_labels(frames: Frames) -> dict[str, str]:
-    out = {}
-    for tid, title in zip(objects(frames.threads["thread_id"]), objects(frames.threads["title"]), strict=True):
-        out[str(tid)] = shorten(title or tid, 40)
-    return out
+def _thread_labels(frames: Frames) -> list[str]:
+    """One unique, short label per row of the threads table (title, else id)."""
+    titles = objects(frames.threads["title"])
+    ids = objects(frames.threads["thread_id"])
+    return unique_labels([shorten(t or i, LABEL_CHARS) for t, i in zip(titles, ids, strict=True)])
+
+
+def _run_of_usage(frames: Frames) -> np.ndarray:
+    """For each usage row, its thread's position in the threads table (source and id)."""
+    t = frames.threads
+    index = pd.MultiIndex.from_arrays([t["source"].astype(object), t["thread_id"].astype(object)])
+    return index.get_indexer(pd.MultiIndex.from_arrays([frames.usage["source"], frames.usage["thread_id"]]))
 
 
 AGENT_KINDS = ("assistant_message", "thinking", "tool_call")
@@ -91,7 +105,9 @@ def tool_shares(frames: Frames) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["row", "group", "share"])
 
 
-def _grouped(frames: Frames, by: GroupBy) -> pd.DataFrame:
+def grouped(frames: Frames, by: GroupBy) -> pd.DataFrame:
+    """Token segments and cost per group, one row per group, the costliest first (or the most
+    tokens first when no cost is known)."""
     usage = frames.usage
     seg = token_segments(usage)
     if by == "tool":
@@ -99,90 +115,197 @@ def _grouped(frames: Frames, by: GroupBy) -> pd.DataFrame:
         parts = seg.loc[shares["row"].to_numpy()].reset_index(drop=True).mul(shares["share"].to_numpy(), axis=0)
         parts["group"] = shares["group"].to_numpy()
         parts["key"] = parts["group"]
-    else:
-        column = {"agent": "agent_name", "model": "model_name", "thread": "thread_id"}[by]
-        keys = objects(usage[column])
+    elif by == "thread":
+        runs = _run_of_usage(frames)
+        labels = np.asarray([*_thread_labels(frames), "(unknown)"], dtype=object)
         parts = seg.copy()
-        parts["key"] = [k if k is not None else "(unknown)" for k in keys]
-        labels = _thread_labels(frames) if by == "thread" else {}
-        parts["group"] = [labels.get(str(k), str(k)) for k in parts["key"]]
-        if by == "agent":
-            parts["key"] = objects(usage["agent_id"])
-    table = parts.groupby(["group"], sort=False).agg(
-        {**{name: "sum" for name, _ in SEGMENTS}, "cost_usd": lambda s: s.sum(min_count=1), "key": "first"}
-    )
+        parts["group"] = labels[runs]
+        parts["key"] = parts["group"]
+    else:
+        column = {"agent": "agent_name", "model": "model_name"}[by]
+        parts = seg.copy()
+        parts["group"] = [k if k is not None else "(unknown)" for k in objects(usage[column])]
+        parts["key"] = objects(usage["agent_id"]) if by == "agent" else parts["group"]
+    names = [name for name, _ in SEGMENTS]
+    table = parts.groupby("group", sort=False).agg({**dict.fromkeys(names, "sum"), "cost_usd": lambda c: c.sum(min_count=1), "key": "first"})
+    table["tokens"] = table[names].sum(axis=1)
+    order = "cost_usd" if table["cost_usd"].notna().any() else "tokens"
+    table = table.sort_values([order, "tokens"], ascending=False, na_position="last", kind="stable")
     return table.reset_index()
 
 
-def token_usage(data: Any, *, by: GroupBy = "agent", height: int | None = None) -> go.Figure:
-    """Token usage and cost of Frames (or a Thread / Threads), grouped ``by`` agent, model,
-    thread (run) or tool."""
-    if by not in ("agent", "model", "thread", "tool"):
-        raise ValueError(f"token_usage by must be 'agent', 'model', 'thread' or 'tool', not {by!r}")
-    frames = as_frames(data)
-    usage = frames.usage
-    many_runs = len(frames.threads) > 1
-    rows = 3 if many_runs else 2
-    titles = [f"tokens by {by}", "cumulative tokens over the thread", "cost per run (USD)"][:rows]
-    fig = make_subplots(rows=rows, cols=1, subplot_titles=titles, vertical_spacing=0.14)
-    table = _grouped(frames, by) if len(usage) else pd.DataFrame(columns=["group", "cost_usd", "key"])
-    labels = [f"{esc(g)}<br>{_money(c)}" for g, c in zip(table["group"], table["cost_usd"], strict=True)]
-    for name, label in SEGMENTS:
-        values = table[name].to_numpy(dtype="float64") if len(table) else np.array([])
-        if len(values) and not values.any():
-            continue
-        fig.add_trace(
-            go.Bar(x=labels, y=values, name=label, marker_color=SEGMENT_COLORS[name], legendgroup=name,
-                   hovertemplate=f"%{{x}}<br>{label}: %{{y:,.0f}}<extra></extra>"),
-            row=1, col=1,
-        )
-    _cumulative(fig, frames)
-    if many_runs:
-        _cost_per_run(fig, frames)
-    total = usage["cost_usd"].astype("Float64").sum(min_count=1)
-    unknown = int(usage["cost_usd"].isna().sum())
-    note = f" · {unknown} responses with a model genai-prices does not know" if unknown else ""
-    fig.update_layout(
-        barmode="stack",
-        title={"text": f"Token usage — {len(frames.threads)} run(s), total cost {_money(total)}{esc(note)}", "font": {"size": 14}},
-        height=height or (380 + 260 * (rows - 1)),
-        template="plotly_white",
-        margin={"l": 10, "r": 10, "t": 60, "b": 40},
-        meta={"threadlab": "token_usage", "by": by, "groups": [str(g) for g in table["group"]], "total_cost_usd": None if pd.isna(total) else float(total)},
-    )
-    fig.update_yaxes(title_text="tokens", row=1, col=1)
-    fig.update_xaxes(title_text="sequence", row=2, col=1)
-    return fig
+def top_and_other(table: pd.DataFrame, top: int) -> pd.DataFrame:
+    """The first ``top`` rows and one "other (N more)" row summing the rest."""
+    if len(table) <= top + 1:
+        return table
+    rest = table.iloc[top:]
+    other = {name: rest[name].sum() for name, _ in SEGMENTS}
+    other.update(tokens=rest["tokens"].sum(), cost_usd=rest["cost_usd"].sum(min_count=1), key=None,
+                 group=f"other ({len(rest):,} more)")
+    return pd.concat([table.iloc[:top], pd.DataFrame([other])], ignore_index=True)
 
 
 def _money(value: Any) -> str:
     if value is None or pd.isna(value):
         return "cost unknown"
-    return f"${float(value):,.4f}"
+    value = float(value)
+    return f"${value:,.4f}" if value < 100 else f"${value:,.0f}"
 
 
-def _cumulative(fig: go.Figure, frames: Frames) -> None:
+def token_usage(data: Any, *, by: GroupBy = "agent", top: int = TOP, height: int | None = None) -> Figure:
+    """Token usage and cost of Frames (or a Thread / Threads), grouped ``by`` agent, model,
+    thread (run) or tool: the ``top`` costliest groups and an "other" bar, growth by model call,
+    and cost per run. Reads at 1 run and at 30,000."""
+    if by not in ("agent", "model", "thread", "tool"):
+        raise ValueError(f"token_usage by must be 'agent', 'model', 'thread' or 'tool', not {by!r}")
+    frames = as_frames(data)
     usage = frames.usage
-    labels = _thread_labels(frames)
-    totals = usage["total_tokens"].astype("Float64").fillna(0)
-    for tid, group in usage.assign(_t=totals).groupby(usage["thread_id"].astype(object), sort=False):
-        group = group.sort_values("sequence")
-        name = labels.get(str(tid), str(tid))
-        fig.add_trace(
-            go.Scatter(x=group["sequence"].astype("float64"), y=group["_t"].cumsum().astype("float64"), mode="lines+markers",
-                       name=esc(name), legendgroup="runs", line={"shape": "hv"},
-                       hovertemplate=f"{esc(name)}<br>#%{{x}}: %{{y:,.0f}} tokens so far<extra></extra>"),
-            row=2, col=1,
-        )
+    n_runs = len(frames.threads)
+    full = grouped(frames, by) if len(usage) else pd.DataFrame(columns=["group", "cost_usd", "key", "tokens", *(n for n, _ in SEGMENTS)])
+    table = top_and_other(full, top)
+    costed = full["cost_usd"].notna().any()
+    order = "costliest first" if costed else "most tokens first"
+    shown = f"top {top} of {len(full):,}, " if len(table) < len(full) else ""
+    panels = [Panel(f"Tokens by {esc(by)} ({shown}{order})", BAR_PX * max(len(table), 1) + 10, legend=True),
+              Panel("Cumulative tokens by model call" + (" (median, 10–90 % band and the costliest runs)" if n_runs > RUN_LINES else ""),
+                    240, legend=n_runs <= RUN_LINES)]
+    if n_runs > 1:
+        panels.append(Panel("Cost per run (USD), costliest first" if n_runs <= TOP * 2 else
+                            f"Cost per run (USD): all {n_runs:,} runs ranked, costliest first (hover for the run)",
+                            max(BAR_PX * n_runs + 10, 120) if n_runs <= TOP * 2 else 200))
+    total = usage["cost_usd"].astype("Float64").sum(min_count=1)
+    unknown = int(usage["cost_usd"].isna().sum())
+    note = f" · {unknown:,} responses with a model genai-prices does not know" if unknown else ""
+    right = 230 if n_runs > RUN_LINES else 20
+    layout = panel_layout(panels, title=f"Token usage — {n_runs:,} run(s), total cost {_money(total)}{esc(note)}", right=right,
+                          meta={"threadlab": "token_usage", "by": by, "groups": [str(g) for g in table["group"]],
+                                "n_groups": len(full), "total_cost_usd": None if pd.isna(total) else float(total)})
+    layout["barmode"] = "stack"
+    traces = _bars(table)
+    traces += _cumulative(frames, n_runs)
+    if n_runs > 1:
+        traces += _cost_per_run(frames, n_runs)
+    _axes(layout, table, n_runs)
+    labels = [str(g) for g in layout["meta"]["groups"]] + (_thread_labels(frames) if 1 < n_runs <= TOP * 2 else [])
+    longest = max((len(label) for label in labels), default=8)
+    layout["margin"]["l"] = min(12 + 7 * min(longest, LABEL_CHARS), 270)
+    if n_runs > RUN_LINES:
+        layout["legend2"] = {"x": 1.01, "xanchor": "left", "y": layout["yaxis2"]["domain"][1], "yanchor": "top", "font": {"size": 11}}
+    if height:
+        layout["height"] = height
+    return Figure(data=traces, layout=layout)
 
 
-def _cost_per_run(fig: go.Figure, frames: Frames) -> None:
+def _bars(table: pd.DataFrame) -> list[dict[str, Any]]:
+    labels = [esc(shorten(g, LABEL_CHARS)) for g in table["group"]]
+    full_names = [esc(g) for g in table["group"]]
+    money = [_money(c) for c in table["cost_usd"]]
+    traces: list[dict[str, Any]] = []
+    for name, label in SEGMENTS:
+        values = table[name].to_numpy(dtype="float64") if len(table) else np.array([])
+        if len(values) and not values.any():
+            continue
+        traces.append({"type": "bar", "orientation": "h", "y": labels, "x": values, "name": label, "marker": {"color": SEGMENT_COLORS[name]},
+                       "legendgroup": name, "legend": legend(1), "customdata": np.column_stack([full_names, money]) if len(table) else [],
+                       "hovertemplate": f"%{{customdata[0]}}<br>{label}: %{{x:,.0f}} tokens<br>%{{customdata[1]}}<extra></extra>", **axis(1)})
+    if len(table):
+        ends, cut = _bar_ends(table)
+        text = [f"{m} · {t:,.0f} tokens, bar cut ▸" if c else m for m, t, c in zip(money, table["tokens"], cut, strict=True)]
+        ends = np.where(cut, ends * 0.01, ends)  # a cut bar's label goes inside it, in white
+        traces.append({"type": "scatter", "mode": "text", "y": labels, "x": ends, "text": text, "textposition": "middle right",
+                       "textfont": {"size": 11, "color": ["#ffffff" if c else "#4b5563" for c in cut]}, "showlegend": False,
+                       "hoverinfo": "skip", "name": "cost", **axis(1)})
+    return traces
+
+
+def _bar_ends(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Where each bar's label goes, and which bars are cut: an "other" bar that sums thousands
+    of groups would flatten the top bars to nothing, so it is cut at the longest top bar."""
+    tokens = table["tokens"].to_numpy(dtype="float64")
+    cut = np.zeros(len(table), dtype=bool)
+    if len(table) > 1 and table["key"].iloc[-1] is None and str(table["group"].iloc[-1]).startswith("other ("):
+        top = float(tokens[:-1].max())
+        if tokens[-1] > 2 * top > 0:
+            cut[-1] = True
+            tokens = tokens.copy()
+            tokens[-1] = top
+    return tokens, cut
+
+
+def _axes(layout: dict[str, Any], table: pd.DataFrame, n_runs: int) -> None:
+    peak = float(_bar_ends(table)[0].max()) if len(table) else 1.0
+    layout["xaxis"].update(title={"text": "tokens", "standoff": 4}, range=[0, peak * 1.3 or 1], automargin=False)
+    layout["yaxis"].update(autorange="reversed", type="category")
+    layout["xaxis2"].update(title={"text": "model call", "standoff": 4}, rangemode="tozero")
+    layout["yaxis2"].update(title={"text": "tokens so far"}, rangemode="tozero")
+    if n_runs > 1:
+        if n_runs <= TOP * 2:
+            layout["yaxis3"].update(autorange="reversed", type="category")
+            layout["xaxis3"].update(title={"text": "USD", "standoff": 4}, rangemode="tozero")
+        else:
+            layout["xaxis3"].update(title={"text": "rank (1 = costliest run)", "standoff": 4})
+            layout["yaxis3"].update(title={"text": "USD"}, rangemode="tozero")
+
+
+def cumulative_by_call(frames: Frames) -> pd.DataFrame:
+    """Per usage row: its run (threads-table position), its model call number in that run
+    (1, 2, ...) and the run's tokens so far."""
+    usage = frames.usage
+    frame = pd.DataFrame({"run": _run_of_usage(frames), "sequence": usage["sequence"].astype("float64").to_numpy(),
+                          "tokens": usage["total_tokens"].astype("Float64").fillna(0).to_numpy(dtype="float64")})
+    frame = frame.sort_values(["run", "sequence"], kind="stable")
+    frame["call"] = frame.groupby("run").cumcount() + 1
+    frame["so_far"] = frame.groupby("run")["tokens"].cumsum()
+    return frame
+
+
+def _costliest(frames: Frames, n: int) -> np.ndarray:
+    cost = frames.threads["cost_usd"].astype("Float64").to_numpy(dtype="float64", na_value=np.nan)
+    tokens = frames.threads["total_tokens"].astype("Float64").to_numpy(dtype="float64", na_value=0)
+    order = np.lexsort((-tokens, -np.nan_to_num(cost, nan=-1.0)))
+    return order[:n]
+
+
+def _cumulative(frames: Frames, n_runs: int) -> list[dict[str, Any]]:
+    curve = cumulative_by_call(frames)
     labels = _thread_labels(frames)
-    threads = frames.threads
-    names = [esc(labels.get(str(t), str(t))) for t in objects(threads["thread_id"])]
-    cost = threads["cost_usd"].astype("Float64").to_numpy(dtype="float64", na_value=np.nan)
-    fig.add_trace(
-        go.Bar(x=names, y=cost, name="cost (USD)", marker_color="#54a24b", showlegend=False,
-               hovertemplate="%{x}<br>$%{y:.4f}<extra></extra>"),
-        row=3, col=1,
-    )
+    traces: list[dict[str, Any]] = []
+    many = n_runs > RUN_LINES
+    if many and len(curve):
+        runs_at = curve.groupby("call").size()
+        enough = runs_at[runs_at >= max(5, 0.02 * n_runs)].index  # calls few runs reached make a noisy band
+        curve_band = curve[curve["call"].isin(enough)]
+        stats = curve_band.groupby("call")["so_far"].quantile([0.1, 0.5, 0.9]).unstack()
+        runs_at = runs_at.loc[stats.index]
+        x = stats.index.to_numpy(dtype="float64")
+        hover = [f"call {int(c)}: {int(n):,} runs got this far" for c, n in zip(x, runs_at.to_numpy(), strict=True)]
+        traces.append({"type": "scatter", "x": x, "y": stats[0.9].to_numpy(), "mode": "lines", "line": {"width": 0}, "showlegend": False,
+                       "hoverinfo": "skip", "legend": legend(2), **axis(2)})
+        traces.append({"type": "scatter", "x": x, "y": stats[0.1].to_numpy(), "mode": "lines", "line": {"width": 0}, "fill": "tonexty",
+                       "fillcolor": "rgba(76,120,168,0.18)", "name": "10–90 % of runs", "legend": legend(2), "hoverinfo": "skip", **axis(2)})
+        traces.append({"type": "scatter", "x": x, "y": stats[0.5].to_numpy(), "mode": "lines", "line": {"color": "#4c78a8", "width": 2},
+                       "name": "median run", "legend": legend(2), "text": hover,
+                       "hovertemplate": "%{text}<br>median %{y:,.0f} tokens so far<extra></extra>", **axis(2)})
+    picked = _costliest(frames, 5) if many else np.arange(n_runs)
+    for run in picked:
+        rows = curve[curve["run"].to_numpy() == run]
+        if rows.empty:
+            continue
+        name = esc(labels[run])
+        traces.append({"type": "scatter", "x": rows["call"].to_numpy(dtype="float64"), "y": rows["so_far"].to_numpy(), "mode": "lines+markers",
+                       "line": {"shape": "hv", "width": 1.5}, "marker": {"size": 4}, "name": name, "legend": legend(2),
+                       "legendgroup": "runs", "hovertemplate": f"{name}<br>call %{{x}}: %{{y:,.0f}} tokens so far<extra></extra>", **axis(2)})
+    return traces
+
+
+def _cost_per_run(frames: Frames, n_runs: int) -> list[dict[str, Any]]:
+    labels = np.asarray([esc(x) for x in _thread_labels(frames)], dtype=object)
+    cost = frames.threads["cost_usd"].astype("Float64").to_numpy(dtype="float64", na_value=np.nan)
+    order = _costliest(frames, n_runs)
+    if n_runs <= TOP * 2:
+        return [{"type": "bar", "orientation": "h", "y": labels[order], "x": cost[order], "name": "cost (USD)", "marker": {"color": "#54a24b"},
+                 "showlegend": False, "hovertemplate": "%{y}<br>$%{x:.4f}<extra></extra>", **axis(3)}]
+    rank = np.arange(1, n_runs + 1, dtype="float64")
+    return [{"type": "scattergl" if n_runs > 5_000 else "scatter", "x": rank, "y": cost[order], "mode": "lines", "fill": "tozeroy",
+             "line": {"color": "#54a24b", "width": 1.5}, "name": "cost (USD)", "showlegend": False, "text": labels[order],
+             "hovertemplate": "#%{x:,} %{text}<br>$%{y:.4f}<extra></extra>", **axis(3)}]

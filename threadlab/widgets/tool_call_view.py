@@ -11,14 +11,13 @@ from typing import Any, Literal
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from threadlab.frames.frames import Frames
 from threadlab.widgets.colors import ERROR_COLOR, PENDING_COLOR, agent_color, status_color
 from threadlab.widgets.inputs import as_frames, objects
 from threadlab.widgets.styles import CSS
-from threadlab.widgets.text import esc, preview
-from threadlab.widgets.view import HtmlView, figure_output
+from threadlab.widgets.text import esc, preview, shorten
+from threadlab.widgets.view import Figure, HtmlView, StaticCopy, figure_output
 
 SortKey = Literal["call order", "latency (slowest first)", "tool", "status"]
 SORTS: tuple[str, ...] = ("call order", "latency (slowest first)", "tool", "status")
@@ -87,39 +86,54 @@ def summary_html(calls: pd.DataFrame) -> str:
     return f'{CSS}<div class="tl-root"><b>{len(calls)} tool calls</b>{esc(median)} {badges}</div>'
 
 
-def latency_figure(calls: pd.DataFrame) -> go.Figure:
-    """Latency per tool (a box per tool, every call a point); pending calls and orphan returns
-    are counted in the title since they have no latency."""
-    fig = go.Figure()
+TOP_TOOLS = 15
+MAX_POINTS = 1_000  # calls drawn as points; above this the boxes carry the distribution
+
+
+def latency_figure(calls: pd.DataFrame, *, top: int = TOP_TOOLS) -> Figure:
+    """Latency per tool, the slowest (by median) first: a box per tool and, for a few thousand
+    calls or fewer, every call a point (errors red). The ``top`` most called tools have a row;
+    the rest share one "other tools" row. Pending calls and orphan returns (no latency) are
+    counted in the title."""
     done = calls[calls["latency_s"].notna().to_numpy()]
-    tools = [esc(t) for t in objects(done["tool_name"])]
-    for tool in sorted(set(tools)):
-        mask = [t == tool for t in tools]
-        fig.add_trace(go.Box(x=done["latency_s"].astype("float64")[mask], y=[tool] * sum(mask), name=tool, orientation="h",
-                             boxpoints=False, line={"color": "#4c78a8"}, hoverinfo="x"))
-    if len(done):
+    tools = np.array([str(t) for t in objects(done["tool_name"])], dtype=object)
+    latency = done["latency_s"].astype("float64").to_numpy()
+    counts = pd.Series(tools).value_counts()
+    other = f"other tools ({len(counts) - top + 1})" if len(counts) > top else None
+    if other:
+        tools = np.where(pd.Series(tools).isin(set(counts.index[: top - 1])).to_numpy(), tools, other).astype(object)
+    medians = pd.Series(latency).groupby(tools).median().sort_values(ascending=False)
+    order = [t for t in medians.index if t != other] + ([other] if other else [])
+    labels = {t: esc(shorten(t, 28)) for t in order}
+    traces: list[dict[str, Any]] = []
+    for tool in order:
+        mask = tools == tool
+        traces.append({"type": "box", "x": latency[mask], "y": [labels[tool]] * int(mask.sum()), "name": labels[tool], "orientation": "h",
+                       "boxpoints": False, "line": {"color": "#4c78a8"}, "hoverinfo": "x", "showlegend": False})
+    if 0 < len(done) <= MAX_POINTS:
         state = objects(done["status"])
         colors = [ERROR_COLOR if s in ("error", "validation_error") else "#4c78a8" for s in state]
-        labels = [f"#{_cell(q)} {esc(_cell(a))} · {esc(s)}" for q, a, s in zip(objects(done["call_sequence"]), objects(done["agent_name"]), state, strict=True)]
-        fig.add_trace(go.Scatter(x=done["latency_s"].astype("float64"), y=tools, mode="markers", name="calls",
-                                 marker={"color": colors, "size": 8, "line": {"width": 1, "color": "#fff"}}, hovertext=labels, hoverinfo="text+x"))
+        hover = [f"#{_cell(q)} {esc(_cell(a))} · {esc(s)}" for q, a, s in zip(objects(done["call_sequence"]), objects(done["agent_name"]), state, strict=True)]
+        traces.append({"type": "scatter", "x": latency, "y": [labels[t] for t in tools], "mode": "markers", "name": "calls", "showlegend": False,
+                       "marker": {"color": colors, "size": 7, "line": {"width": 1, "color": "#fff"}}, "hovertext": hover, "hoverinfo": "text+x"})
     status = calls["status"].astype(object)
     pending, orphan = int((status == "pending").sum()), int((status == "orphan_return").sum())
     extra = []
     if pending:
-        extra.append(f'<span style="color:{PENDING_COLOR}">{pending} pending</span>')
+        extra.append(f'<span style="color:{PENDING_COLOR}">{pending:,} pending</span>')
     if orphan:
-        extra.append(f'<span style="color:{ERROR_COLOR}">{orphan} orphan returns</span>')
-    fig.update_layout(
-        title={"text": "latency per tool (s)" + (" — " + ", ".join(extra) if extra else ""), "font": {"size": 14}},
-        showlegend=False, template="plotly_white", height=max(220, 120 + 40 * len(fig.data)),
-        margin={"l": 10, "r": 10, "t": 40, "b": 30}, meta={"threadlab": "tool_latency"},
-    )
-    fig.update_xaxes(title="seconds", rangemode="tozero")
-    return fig
+        extra.append(f'<span style="color:{ERROR_COLOR}">{orphan:,} orphan returns</span>')
+    head = f"Latency per tool (s), slowest median first — {len(done):,} calls" + (" · " + ", ".join(extra) if extra else "")
+    layout = {
+        "title": {"text": head, "font": {"size": 14}, "x": 0.01, "xanchor": "left"}, "showlegend": False, "template": "plotly_white",
+        "height": max(220, 110 + 30 * len(order)), "margin": {"l": 10, "r": 20, "t": 44, "b": 40}, "meta": {"threadlab": "tool_latency", "tools": order},
+        "xaxis": {"title": {"text": "seconds"}, "rangemode": "tozero"}, "yaxis": {"autorange": "reversed", "type": "category", "automargin": True},
+        "font": {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1d2327"},
+    }
+    return Figure(data=traces, layout=layout)
 
 
-class ToolCallView(widgets.VBox):
+class ToolCallView(StaticCopy, widgets.VBox):
     """The tool-call widget: summary, sort/filter dropdowns, pairs table, latency chart."""
 
     def __init__(self, frames: Frames) -> None:
@@ -139,13 +153,18 @@ class ToolCallView(widgets.VBox):
     def _repr_html_(self) -> str:
         return summary_html(self.calls) + str(self.table.value)
 
+    def static_html(self) -> str:
+        chart = latency_figure(self.calls).static_html() if len(self.calls) else ""
+        return summary_html(self.calls) + str(self.table.value) + chart
 
-def tool_call_view(data: Any, *, thread_id: str | None = None) -> ToolCallView:
-    """Tool calls of a Thread or Frames (all threads, or one with ``thread_id``)."""
+
+def tool_call_view(data: Any, *, thread_id: Any = None, source: str | None = None) -> ToolCallView:
+    """Tool calls of a Thread or Frames (all threads, or one with ``thread_id``; ``source=``
+    chooses between two files holding the same thread id)."""
     frames = as_frames(data)
     if thread_id is not None:
-        from threadlab.widgets.inputs import pick_thread_id, rows_of
+        from threadlab.widgets.inputs import pick_thread, rows_of
 
-        calls = rows_of(frames.tool_calls, pick_thread_id(frames, thread_id), frames)
+        calls = rows_of(frames.tool_calls, pick_thread(frames, thread_id, source), frames)
         frames = Frames(frames.actions, calls, frames.usage, frames.threads, frames.problems, frames._threads)
     return ToolCallView(frames)

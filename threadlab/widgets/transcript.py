@@ -38,9 +38,9 @@ def transcript_html(thread: Thread, *, max_actions: int | None = DEFAULT_MAX_ACT
     return f'{CSS}<div class="tl-root tl-transcript">{head}{problems}{"".join(cards)}{more}</div>'
 
 
-def transcript(data: Any, *, thread_id: str | None = None, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False) -> HtmlView:
+def transcript(data: Any, *, thread_id: Any = None, source: str | None = None, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False) -> HtmlView:
     """A chat view of a Thread (or of one thread of Frames) as a widget.
 
     Remote images are links unless ``fetch_media=True``; inline images are thumbnails."""
-    thread = as_thread(data, thread_id)
+    thread = as_thread(data, thread_id, source)
     return HtmlView(value=transcript_html(thread, max_actions=max_actions, fetch_media=fetch_media))

@@ -1,4 +1,4 @@
-"""agency-swarm 1.x / OpenAI Agents SDK: the flat saved message list → one multi-agent thread.
+"""agency-swarm 1.x: the flat saved message list → one multi-agent thread.
 
 agency-swarm keeps one flat list of Responses-API input items per chat, each tagged with
 ``agent``, ``callerAgent``, a microsecond ``timestamp`` stamped when the item was *persisted*,
@@ -11,19 +11,22 @@ value stays in the action's metadata. The sub-agent joins right before its block
 (``system.agent_join`` {agent_id, invited_by, tool_call_id}) and its actions carry
 ``metadata.parent_tool_call_id``, so who called whom is in the thread.
 
-A plain OpenAI Agents SDK item list (``session.get_items()``, ``result.to_input_list()``, from the
-Python or the JS SDK) reads the same way: its items name no agent, so they are the entry agent's
-(``from_agency_swarm(items, agent=...)``) until a handoff's output (``{"assistant": "Billing"}``)
-names the next one, which a ``system.handoff`` {from_agent_id, to_agent_id, tool_call_id} marks.
-Hosted tool calls (web or file search, code interpreter, MCP ...) carry their result in the call
-item: each gives a tool_call and its tool_return. Items of a type threadlab does not map are kept
-as ``system.unknown_item`` with a problem; the account of every item is on ``thread.account``.
+Each item is a Responses-API input item read through the mapping every Responses reader shares
+(``responses_items.py``), with the Agents SDK's meaning (``agents_sdk_items.py``: a
+``transfer_to_*`` handoff's output naming the next agent becomes a ``system.handoff``
+{from_agent_id, to_agent_id, tool_call_id}; hosted tool calls, web or file search, code
+interpreter, MCP ..., carry their result in the call item and give a tool_call and its
+tool_return). The same items without agency-swarm's tags (``session.get_items()``,
+``result.to_input_list()``) are ``openai-agents-session``'s. Items of a type threadlab does not
+map are kept as ``system.unknown_item`` with a problem; the account of every item is on
+``thread.account``.
 
-Every item's fields that have no ThreadProtocol home (``agent``, ``callerAgent``, run ids,
-``id``, ``status``, the item's position in the saved list ...) are kept under
-``metadata["agency_swarm"]``, so ``from_thread`` writes the saved list back exactly (the
-joins and handoffs the reader made are not written; what a list cannot hold of a thread from
-another format is named in a ``WriteLoss``).
+Every item's agency-swarm tags (``agent``, ``callerAgent``, ``timestamp``, ``agent_run_id``,
+``parent_run_id`` ...) and its position in the saved list are kept under
+``metadata["agency_swarm"]``, with the memo of what the shared mapping's default rule would not
+give back of the Responses item itself (``id``, ``status``, content part fields ...), so
+``from_thread`` writes the saved list back exactly (the joins and handoffs the reader made are not written; what a list cannot
+hold of a thread from another format is named in a ``WriteLoss``).
 
 The seed's thread-per-pair design is here too: ``pair_threads`` splits a chat into one thread
 per communicating pair (``chat_id__A__B``, ``chat_id__A__USER``), ``merge_pair_threads`` puts
@@ -52,38 +55,19 @@ NAME = "agency-swarm"
 
 
 def detect(source: Source) -> bool:
-    """Claims agency-swarm's saved list (a JSON array of items tagged with ``agent`` and
-    ``callerAgent``, the FastAPI body holding one, or those items one per JSON Lines line) and
-    a plain OpenAI Agents SDK item list saved as a JSON array (``session.get_items()``,
-    ``result.to_input_list()``: Responses-API input items, at least one of a kind only that API
-    has). Cheap: the head must show an agency tag or a Responses item type before anything is
-    parsed. JSON Lines of plain SDK items (a session log) are read when named, not claimed."""
+    """Claims agency-swarm's saved list: a JSON array whose first items are tagged with
+    ``agent`` and ``callerAgent``, the FastAPI body holding one (``new_messages`` /
+    ``chat_history``), or such items one per JSON Lines line. Cheap: the head must show both tags
+    before anything is parsed."""
     if source.is_dir:
         return False
     if source.is_object:
         return items_of(source.obj) is not None
     head = source.head(4096)
-    tagged = b'"callerAgent"' in head and b'"agent"' in head
-    if not tagged and not any(marker in head for marker in _SDK_MARKERS):
+    if b'"callerAgent"' not in head or b'"agent"' not in head:
         return False
-    if head.lstrip()[:1] == b"[" or not tagged:
-        return items_of(source.try_json()) is not None
     obj = source.try_json()
     return items_of(obj) is not None if obj is not None else container.looks_like_lines(source)
-
-
-# what the head of a plain Agents SDK item list shows (with or without a space after the colon)
-_SDK_MARKERS = (
-    *(
-        f'"type":{space}"{kind}'.encode()
-        for kind in ("function_call", "reasoning", "message", "item_reference", "web_search_call", "file_search_call")
-        for space in ("", " ")
-    ),
-    b'"input_text"',
-    b'"output_text"',
-    b'_call_output"',
-    b'"callId"',
-)
 
 
 def to_threads(source: Source) -> list[Thread]:

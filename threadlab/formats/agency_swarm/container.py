@@ -1,7 +1,7 @@
-"""The containers agency-swarm and Agents SDK items are saved in: a JSON array (what
-``save_threads_callback`` receives, ``json.dump(session.get_items())``), JSON Lines of items (one
-per line, as an append-only log keeps them), or the FastAPI body that wraps the list
-(``new_messages`` / ``chat_history`` beside its ``usage``)."""
+"""The containers agency-swarm's saved items come in: a JSON array (what
+``save_threads_callback`` receives), JSON Lines of items (one per line, as an append-only log
+keeps them), or the FastAPI body that wraps the list (``new_messages`` / ``chat_history`` beside
+its ``usage``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.agency_swarm.common import is_item, items_of, sdk_item_kind
+from threadlab.formats.agency_swarm.common import is_item, items_of
 from threadlab.formats.source import Source
 
 
@@ -29,7 +29,7 @@ class Saved:
 
 def looks_like_lines(source: Source) -> bool:
     """JSON Lines of agency-swarm items: the first line is a whole item tagged with agent and
-    callerAgent (a plain Agents SDK item per line is a session log, read by name only)."""
+    callerAgent (untagged Agents SDK items one a line are ``openai-agents-session``'s)."""
     for _, line in source.lines():
         if not line.strip():
             continue
@@ -59,8 +59,8 @@ def load(source: Source) -> Saved:
             saved.lines.append(number)
         except orjson.JSONDecodeError as exc:
             saved.broken.append((number, f"line {number} is not JSON ({exc.msg}); the other lines are read"))
-    if not any(is_item(x) or sdk_item_kind(x) for x in saved.items):
-        raise source.error("format", "holds no agency-swarm or Agents SDK item on any line", line=saved.lines[0] if saved.lines else None)
+    if not any(is_item(x) for x in saved.items):
+        raise source.error("format", "holds no agency-swarm item (tagged with agent and callerAgent) on any line", line=saved.lines[0] if saved.lines else None)
     return saved
 
 
@@ -78,7 +78,7 @@ def _first_line_is_object(source: Source) -> bool:
 def _document(source: Source, obj: Any) -> Saved:
     items = items_of(obj)
     if items is None:
-        raise source.error("format", "is not an agency-swarm saved list or an Agents SDK item list (Responses-API input items)")
+        raise source.error("format", "is not an agency-swarm saved list (items tagged with agent and callerAgent)")
     usage = obj.get("usage") if isinstance(obj, Mapping) else None
     return Saved(list(items), [None] * len(items), usage=usage if isinstance(usage, Mapping) else None, body=body_of(obj, items))
 

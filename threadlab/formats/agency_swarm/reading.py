@@ -1,11 +1,13 @@
-"""agency-swarm's saved list (or a plain Agents SDK item list) → one multi-agent Thread (see the
-package docstring).
+"""agency-swarm's saved list → one multi-agent Thread (see the package docstring).
 
 Every item ends in the thread's account: converted into an action (``took``), kept as a
 ``system.unknown_item`` with an ``unknown-type`` problem (``kept``), or only a problem (``failed``:
-an item that is not an object, a JSON Lines line that is not JSON). Two kinds of action are made
-by the reader and written back as nothing: a delegation's ``system.agent_join`` (agency-swarm's
-``send_message``) and a handoff's ``system.handoff`` (the Agents SDK's ``transfer_to_*``)."""
+an item that is not an object, a JSON Lines line that is not JSON). Items become actions through
+the Responses mapping every reader shares, with the Agents SDK's handoffs
+(``agents_sdk_items.SdkItemReader``); agency-swarm's own tags (``agent``, ``callerAgent``) say
+who speaks and who called whom. Two kinds of action are made by the reader and written back as
+nothing: a delegation's ``system.agent_join`` (agency-swarm's ``send_message``) and a handoff's
+``system.handoff`` (the Agents SDK's ``transfer_to_*``)."""
 
 from __future__ import annotations
 
@@ -14,13 +16,11 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
-from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, is_model_output, items_of, time_of
+from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, TAGS, is_model_output, items_of, micros, time_of
 from threadlab.formats.agency_swarm.container import body_of
-from threadlab.formats.agency_swarm.items import ItemReader
 from threadlab.formats.agency_swarm.order import causal_order, monotonic_times
 from threadlab.formats.agency_swarm.usage import Response, apply_usage
-
-DEFAULT_AGENT = "Assistant"  # who speaks in a plain Agents SDK list (its items do not name the agent)
+from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
 
 
 def from_agency_swarm(
@@ -30,14 +30,14 @@ def from_agency_swarm(
     usage: Mapping[str, Any] | None = None,
     title: str = "",
     source: str | None = None,
-    agent: str = DEFAULT_AGENT,
+    agent: str = START_AGENT,
     lines: list[int | None] | None = None,
     broken: Iterable[tuple[int, str]] = (),
     body: dict[str, Any] | None = None,
 ) -> Thread:
     """One multi-agent thread from agency-swarm's flat saved list (what ``save_threads_callback``
-    receives), re-nested in causal order; or from a plain OpenAI Agents SDK item list
-    (``session.get_items()``), whose model outputs are ``agent``'s until a handoff names another.
+    receives), re-nested in causal order. An item without an ``agent`` tag is spoken by whoever
+    the Agents SDK's rules say (``agent``, the entry agent, until a handoff names another).
 
     ``usage``: the run's usage as agency-swarm reports it (``extract_usage_from_run_result()``,
     or the FastAPI response's ``usage``); its ``request_usage_entries`` are put on the model
@@ -58,12 +58,13 @@ def from_agency_swarm(
     starts: dict[int, int] = {}
     order = causal_order(items, builder, starts)
     times = monotonic_times(items, order)
-    reader = ItemReader(builder, default_agent=agent)
+    names = speakers([items[i] for i in order], agent, tagged=_tag)
+    reader = SdkItemReader(builder, META)
     responses: list[Response] = []
     last_kind: dict[tuple[Any, Any], str] = {}
     retimed = 0
     run = 0  # a top-level user message starts a new run (one get_response call)
-    for index in order:
+    for position, index in enumerate(order):
         item = items[index]
         line = lines[index] if lines is not None and index < len(lines) else None
         if not isinstance(item, Mapping):
@@ -71,7 +72,7 @@ def from_agency_swarm(
             continue
         if index in starts:
             _join(builder, items, index, starts[index], times[index])
-        action = reader.add(item, index, times[index], line)
+        action = _read_item(builder, reader, item, index, names[position], times[index], line)
         if times[index] != item.get("timestamp"):
             retimed += 1
         if action.action_type == "system.unknown_item":  # in no model response
@@ -84,6 +85,8 @@ def from_agency_swarm(
             if last_kind.get(block) != "model":
                 responses.append(Response(top=item.get("parent_run_id") is None, run=run))
             responses[-1].actions.append(action)
+            if responses[-1].usage is None and isinstance(item.get("usage"), Mapping):
+                responses[-1].usage = item["usage"]
         last_kind[block] = kind
     kept: dict[str, Any] = {}
     if retimed:  # saved stamps pulled back so time runs forward in causal order
@@ -94,6 +97,51 @@ def from_agency_swarm(
         builder.metadata[META] = kept
     apply_usage(builder, responses, usage)
     return builder.build()
+
+
+def _tag(item: Any) -> str | None:
+    """An item's own agent (agency-swarm's ``agent`` tag)."""
+    name = item.get("agent") if isinstance(item, Mapping) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _read_item(b: ThreadBuilder, reader: SdkItemReader, item: Mapping[str, Any], index: int, speaker: str, stamp: Any, line: int | None) -> BaseAction:
+    """One saved item's actions (through the shared mapping), with agency-swarm's tags kept
+    under ``META`` beside the mapping's memo; returns the item's own action."""
+    try:
+        when = micros(stamp)
+    except ValueError as exc:
+        b.problem("schema", f"item #{index + 1}: {exc}; its time is made up (kept as it came)", line=line)
+        when = None
+    born = time_of(item.get("timestamp"))
+    agent = speaker if "agent" not in item else _tag(item)
+    if agent is None and is_model_output(item):
+        b.kept("agent-ref", f"item #{index + 1} ({item.get('type', 'message')}) has no agent name; kept as system.unknown_item", line=line)
+        return b.add("system.unknown_item", timestamp=when, data=dict(item), metadata={META: {"index": index}})
+    meta: dict[str, Any] = {META: {**{k: item[k] for k in TAGS if k in item}, "index": index}}
+    parent = item.get("parent_run_id")
+    if isinstance(parent, str) and parent in reader.items.calls:
+        meta["parent_tool_call_id"] = parent
+    if item.get("type", "message") == "message" and item.get("role") == "user":
+        caller = _tag({"agent": item.get("callerAgent")})
+        meta["recipient_agent_id"] = b.agent(agent, created_at=born) if agent else None
+        meta["sender_agent_id"] = b.agent(caller, created_at=born) if caller else None
+        meta = {k: v for k, v in meta.items() if v is not None}
+    base = {k: v for k, v in item.items() if k not in TAGS}
+    actions = reader.add(base, agent=agent, timestamp=when, meta=meta, created_at=born)
+    if actions is None:
+        b.kept("unknown-type", f"item #{index + 1} is of type {item.get('type')!r} (role {item.get('role')!r}), which threadlab does not map; kept as system.unknown_item", line=line)
+        return b.add("system.unknown_item", timestamp=when, data=dict(item), metadata={META: {"index": index}})
+    b.took()
+    for action in actions:
+        args = getattr(action, "args", None)
+        if getattr(action, "tool_name", None) == SEND_MESSAGE and action.action_type == "tool_call" and isinstance(args, Mapping) and isinstance(args.get("recipient_agent"), str):
+            action.metadata = {**(action.metadata or {}), "recipient_agent_id": b.agent(args["recipient_agent"], created_at=born)}
+        if action.action_type == "system.handoff":  # the pair it belongs to (pair_threads)
+            data = action.data  # type: ignore[attr-defined]
+            names = {"agent": b.agents[data["to_agent_id"]].agent_name, "callerAgent": b.agents[data["from_agent_id"]].agent_name}
+            action.metadata = {META: {DERIVED: "handoff", **names}}
+    return actions[0]
 
 
 def _join(builder: ThreadBuilder, items: list[Any], index: int, call_index: int, stamp: Any) -> BaseAction | None:

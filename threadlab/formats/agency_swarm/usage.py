@@ -8,7 +8,6 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.agency_swarm.common import META
 
 
 @dataclass
@@ -18,6 +17,7 @@ class Response:
     top: bool  # the entry agent's own request, not a sub-agent's
     run: int
     actions: list[BaseAction] = field(default_factory=list)
+    usage: Mapping[str, Any] | None = None  # the usage its items carry (the first that has one)
 
 
 def usage_fields(raw: Mapping[str, Any]) -> dict[str, int]:
@@ -50,11 +50,8 @@ def apply_usage(builder: ThreadBuilder, responses: list[Response], usage: Mappin
     sub-agents' (seen in agency-swarm 1.11): its entries go on the last run's responses in that
     order when the counts agree; the totals always go on the thread's metadata."""
     for response in responses:
-        for action in response.actions:
-            raw = ((action.metadata or {}).get(META) or {}).get("usage")
-            if isinstance(raw, Mapping):
-                _put_usage(response.actions, usage_fields(raw))
-                break
+        if response.usage is not None:
+            _put_usage(response.actions, usage_fields(response.usage))
     if not isinstance(usage, Mapping):
         return
     stats = usage.get("usage_stats") if isinstance(usage.get("usage_stats"), Mapping) else usage

@@ -13,12 +13,23 @@ import os
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
-from threadlab.formats.claude.convert import MAIN_AGENT
-from threadlab.formats.claude.layout import is_claude_folder, is_transcript_head, plan_folder, session_files
+from threadlab.formats.claude.agents import MAIN_AGENT
+from threadlab.formats.claude.layout import is_claude_folder, plan_folder, session_files
 from threadlab.formats.claude.reader import stream_threads, transcript_thread
-from threadlab.formats.claude.wire import entries_from_objects, is_sdk_list, read_lines, sdk_to_wire, sniff_lines
+from threadlab.formats.claude.wire import (
+    entries_from_objects,
+    first_entry,
+    is_claude_line,
+    is_sdk_list,
+    loglines,
+    read_lines,
+    sdk_to_wire,
+    sniff_lines,
+)
 from threadlab.formats.claude.writer import thread_to_transcript
 from threadlab.formats.source import Source
 
@@ -26,34 +37,76 @@ NAME = "claude-code"
 
 
 def detect(source: Source) -> bool:
-    """A Claude folder, a file whose first line is a Claude entry, or SDK message objects."""
+    """A Claude folder; JSON Lines whose first entry is a Claude line (transcripts with or
+    without their session envelope, stream-json); a JSON array of such lines or of SDK message
+    dumps; a claude.ai web export (``{"loglines": [...]}``); SDK message objects. Only what
+    ``to_threads`` reads."""
     if source.is_dir:
         return source.path is not None and is_claude_folder(source.path)
     if source.is_object:
         obj = source.obj
-        return is_sdk_list(obj) or sdk_to_wire(obj) is not None
+        return is_sdk_list(obj) or sdk_to_wire(obj) is not None or loglines(obj) is not None
     head = source.head(65536)
-    if head.lstrip()[:1] == b"[":  # a JSON array of stream-json lines or SDK message dumps
-        return (b'"__class__"' in head or b'"session_id"' in head) and is_sdk_list(source.try_json())
-    return sniff_lines(head)
+    start = head.lstrip()[:1]
+    if start == b"[":  # a JSON array of stream-json / transcript lines or SDK message dumps
+        return (b'"type"' in head or b'"__class__"' in head) and is_sdk_list(source.try_json())
+    if start != b"{":
+        return False
+    if b'"loglines"' in head[:4096] and loglines(source.try_json()) is not None:
+        return True
+    if sniff_lines(head) or is_claude_line(first_entry(head)):
+        return True
+    return _pretty_object(head) and is_claude_line(source.try_json())
+
+
+def _pretty_object(head: bytes) -> bool:
+    """A JSON object spread over lines (``jq .`` of one entry), not JSON Lines: its first line
+    alone is no JSON."""
+    first = head.lstrip().split(b"\n", 1)[0].strip()
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return b"\n" in head.lstrip()
+    return False
 
 
 def to_threads(source: Source) -> list[Thread]:
     if source.is_dir and source.path is not None:
         return _folder_threads(source.path, source.name)
-    if source.is_object or source.head(64).lstrip()[:1] == b"[":
+    items = _container(source)
+    entries = entries_from_objects(items, source.name) if items is not None else read_lines(source, source.name)
+    if not entries:
+        raise ThreadError([Problem("empty", f"{source.name} holds no Claude Code entries or SDK messages", source=source.name)])
+    if _is_stream(entries):
+        return stream_threads(entries, name=source.name)
+    return [transcript_thread(source, entries=entries)]
+
+
+def _is_stream(entries: list[Any]) -> bool:
+    """stream-json (or SDK messages): its lines carry ``session_id`` or name the call a subagent
+    line belongs to (``parent_tool_use_id``); a transcript's never do."""
+    return any("session_id" in e.raw or "parent_tool_use_id" in e.raw for e in entries)
+
+
+def _container(source: Source) -> list[Any] | None:
+    """The items of a JSON array, a claude.ai export's ``loglines`` or in-memory objects (None:
+    the input is JSON Lines)."""
+    if source.is_object:
+        obj = source.obj
+        found = loglines(obj)
+        return found if found is not None else (list(obj) if isinstance(obj, list | tuple) else [obj])
+    head = source.head(4096).lstrip()
+    if head[:1] == b"[":
         obj = source.json()
-        items = list(obj) if isinstance(obj, list | tuple) else [obj]
-        problems: list[Problem] = []
-        threads = stream_threads(entries_from_objects(items, source.name, problems), name=source.name)
-        _attach(threads, problems, source.name)
-        return threads
-    if is_transcript_head(source.head(65536)):
-        return [transcript_thread(source)]
-    problems = []
-    threads = stream_threads(read_lines(source, source.name, None, problems), name=source.name)
-    _attach(threads, problems, source.name)
-    return threads
+        return list(obj) if isinstance(obj, list) else [obj]
+    if head[:1] == b"{" and (b'"loglines"' in head or _pretty_object(source.head(65536))):
+        obj = source.try_json()
+        found = loglines(obj)
+        if found is not None:
+            return found
+        if isinstance(obj, dict):
+            return [obj]
+    return None
 
 
 def _folder_threads(folder: Path, name: str) -> list[Thread]:
@@ -62,28 +115,13 @@ def _folder_threads(folder: Path, name: str) -> list[Thread]:
         raise ThreadError([Problem("empty", f"{name} holds no Claude Code session transcripts (*.jsonl)", source=name)])
     threads = []
     for path in files:
-        src = Source(path)
-        if is_transcript_head(src.head(65536)):
-            threads.append(transcript_thread(src, base=folder))
-            continue
-        problems: list[Problem] = []
         try:
-            found = stream_threads(read_lines(src, str(path.relative_to(folder)), None, problems), name=name)
-            _attach(found, problems, str(path))
+            threads.extend(to_threads(Source(path)))
         except ThreadError as exc:  # one broken file never stops the folder
             broken = Thread(thread_id=path.stem)
             broken.problems = exc.problems
-            found = [broken]
-        threads.extend(found)
+            threads.append(broken)
     return threads
-
-
-def _attach(threads: list[Thread], problems: list[Problem], name: str) -> None:
-    """Problems of the input as a whole go on its first thread (an input with no thread at all
-    is an error naming it)."""
-    if not threads:
-        raise ThreadError(problems or [Problem("empty", f"{name} holds no Claude Code entries or SDK messages", source=name)])
-    threads[0].problems = [*threads[0].problems, *problems]
 
 
 def from_thread(thread: Thread) -> bytes:

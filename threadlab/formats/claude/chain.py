@@ -5,7 +5,9 @@ Claude Code links every chain entry to its parent. The chain forks where tool re
 parallel (each result points at its own ``tool_use`` entry), so the order is a walk of a tree:
 a child never comes before its parent and, among entries that are ready, the earliest goes
 first. Entries without a ``uuid`` (queue operations, api-request records, cost-state ...) stay
-right after the chain entry they followed in the file. Timestamps are made monotonic (an
+right after the chain entry they followed in the file; a line repeating an earlier line's
+``uuid`` (a resumed session copies lines) stays right after that line. So ordering a file
+already in this order changes nothing, and a thread written back reads back the same. Timestamps are made monotonic (an
 attachment is sometimes stamped a millisecond before its parent); the original stays in the
 raw entry kept in the action's metadata."""
 
@@ -36,8 +38,10 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     previous: str | None = None
     for entry in entries:
         uuid = entry.uuid
-        if uuid is None or uuid in by_uuid:
+        if uuid is None:
             followers[previous].append(entry)
+        elif uuid in by_uuid:
+            followers[uuid].append(entry)
         else:
             by_uuid[uuid] = entry
             previous = uuid
@@ -92,7 +96,14 @@ def assign_times(entries: list[Entry], floor: datetime | None = None) -> None:
 
 
 def merge_by_time(streams: list[list[Entry]]) -> list[Entry]:
-    """The streams (each already in order, with effective times) interleaved by time; on a tie
-    the earlier stream (the main session first) goes first."""
-    keyed = [[(e.time.timestamp() if e.time else 0.0, index, pos, e) for pos, e in enumerate(stream)] for index, stream in enumerate(streams)]
-    return [item[3] for item in heapq.merge(*keyed, key=lambda t: (t[0], t[1], t[2]))]
+    """The streams (each already in order, with effective times) interleaved by time. On a tie
+    the entry of the earlier file goes first (the session's own file before subagent files),
+    and of two entries of one file the earlier line: so sidechains written inline come back in
+    the order they were written."""
+    rank: dict[str, int] = {}
+    for stream in streams:
+        for entry in stream:
+            rank.setdefault(entry.file, len(rank))
+    keyed = [[(e.time.timestamp() if e.time else 0.0, rank[e.file], e.line, index, pos, e) for pos, e in enumerate(stream)]
+             for index, stream in enumerate(streams)]
+    return [item[-1] for item in heapq.merge(*keyed, key=lambda t: t[:5])]

@@ -3,243 +3,258 @@
 One converter for transcripts, stream-json and SDK objects: each content block becomes an
 action (thinking with its signature, text, tool_use / server_tool_use → tool_call, tool_result
 → tool_return with ``toolUseResult`` kept), every other entry becomes a ``system.*`` action
-whose ``data`` holds the entry, and the raw envelope of each line is kept under
-``metadata.claude`` so the thread can be written back as a transcript."""
+whose ``data`` holds the entry. What ThreadProtocol has no field for stays under
+``metadata.claude``: the line's envelope, the message envelope (usage included, as the line
+had it), the block's other fields and its place in the line (``block_index``), so the writer
+can put every line back as it was. Session fields every line repeats (``sessionId``, ``cwd``
+...) are kept once on the thread, and on an action only where they differ from it.
+
+Every entry is accounted for (``ThreadBuilder.took/kept``): one record per content block of
+its message, one for a line without blocks (``wire.records_of``)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from threadlab.core.builder import ThreadBuilder, slug
-from threadlab.formats.claude.session import SESSION_KEYS, SessionInfo, without_envelope
+from threadlab.core.builder import ThreadBuilder
+from threadlab.core.model import BaseAction
+from threadlab.formats.claude.agents import MAIN_AGENT, Agents
+from threadlab.formats.claude.session import SESSION_KEYS, STREAM_KEYS, SessionInfo
 from threadlab.formats.claude.usage import Response, collect_responses, finish_reason, to_usage
-from threadlab.formats.claude.wire import KNOWN_TYPES, Entry
+from threadlab.formats.claude.user import snake, system_name, user_part
+from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, Entry, records_of
 
-MAIN_AGENT = "main"
 PROVIDER = "anthropic"
-_WRAPPED_USER_TEXT = (
-    ("<task-notification>", "task_notification"),
-    ("<command-name>", "command"),
-    ("<command-message>", "command"),
-    ("<local-command-stdout>", "command_output"),
-    ("<local-command-stderr>", "command_output"),
-)
-_SNAKE = re.compile(r"[^a-z0-9]+")
-
-
-def snake(name: Any) -> str:
-    """A name fit for ``system.<snake_case>``."""
-    text = _SNAKE.sub("_", str(name).lower()).strip("_")
-    return text if text and text[0].isalpha() else f"x_{text or 'unnamed'}"
+_MISSING = object()
+# keys of ``metadata.claude`` the reader adds beside the line's own envelope
+READER_KEYS = ("message", "block", "block_index", "usage_is_snapshot", "stream_events", "stream_events_after", "line", "absent")
 
 
 class Converter:
     """Feeds entries, in thread order, into a ThreadBuilder."""
 
-    def __init__(self, builder: ThreadBuilder, entries: list[Entry]) -> None:
+    def __init__(self, builder: ThreadBuilder, entries: list[Entry], *, stream: bool = False) -> None:
         self.b = builder
         self.responses: dict[str, Response] = collect_responses(entries)
         self.usage_given: set[str] = set()
         self.tool_names: dict[str, str] = {}
-        self.task_agents: dict[str, str] = {}  # Agent/Task tool_use id → subagent id (stream-json)
-        self.links: dict[str, str] = {}  # subagent id → parent's Agent/Task tool_use id
-        self.parents: dict[str, str] = {}  # subagent id → agent that launched it
-        self.joined: set[str] = set()
-        self.known: dict[str, dict[str, Any]] = {}  # subagent id → what its sidecar says (transcripts)
-        self.session = SessionInfo()
+        self.session = SessionInfo(keys=STREAM_KEYS if stream else SESSION_KEYS)
+        for entry in entries:  # the thread's value of each repeated field: the first a line gives
+            for key in self.session.keys:
+                if key in entry.raw and key not in self.session.fields:
+                    self.session.fields[key] = entry.raw[key]
+        self.agents = Agents(builder)
+        self.pending: list[dict[str, Any]] = []  # stream events waiting for the next action
 
-    # --- agents ---------------------------------------------------------------------------
-    def main_agent(self, entry: Entry | None = None, model: str | None = None) -> str:
-        meta = {"model_name": model} if model else None
-        return self.b.agent("main", agent_id=MAIN_AGENT, identifier="claude-code", created_at=entry.time if entry else None, metadata=meta)
+    # --- emission -------------------------------------------------------------------------
+    def emit(self, kind: str, entry: Entry | None, meta: dict[str, Any] | None, **fields: Any) -> BaseAction:
+        """Add an action; stream events read since the last action ride along in its metadata
+        (they repeat what the lines hold whole, and the writer puts them back before it). A line
+        lacking a session field the thread has says so (``absent``), so none is added to it."""
+        if self.pending:
+            meta = meta if meta is not None else {}
+            meta.setdefault("claude", {})["stream_events"] = self.pending
+            self.pending = []
+        if entry is not None and entry.problem is None:
+            absent = [k for k in self.session.keys if k in self.session.fields and k not in entry.raw]
+            if absent:
+                meta = meta if meta is not None else {}
+                meta.setdefault("claude", {})["absent"] = absent
+        return self.b.add(kind, timestamp=entry.time if entry is not None else None, metadata=meta or None, **fields)
 
-    def subagent(self, agent_id: str, entry: Entry, *, agent_type: str | None = None, description: str | None = None,
-                 tool_use_id: str | None = None, model: str | None = None, extra: dict[str, Any] | None = None,
-                 line: dict[str, Any] | None = None) -> str:
-        """Register a subagent (once) and emit its ``system.agent_join`` before its first action."""
-        if tool_use_id:
-            self.links.setdefault(agent_id, tool_use_id)
-        kind = agent_type or "subagent"
-        name = f"{kind}: {description}" if description else kind
-        meta = {k: v for k, v in {"model_name": model, "agent_type": agent_type, "description": description,
-                                  "parent_tool_call_id": self.links.get(agent_id), **(extra or {})}.items() if v is not None}
-        self.b.agent(name, agent_id=agent_id, identifier=slug(kind), created_at=entry.time, metadata=meta)
-        if agent_id not in self.joined:
-            self.joined.add(agent_id)
-            data = {"agent_id": agent_id, "invited_by": self.parents.get(agent_id, MAIN_AGENT),
-                    "tool_call_id": self.links.get(agent_id), "agent_type": agent_type, "description": description}
-            self.b.add("system.agent_join", timestamp=entry.time, data={k: v for k, v in data.items() if v is not None},
-                       metadata={"claude": line, "source_line": entry.where()} if line else None)
-        return agent_id
-
-    def agent_of(self, entry: Entry) -> str:
-        """Whose action a line is: the file's agent, an inline sidechain's ``agentId``, or (stream-json)
-        the subagent launched by the ``parent_tool_use_id`` call."""
-        raw = entry.raw
-        if entry.agent is not None and entry.agent != MAIN_AGENT:
-            agent = entry.agent
-        elif isinstance(raw.get("agentId"), str) and (raw.get("isSidechain") or "uuid" not in raw):
-            agent = raw["agentId"]
-        elif isinstance(raw.get("parent_tool_use_id"), str):
-            tool_use_id = raw["parent_tool_use_id"]
-            agent = self.task_agents.get(tool_use_id) or raw.get("agent_id") or raw.get("parent_agent_id") or f"task-{tool_use_id[-12:]}"
-            self.links.setdefault(agent, tool_use_id)
+    def finish(self) -> None:
+        """Stream events after the last action stay on it (or, with no action at all, in one
+        ``system.stream_events`` action)."""
+        if not self.pending:
+            return
+        if self.b.actions:
+            last = self.b.actions[-1]
+            last.metadata = last.metadata or {}
+            last.metadata.setdefault("claude", {})["stream_events_after"] = self.pending
         else:
-            return self.main_agent(entry)
-        if agent not in self.joined:
-            info = self.known.get(agent) or {
-                "agent_type": raw.get("subagent_type") or raw.get("attributionAgent"),
-                "description": raw.get("task_description"),
-            }
-            self.subagent(agent, entry, tool_use_id=self.links.get(agent), **info)
-        return agent
+            self.b.add("system.stream_events", data=self.pending, metadata={"claude": {"line": "events"}})
+        self.pending = []
 
     # --- dispatch -------------------------------------------------------------------------
     def add(self, entry: Entry) -> None:
         kind = entry.type
+        records = records_of(entry.raw)
+        before = self.b.account.unconverted
         self.session.saw(kind, entry.raw)
-        handler = {
-            "assistant": self._assistant,
-            "user": self._user,
-            "attachment": self._attachment,
-            "system": self._system,
-            "result": self._result,
-            "stream_event": lambda e: None,  # deltas of lines already read; message_delta usage is in responses
-            "bad-line": self._bad_line,
-        }.get(kind)
-        if handler is not None:
-            handler(entry)
-        elif kind in KNOWN_TYPES:
-            self._bookkeeping(entry)
+        if entry.problem is not None:
+            self._bad_line(entry, records)
+        elif kind == "stream_event":  # deltas of lines the stream also holds whole
+            self.pending.append(self.own(entry, ()))
         else:
-            self._unknown(entry)
+            handler = {
+                "assistant": self._assistant,
+                "user": self._user,
+                "attachment": self._attachment,
+                "system": self._system,
+                "result": self._result,
+            }.get(kind)
+            if handler is not None:
+                handler(entry)
+            elif kind in KNOWN_TYPES and kind != BAD_LINE:
+                self._bookkeeping(entry)
+            else:
+                self._unknown(entry, records)
+        self.b.took(max(records - (self.b.account.unconverted - before), 0))
 
-    def _meta(self, entry: Entry, drop: tuple[str, ...] = ()) -> dict[str, Any]:
-        """The line's envelope (what ThreadProtocol has no field for), for ``metadata.claude``."""
-        envelope = {k: v for k, v in entry.raw.items() if k not in drop and k not in SESSION_KEYS}
-        return {"claude": envelope, "source_line": entry.where()}
+    def own(self, entry: Entry, drop: tuple[str, ...]) -> dict[str, Any]:
+        """The line's fields but ``drop`` and the session fields that repeat the thread's."""
+        fields, keys = self.session.fields, self.session.keys
+        return {k: v for k, v in entry.raw.items() if k not in drop and not (k in keys and fields.get(k, _MISSING) == v)}
 
-    def _link(self, agent: str | None, meta: dict[str, Any]) -> dict[str, Any]:
-        """Mark a subagent's action with the parent's Agent/Task tool call that launched it."""
-        if agent is not None and agent in self.links:
-            meta["parent_tool_call_id"] = self.links[agent]
+    def _meta(self, entry: Entry, agent: str | None, drop: tuple[str, ...]) -> dict[str, Any]:
+        meta: dict[str, Any] = {"claude": self.own(entry, drop)}
+        link = self.agents.links.get(agent or "")
+        if agent is not None and agent != MAIN_AGENT and link:
+            meta["parent_tool_call_id"] = link
         return meta
 
     # --- assistant lines ------------------------------------------------------------------
     def _assistant(self, entry: Entry) -> None:
         message = entry.raw.get("message")
         if not isinstance(message, Mapping):
-            self._unknown(entry, "assistant entry has no message object")
+            self._unknown(entry, 1, "assistant entry has no message object")
             return
         mid = message.get("id") if isinstance(message.get("id"), str) else None
         model = message.get("model") if isinstance(message.get("model"), str) else None
-        agent = self.agent_of(entry)
+        agent = self.agents.of(entry, self)
         if agent == MAIN_AGENT and model and model != "<synthetic>":
-            self.main_agent(entry, model)
-        envelope = {k: v for k, v in message.items() if k not in ("content", "usage")}
+            self.agents.main(entry, model)
+        envelope = {k: v for k, v in message.items() if k != "content"}
         content = message.get("content")
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else ""}]
+        blocks = content if isinstance(content, list) and content else [content]
         response = self.responses.get(mid or "")
         for index, block in enumerate(blocks):
-            meta = self._link(agent, self._meta(entry, drop=("message",)))
+            meta = self._meta(entry, agent, ("message",))
             meta["claude"]["message"] = envelope
             if len(blocks) > 1:
                 meta["claude"]["block_index"] = index
             if model:
                 meta["model_name"] = model
                 meta["provider_name"] = PROVIDER
-            usage = None
-            finish = None
-            block_type = block.get("type") if isinstance(block, Mapping) else None
+            usage = finish = None
+            block_type = block.get("type") if isinstance(block, Mapping) else ("text" if isinstance(block, str) else None)
             if response is not None and mid not in self.usage_given and block_type == response.holder:
                 self.usage_given.add(mid or "")
                 usage = to_usage(response.usage)
-                meta["claude"]["usage"] = response.usage
                 if not response.final:
                     meta["claude"]["usage_is_snapshot"] = True
                 finish = finish_reason(response.stop_reason)
-            self._block(entry, agent, block, meta, usage, finish)
+            self._block(entry, agent, block, meta, usage, finish, index)
 
-    def _block(self, entry: Entry, agent: str, block: Any, meta: dict[str, Any], usage: dict[str, int] | None, finish: str | None) -> None:
-        t = entry.time
+    def _block(self, entry: Entry, agent: str, block: Any, meta: dict[str, Any], usage: dict[str, int] | None, finish: str | None, index: int) -> None:
         kind = block.get("type") if isinstance(block, Mapping) else None
-        if kind == "text":
-            self.b.add("assistant_message", timestamp=t, agent_id=agent, content=block.get("text", ""), usage=usage,
-                       finish_reason=finish, metadata=_extra(block, ("type", "text"), meta))
+        whole = "block_index" not in meta["claude"] and not isinstance((entry.raw.get("message") or {}).get("content"), list)
+        if whole and isinstance(block, str):  # message.content a plain string
+            meta["claude"]["block"] = "string"
+            self.emit("assistant_message", entry, meta, agent_id=agent, content=block, usage=usage, finish_reason=finish)
+        elif kind == "text" and isinstance(block.get("text"), str):
+            self.emit("assistant_message", entry, _extra(block, ("type", "text"), meta), agent_id=agent, content=block["text"],
+                      usage=usage, finish_reason=finish)
         elif kind in ("thinking", "redacted_thinking"):
-            self.b.add("thinking", timestamp=t, agent_id=agent, content=block.get("thinking"), signature=block.get("signature"),
-                       provider_name=PROVIDER, usage=usage, metadata=_extra(block, ("type", "thinking", "signature"), meta))
+            # redacted thinking: the API's encrypted ``data``, no text; kept under metadata.claude.block
+            known = tuple(k for k in ("thinking", "signature") if isinstance(block.get(k), str))
+            self.emit("thinking", entry, _extra(block, known, meta), agent_id=agent, content=block.get("thinking") if "thinking" in known else None,
+                      signature=block.get("signature") if "signature" in known else None, provider_name=PROVIDER, usage=usage)
         elif kind in ("tool_use", "server_tool_use", "mcp_tool_use") and isinstance(block.get("id"), str):
-            self.tool_names[block["id"]] = str(block.get("name"))
-            self.b.add("tool_call", timestamp=t, agent_id=agent, tool_name=str(block.get("name")), tool_call_id=block["id"],
-                       args=block.get("input"), usage=usage, metadata=_extra(block, ("type", "id", "name", "input"), meta))
+            name = block.get("name") if isinstance(block.get("name"), str) else str(block.get("name"))
+            known = ("id", "input", *(("name",) if isinstance(block.get("name"), str) else ()))
+            meta = _extra(block, known, meta)
+            if "input" not in block:
+                meta["claude"]["block"]["input_absent"] = True
+            self.tool_names[block["id"]] = name
+            self.emit("tool_call", entry, meta, agent_id=agent, tool_name=name, tool_call_id=block["id"], args=block.get("input"), usage=usage)
         elif isinstance(block, Mapping) and isinstance(block.get("tool_use_id"), str):  # server tool results
-            self._tool_return(entry, block, meta, agent)
+            self._tool_return(entry, block, meta, usage)
         else:
-            meta["claude"]["block"] = block
-            self.b.problem("unknown-type", f"{entry.where()} content block type {kind!r} is not one threadlab maps; kept as system.unknown_block", line=entry.line)
-            self.b.add("system.unknown_block", timestamp=t, agent_id=agent, data=block, usage=usage, metadata=meta)
+            meta["claude"]["block"] = "content" if whole else "whole"
+            self.b.kept("unknown-type", f"{entry.where()} content block {index} {_describe(block)} is not one threadlab maps; kept as system.unknown_block",
+                        line=entry.line)
+            self.emit("system.unknown_block", entry, meta, agent_id=agent, data=block, usage=usage)
 
     # --- user lines -----------------------------------------------------------------------
     def _user(self, entry: Entry) -> None:
         raw = entry.raw
         message = raw.get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
-        agent = self.agent_of(entry)
-        meta = self._link(agent, self._meta(entry, drop=("message",)))
-        if isinstance(message, Mapping):
-            meta["claude"]["message"] = {k: v for k, v in message.items() if k != "content"}
-        if isinstance(content, str):
-            self._user_text(entry, agent, content, meta)
+        if not isinstance(message, Mapping) or "content" not in message:
+            self._unknown(entry, 1, "user entry has no message object" if not isinstance(message, Mapping) else "user entry's message has no content")
             return
-        blocks = content if isinstance(content, list) else []
-        parts: list[Any] = []
-        for block in blocks:
-            if isinstance(block, Mapping) and block.get("type") == "tool_result":
-                self._tool_return(entry, block, meta, agent)
-            else:
-                parts.append(_user_part(block))
-        if parts or not blocks:
-            self._user_text(entry, agent, parts, meta)
+        content = message.get("content")
+        agent = self.agents.of(entry, self)
 
-    def _user_text(self, entry: Entry, agent: str, content: Any, meta: dict[str, Any]) -> None:
-        raw = entry.raw
-        text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
-        system_name = None
-        if raw.get("isMeta"):
-            system_name = "meta_message"
-        elif raw.get("isCompactSummary"):
-            system_name = "compact_summary"
-        else:
-            system_name = next((name for prefix, name in _WRAPPED_USER_TEXT if text.lstrip().startswith(prefix)), None)
-        if system_name is not None:
-            self.b.add(f"system.{system_name}", timestamp=entry.time, agent_id=agent, data=content, metadata=meta)
+        def meta() -> dict[str, Any]:
+            m = self._meta(entry, agent, ("message",))
+            m["claude"]["message"] = {k: v for k, v in message.items() if k != "content"}
+            return m
+
+        if not isinstance(content, list) or not content:
+            self._user_text(entry, agent, content, meta(), None)
             return
+        parts = [(i, b) for i, b in enumerate(content) if not (isinstance(b, Mapping) and b.get("type") == "tool_result")]
+        indexed = len(content) > 1
+        for index, block in enumerate(content):
+            if parts and index == parts[0][0]:
+                self._user_text(entry, agent, [b for _, b in parts], meta(), [i for i, _ in parts] if indexed else None)
+            if isinstance(block, Mapping) and block.get("type") == "tool_result":
+                m = meta()
+                if indexed:
+                    m["claude"]["block_index"] = index
+                if isinstance(block.get("tool_use_id"), str):
+                    self._tool_return(entry, block, m)
+                else:
+                    m["claude"]["block"] = "whole"
+                    self.b.kept("schema", f"{entry.where()} content block {index}: a tool_result without tool_use_id; kept as system.unknown_block",
+                                line=entry.line)
+                    self.emit("system.unknown_block", entry, m, agent_id=agent, data=block)
+
+    def _user_text(self, entry: Entry, agent: str, blocks: Any, meta: dict[str, Any], indexes: list[int] | None) -> None:
+        """A prompt (string or the line's non-tool-result blocks), or a ``system.*`` action for
+        the user lines Claude Code writes itself (meta lines, command wrappers, notifications)."""
+        raw = entry.raw
+        if indexes is not None:
+            meta["claude"]["block_index"] = indexes
+        name = system_name(raw, blocks)
+        if name is not None:
+            self.emit(f"system.{name}", entry, meta, agent_id=agent if agent != MAIN_AGENT else None, data=blocks)
+            return
+        if isinstance(blocks, list):
+            content = [user_part(block, self.b, entry, at) for block, at in zip(blocks, indexes or range(len(blocks)), strict=False)]
+        else:
+            if not isinstance(blocks, str):
+                meta["claude"]["content"] = blocks  # null or a value that is no prompt: kept as it came
+            content = blocks if isinstance(blocks, str) else ""
         if agent != MAIN_AGENT:
             meta["to_agent_id"] = agent
-        elif self.session.first_prompt is None and text:
-            self.session.first_prompt = text
-        self.b.add("user_message", timestamp=entry.time, content=content, metadata=meta)
+        elif self.session.first_prompt is None:
+            text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
+            self.session.first_prompt = text or None
+        self.emit("user_message", entry, meta, content=content)
 
-    def _tool_return(self, entry: Entry, block: Mapping[str, Any], meta: dict[str, Any], agent: str) -> None:
+    def _tool_return(self, entry: Entry, block: Mapping[str, Any], meta: dict[str, Any], usage: dict[str, int] | None = None) -> None:
         call_id = block["tool_use_id"]
         name = self.tool_names.get(call_id)
         if name is None:
             self.b.problem("tool-call-match", f"{entry.where()} tool_result for {call_id!r} answers no earlier tool_use", line=entry.line)
             name = "unknown"
-        meta = {**meta, "claude": {**meta["claude"], "block": {k: v for k, v in block.items() if k != "content"}}}
-        self.b.add("tool_return", timestamp=entry.time, tool_call_id=call_id, tool_name=name, status="error" if _is_error(block) else "success",
-                   content=block.get("content"), metadata=meta)
+        rest = {k: v for k, v in block.items() if k not in ("tool_use_id", "content")}
+        if "content" not in block:
+            rest["content_absent"] = True
+        meta["claude"]["block"] = rest
+        self.emit("tool_return", entry, meta, tool_call_id=call_id, tool_name=name, status="error" if _is_error(block) else "success",
+                  content=block.get("content"), usage=usage)  # usage only when a message's first block is a server tool's result
 
     # --- everything else ------------------------------------------------------------------
     def _attachment(self, entry: Entry) -> None:
         attachment = entry.raw.get("attachment")
         kind = attachment.get("type") if isinstance(attachment, Mapping) else None
-        agent = self.agent_of(entry)
-        meta = self._link(agent, self._meta(entry, drop=("attachment",)))
-        self.b.add(f"system.attachment.{snake(kind or 'unknown')}", timestamp=entry.time, agent_id=agent, data=attachment, metadata=meta)
+        agent = self.agents.of(entry, self)
+        self.emit(f"system.attachment.{snake(kind or 'unknown')}", entry, self._meta(entry, agent, ("attachment",)),
+                  agent_id=agent if agent != MAIN_AGENT else None, data=attachment)
 
     def _system(self, entry: Entry) -> None:
         raw = entry.raw
@@ -247,41 +262,40 @@ class Converter:
         if subtype == "init":
             self.session.fields["init"] = {k: v for k, v in raw.items() if k not in ("type", "subtype")}
             if isinstance(raw.get("model"), str):
-                self.main_agent(entry, raw["model"])
-        if subtype == "task_started" and isinstance(raw.get("task_id"), str):
-            task = raw["task_id"]
-            if isinstance(raw.get("tool_use_id"), str):
-                self.task_agents[raw["tool_use_id"]] = task
-            self.subagent(task, entry, agent_type=raw.get("subagent_type"), description=raw.get("description"),
-                          tool_use_id=raw.get("tool_use_id"), line=dict(raw))
+                self.agents.main(entry, raw["model"])
+        if subtype == "task_started" and isinstance(raw.get("task_id"), str) and raw["task_id"] not in self.agents.joined:
+            self.agents.task_started(entry, self)
             return
-        agent = self.agent_of(entry) if (entry.agent not in (None, MAIN_AGENT) or raw.get("isSidechain")) else None
-        data = {k: v for k, v in raw.items() if k not in ("type", "subtype", *SESSION_KEYS)}
-        self.b.add(f"system.{snake(subtype or 'system')}", timestamp=entry.time, agent_id=agent, data=data,
-                   metadata=self._link(agent, {"claude": {"type": "system", "subtype": subtype}, "source_line": entry.where()}))
+        agent = self.agents.of(entry, self) if entry.agent not in (None, MAIN_AGENT) or raw.get("isSidechain") else None
+        meta = self._meta(entry, agent, tuple(raw))
+        meta["claude"] = {"type": "system", **({"subtype": subtype} if "subtype" in raw else {})}
+        self.emit(f"system.{snake(subtype or 'system')}", entry, meta, agent_id=agent, data=self.own(entry, ("type", "subtype")))
 
     def _result(self, entry: Entry) -> None:
-        data = without_envelope(entry.raw)
-        self.session.results.append(data)
-        self.b.add("system.result", timestamp=entry.time, data=data, metadata={"source_line": entry.where()})
+        data = self.own(entry, ("type",))
+        self.session.results.append({k: v for k, v in entry.raw.items() if k not in ("type", *SESSION_KEYS)})
+        self.emit("system.result", entry, {"claude": {"type": "result"}}, data=data)
 
     def _bookkeeping(self, entry: Entry) -> None:
         raw = entry.raw
         kind = entry.type
-        agent = self.agent_of(entry) if entry.agent not in (None, MAIN_AGENT) or isinstance(raw.get("agentId"), str) else None
-        data = without_envelope(raw)
-        self.b.add(f"system.{snake(kind)}", timestamp=entry.time, agent_id=agent, data=data,
-                   metadata=self._link(agent, {"claude": {"type": kind}, "source_line": entry.where()}))
+        agent = self.agents.of(entry, self) if entry.agent not in (None, MAIN_AGENT) or isinstance(raw.get("agentId"), str) else None
+        if kind == "agent-name" and isinstance(raw.get("agentName"), str) and agent in (None, MAIN_AGENT):
+            self.agents.rename_main(entry, raw["agentName"])
+        meta = self._meta(entry, agent, tuple(raw))
+        meta["claude"] = {"type": kind}
+        self.emit(f"system.{snake(kind)}", entry, meta, agent_id=agent if agent != MAIN_AGENT else None, data=self.own(entry, ("type",)))
 
-    def _bad_line(self, entry: Entry) -> None:
-        self.b.add("system.unparsed_line", timestamp=entry.time, data=entry.raw, metadata={"source_line": entry.where()})
+    def _bad_line(self, entry: Entry, records: int) -> None:
+        rule, reason = entry.problem or ("json", "cannot be read")
+        self.b.kept(rule, f"{entry.where()} {reason}; kept as system.unparsed_line", line=entry.line, n=records)
+        self.emit("system.unparsed_line", entry, {"claude": {"line": "unparsed"}}, data=entry.raw)
 
-    def _unknown(self, entry: Entry, why: str | None = None) -> None:
+    def _unknown(self, entry: Entry, records: int, why: str | None = None) -> None:
         reason = why or f"entry type {entry.type!r} is not one threadlab knows"
-        self.b.problem("unknown-type", f"{entry.where()} {reason}; kept as system.unknown_entry", line=entry.line)
+        self.b.kept("unknown-type", f"{entry.where()} {reason}; kept as system.unknown_entry", line=entry.line, n=records)
         agent = entry.agent if entry.agent not in (None, MAIN_AGENT) else None
-        self.b.add("system.unknown_entry", timestamp=entry.time, agent_id=agent, data=entry.raw,
-                   metadata=self._link(agent, {"source_line": entry.where()}))
+        self.emit("system.unknown_entry", entry, {"claude": {"line": "whole"}}, agent_id=agent, data=self.own(entry, ()))
 
 
 def _is_error(block: Mapping[str, Any]) -> bool:
@@ -292,26 +306,12 @@ def _is_error(block: Mapping[str, Any]) -> bool:
 
 
 def _extra(block: Mapping[str, Any], known: tuple[str, ...], meta: dict[str, Any]) -> dict[str, Any]:
-    """Block fields ThreadProtocol has no place for (cache_control, citations, ...) into metadata."""
-    rest = {k: v for k, v in block.items() if k not in known}
-    if rest:
-        meta["claude"]["block"] = rest
+    """Block fields ThreadProtocol has no place for (its type, cache_control, citations, ...)."""
+    meta["claude"]["block"] = {k: v for k, v in block.items() if k not in known}
     return meta
 
 
-def _user_part(block: Any) -> Any:
-    """A user content block as a ThreadProtocol content part (text, image as RC2 media)."""
-    if not isinstance(block, Mapping):
-        return {"type": "unknown", "value": block}
-    if block.get("type") == "text":
-        return {"type": "text", "text": block.get("text", "")}
-    if block.get("type") in ("image", "document") and isinstance(block.get("source"), Mapping):
-        source = block["source"]
-        category = "image" if block["type"] == "image" else "document"
-        if source.get("type") == "url":
-            return {"type": "file", "content_type": "url", "media_type": source.get("media_type") or "application/octet-stream",
-                    "media_category": category, "url": source.get("url")}
-        return {"type": "file", "content_type": "binary", "media_type": source.get("media_type") or "application/octet-stream",
-                "media_category": category, "data": source.get("data")}
-    return dict(block)
-
+def _describe(block: Any) -> str:
+    if isinstance(block, Mapping):
+        return f"of type {block.get('type')!r}"
+    return f"that is a JSON {type(block).__name__}"

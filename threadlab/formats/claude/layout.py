@@ -7,7 +7,7 @@ Layout (CLI 2.1.x; root ``~/.claude`` or ``$CLAUDE_CONFIG_DIR``)::
     <root>/projects/<sanitised cwd>/<sessionId>/subagents/agent-<agentId>.meta.json
 
 Before 2.1, a sidechain (subagent) transcript was ``agent-<agentId>.jsonl`` beside the sessions,
-its lines carrying the parent's ``sessionId``.
+its lines carrying the parent's ``sessionId`` (and no sidecar).
 
 A config root, its ``projects`` folder or one project folder are each one source that yields one
 thread per session file."""
@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.claude.wire import is_claude_line
+from threadlab.formats.claude.wire import is_transcript_entry
 from threadlab.formats.registry import FolderPlan
 
 _SNIFF_FILES = 3
@@ -31,12 +31,18 @@ _SNIFF_FILES = 3
 
 @dataclass(frozen=True, slots=True)
 class SubagentFile:
-    """A subagent transcript and its ``.meta.json`` sidecar (None when missing or unreadable)."""
+    """A subagent transcript and its ``.meta.json`` sidecar (None when missing or unreadable).
+    ``layout`` says where it was: ``SUBAGENTS`` (2.1: ``<session>/subagents/``, which has
+    sidecars) or ``BESIDE`` (before 2.1: beside the session, never with a sidecar)."""
+
+    SUBAGENTS = "subagents"
+    BESIDE = "beside"
 
     path: Path
     agent_id: str
     meta: dict[str, Any] | None
     meta_error: str | None
+    layout: str = "subagents"
 
 
 def projects_root(folder: Path) -> Path:
@@ -52,14 +58,14 @@ def _candidates(root: Path) -> Iterator[Path]:
 
 def is_transcript_head(head: bytes) -> bool:
     """The first line of a session transcript (camelCase envelope, not stream-json output)."""
-    first = head.lstrip().split(b"\n", 1)[0]
-    if first[:1] != b"{":
+    stripped = head.lstrip()
+    if stripped[:1] != b"{":
         return False
+    first = stripped.split(b"\n", 1)[0]
     try:
-        obj = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        return b'"sessionId"' in first or b'"parentUuid"' in first
-    return is_claude_line(obj) and "session_id" not in obj and "__class__" not in obj
+        return is_transcript_entry(orjson.loads(first))
+    except orjson.JSONDecodeError:  # a first line longer than the head
+        return b"\n" not in stripped and (b'"sessionId"' in first or b'"parentUuid"' in first) and b'"session_id"' not in first
 
 
 def _head(path: Path, size: int = 16384) -> bytes:
@@ -79,34 +85,44 @@ def is_claude_folder(folder: Path) -> bool:
 
 def session_files(folder: Path) -> list[Path]:
     """Every session transcript under ``folder`` (a project folder's own ``*.jsonl``, or those
-    of every project folder under a root)."""
+    of every project folder under a root); a pre-2.1 sidechain file of a session beside it is
+    read with that session, not as one of its own."""
     root = projects_root(folder)
     direct = sorted(p for p in root.glob("*.jsonl") if p.is_file())
-    return direct or sorted(p for p in root.glob("*/*.jsonl") if p.is_file())
+    found = direct or sorted(p for p in root.glob("*/*.jsonl") if p.is_file())
+    return [p for p in found if not _is_companion(p)]
+
+
+def _is_companion(path: Path) -> bool:
+    session = sidechain_session(path) if path.name.startswith("agent-") else None
+    return session is not None and (path.parent / f"{session}.jsonl").is_file()
 
 
 def subagent_files(session: Path) -> list[SubagentFile]:
     """The subagent transcripts of one session, with their sidecars, in a stable order."""
     folder = session.parent / session.stem / "subagents"
-    paths = sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else []
-    paths += [p for p in sorted(session.parent.glob("agent-*.jsonl")) if sidechain_session(p) == session.stem]
-    found = []
-    for path in paths:
-        agent_id = path.stem.removeprefix("agent-")
-        meta_path = path.with_name(path.stem + ".meta.json")
-        meta: dict[str, Any] | None = None
-        error: str | None = None
-        if not meta_path.is_file():
-            error = f"has no {meta_path.name} sidecar"
-        else:
-            try:
-                value = orjson.loads(meta_path.read_bytes())
-                meta = value if isinstance(value, dict) else None
-                error = None if meta is not None else f"sidecar {meta_path.name} is not a JSON object"
-            except (orjson.JSONDecodeError, OSError) as exc:
-                error = f"sidecar {meta_path.name} cannot be read ({exc})"
-        found.append(SubagentFile(path, agent_id, meta, error))
+    found = [_with_sidecar(p) for p in (sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else [])]
+    for path in sorted(session.parent.glob("agent-*.jsonl")):
+        if path != session and sidechain_session(path) == session.stem:
+            found.append(SubagentFile(path, path.stem.removeprefix("agent-"), None, None, SubagentFile.BESIDE))
     return found
+
+
+def _with_sidecar(path: Path) -> SubagentFile:
+    agent_id = path.stem.removeprefix("agent-")
+    meta_path = path.with_name(path.stem + ".meta.json")
+    meta: dict[str, Any] | None = None
+    error: str | None = None
+    if not meta_path.is_file():
+        error = f"has no {meta_path.name} sidecar"
+    else:
+        try:
+            value = orjson.loads(meta_path.read_bytes())
+            meta = value if isinstance(value, dict) else None
+            error = None if meta is not None else f"sidecar {meta_path.name} is not a JSON object"
+        except (orjson.JSONDecodeError, OSError) as exc:
+            error = f"sidecar {meta_path.name} cannot be read ({exc})"
+    return SubagentFile(path, agent_id, meta, error)
 
 
 # names a Claude Code config root (~/.claude) holds beside projects/
@@ -124,8 +140,8 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
         return FolderPlan(ignore=frozenset(names - {"projects"}))
     sessions = {e.name[: -len(".jsonl")]: e for e in entries if e.name.endswith(".jsonl") and not e.name.startswith("agent-")}
     companions: dict[str, list[str]] = {}
-    for stem, entry in sessions.items():
-        if stem in names and is_transcript_head(_head(Path(entry.path))):
+    for stem, entry in sessions.items():  # a session's folder (its first line may be broken: subagents/ says so too)
+        if stem in names and (is_transcript_head(_head(Path(entry.path))) or Path(folder, stem, "subagents").is_dir()):
             companions.setdefault(entry.name, []).append(stem)
     for entry in entries:
         if entry.name.startswith("agent-") and entry.name.endswith(".jsonl"):

@@ -1,23 +1,35 @@
-"""Sessions → Threads: a transcript with its subagent files, or a stream of messages
-(stream-json output or Claude Agent SDK objects)."""
+"""Sessions → Threads: a transcript with its subagents, or a stream of messages (stream-json
+output or Claude Agent SDK objects).
+
+A transcript's subagents come in three layouts, read the same way: files under
+``<session>/subagents/`` with ``.meta.json`` sidecars (CLI 2.1), ``agent-<id>.jsonl`` files
+beside the session whose lines carry its ``sessionId`` (before 2.1), and ``isSidechain`` lines
+inside the session file itself (older CLIs, claude.ai exports, and what ``from_thread`` writes,
+with each sidecar as an inline ``agent_metadata`` entry as the Agent SDK's session stores keep
+it). Each subagent's lines are ordered by their own chain, start no earlier than the call that
+launched them, and are merged with the session's by time."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem
+from threadlab.formats.claude.agents import MAIN_AGENT, SubagentInfo, launched_by
 from threadlab.formats.claude.chain import assign_times, merge_by_time, order_chain
-from threadlab.formats.claude.convert import MAIN_AGENT, Converter
+from threadlab.formats.claude.convert import Converter
 from threadlab.formats.claude.layout import SubagentFile, subagent_files
 from threadlab.formats.claude.wire import Entry, read_lines
 from threadlab.formats.source import Source
 
 _TASK_ID = re.compile(r"<task-id>([^<]+)</task-id>\s*<tool-use-id>([^<]+)</tool-use-id>")
+_LAUNCHERS = ("Agent", "Task")
+AGENT_METADATA = "agent_metadata"
 
 
 def _label(path: Path, base: Path | None) -> str:
@@ -29,126 +41,243 @@ def _label(path: Path, base: Path | None) -> str:
     return str(path)
 
 
-def _tool_uses(entries: list[Entry]) -> dict[str, tuple[Entry, Mapping[str, Any]]]:
-    """tool_use id → (the line holding it, the block)."""
-    found: dict[str, tuple[Entry, Mapping[str, Any]]] = {}
+def thread_id(name: str, entries: list[Entry]) -> str:
+    """A transcript's thread id: its file's name (how Claude Code names a session; ``name`` is
+    the path, or the name given with bytes), else the first ``sessionId`` in it, else an id
+    made from its content (the same input always gets the same id)."""
+    if not name.startswith("<") and name.endswith((".jsonl", ".json")):
+        return Path(name).stem
+    session = next((s for s in map(session_id, entries) if s is not None), None)
+    return session or _content_id(name, entries)
+
+
+def _content_id(name: str, entries: list[Entry]) -> str:
+    digest = hashlib.sha1(name.encode("utf-8", "replace"))
+    for entry in entries[:50]:
+        digest.update(repr(sorted(entry.raw.items(), key=lambda kv: kv[0])).encode("utf-8", "replace"))
+    return str(uuid.UUID(bytes=digest.digest()[:16], version=5))
+
+
+def session_id(entry: Entry) -> str | None:
+    value = entry.raw.get("session_id") or entry.raw.get("sessionId")
+    return value if isinstance(value, str) else None
+
+
+# --- transcripts --------------------------------------------------------------------------
+
+
+def transcript_thread(source: Source, *, base: Path | None = None, entries: list[Entry] | None = None) -> Thread:
+    """One session: its lines (read from ``source``, or given) and, when read from disk, its
+    subagent files."""
+    path = source.path
+    label = _label(path, base) if path is not None else source.name
+    lines = entries if entries is not None else read_lines(source, label)
+    builder = ThreadBuilder(thread_id(source.name, lines), source=source.name)
+    sidecars = {e.raw["agentId"]: e for e in lines if e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str)}
+    lines = [e for e in lines if not (e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str))]
+    builder.took(len(sidecars))  # each is in its agent's metadata
+    main_lines, inline = split_sidechains(lines)
+    main = _chain(main_lines, builder)
+    assign_times(main)
+    subs = _subagent_streams(path, base, inline, sidecars, builder)
+    calls = _tool_uses(main, MAIN_AGENT)
+    known: dict[str, SubagentInfo] = {}
+    links: dict[str, str] = {}
+    streams = [main]
+    for sub in subs:
+        entries_of = _chain(sub.entries, builder)
+        link = sub.link or _guess_link(sub.agent_id, entries_of, [e for s in streams for e in s], calls, set(links.values()))
+        if sub.broken_sidecar or (sub.needs_sidecar and link is None):
+            how = f"linked to tool call {link!r} found in the transcript" if link else "not linked to any Agent/Task call"
+            builder.problem("subagent-meta", f"{sub.label} {sub.meta_error or 'sidecar has no toolUseId'}; agent read, {how}")
+        call = calls.get(link or "")
+        assign_times(entries_of, floor=call[0].time if call else None)
+        known[sub.agent_id] = _subagent_info(sub.meta, entries_of, call)
+        if link:
+            links[sub.agent_id] = link
+            if known[sub.agent_id].parent is None and call is not None and call[2] != MAIN_AGENT:
+                known[sub.agent_id].parent = call[2]
+        calls.update(_tool_uses(entries_of, sub.agent_id))
+        streams.append(entries_of)
+    merged = merge_by_time(streams)
+    conv = Converter(builder, merged)
+    conv.agents.known = known
+    conv.agents.links.update(links)
+    conv.agents.main(merged[0] if merged else None)
+    for entry in merged:
+        conv.add(entry)
+    conv.finish()
+    return _finish(builder, conv)
+
+
+def split_sidechains(entries: list[Entry]) -> tuple[list[Entry], dict[str, list[Entry]]]:
+    """The session's own lines, and inline sidechain lines by subagent: by their ``agentId``,
+    or (older CLIs wrote none) by the root of their ``parentUuid`` chain."""
+    main: list[Entry] = []
+    inline: dict[str, list[Entry]] = {}
+    anonymous = [e for e in entries if e.raw.get("isSidechain") is True and not isinstance(e.raw.get("agentId"), str)]
+    roots = _chain_roots(anonymous)
+    for entry in entries:
+        side = entry.raw.get("isSidechain")
+        agent_id = entry.raw.get("agentId")
+        if entry.agent is not None:  # read from a subagent's own file
+            agent = entry.agent
+        elif side is True or (side is None and isinstance(agent_id, str)):  # a bookkeeping line of a subagent says only its agentId
+            agent = agent_id if isinstance(agent_id, str) else roots[id(entry)]
+        else:
+            entry.agent = MAIN_AGENT
+            main.append(entry)
+            continue
+        entry.agent = agent
+        inline.setdefault(agent, []).append(entry)
+    return main, inline
+
+
+def _chain_roots(entries: list[Entry]) -> dict[int, str]:
+    """Sidechain lines without an ``agentId`` → ``sidechain-<root uuid>`` of the chain they are on
+    (``sidechain`` for lines with no uuid either: nothing else names where they belong). A
+    parent whose uuid two lines carry is not followed: which one is meant would depend on the
+    order of the lines."""
+    seen: dict[str, int] = {}
+    for entry in entries:
+        if entry.uuid:
+            seen[entry.uuid] = seen.get(entry.uuid, 0) + 1
+    by_uuid = {e.uuid: e for e in entries if e.uuid and seen[e.uuid] == 1}
+    out: dict[int, str] = {}
+    for entry in entries:
+        node, visited = entry, set()
+        while isinstance(node.raw.get("parentUuid"), str) and node.raw["parentUuid"] in by_uuid and node.uuid not in visited:
+            visited.add(node.uuid)
+            node = by_uuid[node.raw["parentUuid"]]
+        out[id(entry)] = f"sidechain-{node.uuid[:8]}" if node.uuid else "sidechain"
+    return out
+
+
+class _SubStream:
+    """A subagent's lines and what its sidecar says. A 2.1 ``subagents/`` file without a
+    sidecar (CLI versions before sidecars, or one lost) is a problem only when nothing else in
+    the session links the agent to its call; an unreadable sidecar always is."""
+
+    __slots__ = ("agent_id", "broken_sidecar", "depth", "entries", "label", "link", "meta", "meta_error", "needs_sidecar")
+
+    def __init__(self, agent_id: str, entries: list[Entry], label: str, meta: dict[str, Any] | None, meta_error: str | None, needs_sidecar: bool) -> None:
+        self.agent_id = agent_id
+        self.entries = entries
+        self.label = label
+        self.meta = meta
+        self.meta_error = meta_error
+        link = (meta or {}).get("toolUseId")
+        self.link = link if isinstance(link, str) else None
+        self.needs_sidecar = needs_sidecar and self.link is None
+        self.broken_sidecar = needs_sidecar and meta_error is not None and not meta_error.startswith("has no ")
+        depth = (meta or {}).get("spawnDepth")
+        self.depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else 1
+
+
+def _subagent_streams(path: Path | None, base: Path | None, inline: dict[str, list[Entry]], sidecars: dict[str, Entry],
+                      builder: ThreadBuilder) -> list[_SubStream]:
+    """Every subagent's lines with what its sidecar says, ordered by spawn depth then id."""
+    streams: dict[str, _SubStream] = {}
+    for sub in subagent_files(path) if path is not None else []:
+        label = _label(sub.path, base)
+        entries = read_lines(Source(sub.path), label, sub.agent_id)
+        streams[sub.agent_id] = _SubStream(sub.agent_id, entries, label, sub.meta, sub.meta_error, sub.layout == SubagentFile.SUBAGENTS)
+    for agent, entries in inline.items():
+        sidecar = sidecars.get(agent)
+        meta = {k: v for k, v in sidecar.raw.items() if k not in ("type", "agentId")} if sidecar is not None else None
+        if agent in streams:
+            streams[agent].entries = [*streams[agent].entries, *entries]
+        else:
+            streams[agent] = _SubStream(agent, entries, entries[0].file, meta, None, False)
+    for agent, sidecar in sidecars.items():  # a sidecar whose agent wrote no line
+        if agent not in streams:
+            builder.problem("subagent-meta", f"{sidecar.where()} agent_metadata for {agent!r}, which wrote no line", line=sidecar.line)
+    return sorted(streams.values(), key=lambda s: (s.depth, s.agent_id))
+
+
+def _chain(entries: list[Entry], builder: ThreadBuilder) -> list[Entry]:
+    ordered, dangling = order_chain(entries)
+    for entry in dangling:
+        builder.problem("chain", f"{entry.where()} parentUuid {entry.raw.get('parentUuid')!r} names no entry of the file; read as the start of a branch",
+                        line=entry.line)
+    return ordered
+
+
+def _tool_uses(entries: list[Entry], agent: str) -> dict[str, tuple[Entry, Mapping[str, Any], str]]:
+    """tool_use id → (the line holding it, the block, the agent whose line it is)."""
+    found: dict[str, tuple[Entry, Mapping[str, Any], str]] = {}
     for entry in entries:
         message = entry.raw.get("message")
         content = message.get("content") if isinstance(message, Mapping) else None
         for block in content if isinstance(content, list) else []:
             if isinstance(block, Mapping) and block.get("type") in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
-                found[block["id"]] = (entry, block)
+                found[block["id"]] = (entry, block, agent)
     return found
 
 
-def _guess_link(agent_id: str, entries: list[Entry]) -> str | None:
-    """The Agent/Task call that launched ``agent_id``, when its sidecar is missing: the tool result
-    naming the agent (``toolUseResult.agentId``), or a ``<task-notification>`` naming both."""
-    for entry in entries:
+def _guess_link(agent_id: str, own: list[Entry], seen: list[Entry], calls: dict[str, tuple[Entry, Mapping[str, Any], str]], taken: set[str]) -> str | None:
+    """The Agent/Task call that launched ``agent_id`` when no sidecar says: the tool result
+    naming the agent (``toolUseResult.agentId``), a ``<task-notification>`` naming both, or
+    (older CLIs) the one call whose prompt is the subagent's first prompt."""
+    for entry in seen:
         result = entry.raw.get("toolUseResult") or entry.raw.get("tool_use_result")
         if isinstance(result, Mapping) and result.get("agentId") == agent_id:
             content = (entry.raw.get("message") or {}).get("content")
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, Mapping) and isinstance(block.get("tool_use_id"), str):
                     return block["tool_use_id"]
-    for entry in entries:
+    for entry in seen:
         for task, tool_use in _TASK_ID.findall(str(entry.raw.get("content") or "")):
             if task == agent_id:
                 return tool_use
+    prompt = _first_prompt(own)
+    if prompt:
+        matches = [cid for cid, (_, block, _) in calls.items()
+                   if cid not in taken and block.get("name") in _LAUNCHERS and launched_by(block).get("prompt") == prompt]
+        if len(matches) == 1:
+            return matches[0]
     return None
 
 
-def _chain(entries: list[Entry], problems: list[Problem]) -> list[Entry]:
-    ordered, dangling = order_chain(entries)
-    for entry in dangling:
-        problems.append(
-            Problem("chain", f"{entry.where()} parentUuid {entry.raw.get('parentUuid')!r} names no entry of the file; read as the start of a branch", line=entry.line)
-        )
-    return ordered
+def _first_prompt(entries: list[Entry]) -> str | None:
+    for entry in entries:
+        if entry.type == "user":
+            message = entry.raw.get("message")
+            content = message.get("content") if isinstance(message, Mapping) else None
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                text = "".join(b["text"] for b in content if isinstance(b, Mapping) and b.get("type") == "text" and isinstance(b.get("text"), str))
+                return text or None
+            return None
+    return None
 
 
-def transcript_thread(source: Source, *, base: Path | None = None) -> Thread:
-    """One session: ``<session>.jsonl`` plus (when read from disk) its
-    ``<session>/subagents/agent-*.jsonl`` files."""
-    problems: list[Problem] = []
-    path = source.path
-    label = _label(path, base) if path is not None else source.name
-    main = _chain(read_lines(source, label, MAIN_AGENT, problems), problems)
-    assign_times(main)
-    streams = [main]
-    calls = _tool_uses(main)
-    owners = {call_id: MAIN_AGENT for call_id in calls}
-    known: dict[str, dict[str, Any]] = {}
-    links: dict[str, str] = {}
-    subs = subagent_files(path) if path is not None else []
-    subs.sort(key=lambda s: (s.meta or {}).get("spawnDepth") or 1)
-    for sub in subs:
-        entries = _chain(read_lines(Source(sub.path), _label(sub.path, base), sub.agent_id, problems), problems)
-        link = _subagent_link(sub, entries, streams, problems, base)
-        call = calls.get(link or "")
-        assign_times(entries, floor=call[0].time if call else None)
-        info = _subagent_info(sub, entries, call[1] if call else None)
-        known[sub.agent_id] = info
-        if link:
-            links[sub.agent_id] = link
-        for call_id, found in _tool_uses(entries).items():
-            calls[call_id] = found
-            owners[call_id] = sub.agent_id
-        streams.append(entries)
-    for agent_id in _inline_sidechains(main):  # older CLIs (and from_thread) keep subagents in the main file
-        link = _guess_link(agent_id, main)
-        call = calls.get(link or "")
-        known.setdefault(agent_id, _subagent_info(SubagentFile(Path(agent_id), agent_id, None, None),
-                                                  [e for e in main if e.raw.get("agentId") == agent_id], call[1] if call else None))
-        if link:
-            links.setdefault(agent_id, link)
-    merged = merge_by_time(streams)
-    session = next((s for s in map(_session_id, main) if s is not None), None)
-    builder = ThreadBuilder(path.stem if path is not None else session, source=source.name)
-    conv = Converter(builder, merged)
-    conv.known = known
-    conv.links.update(links)
-    conv.parents.update({agent: owners[link] for agent, link in links.items() if link in owners})
-    conv.main_agent(merged[0] if merged else None)
-    for entry in merged:
-        conv.add(entry)
-    builder.problems.extend(problems)
-    return _finish(builder, conv)
-
-
-def _inline_sidechains(entries: list[Entry]) -> list[str]:
-    found = {e.raw["agentId"]: None for e in entries if e.raw.get("isSidechain") and isinstance(e.raw.get("agentId"), str)}
-    return list(found)
-
-
-def _subagent_link(sub: SubagentFile, entries: list[Entry], streams: list[list[Entry]], problems: list[Problem], base: Path | None) -> str | None:
-    label = _label(sub.path, base)
-    link = (sub.meta or {}).get("toolUseId")
-    if isinstance(link, str):
-        return link
-    everything = [e for stream in streams for e in stream]
-    guessed = _guess_link(sub.agent_id, everything)
-    how = f"linked to tool call {guessed!r} found in the transcript" if guessed else "not linked to any Agent/Task call"
-    problems.append(Problem("subagent-meta", f"{label} {sub.meta_error or 'sidecar has no toolUseId'}; agent read, {how}", line=None))
-    return guessed
-
-
-def _subagent_info(sub: SubagentFile, entries: list[Entry], call: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Agent type, description and model from the sidecar, else from the launching call and the
-    subagent's own lines."""
-    meta = sub.meta or {}
-    call_input = call.get("input") if isinstance(call, Mapping) and isinstance(call.get("input"), Mapping) else {}
+def _subagent_info(meta: dict[str, Any] | None, entries: list[Entry], call: tuple[Entry, Mapping[str, Any], str] | None) -> SubagentInfo:
+    """Agent type, description, name and model from the sidecar, else from the launching call
+    and the subagent's own lines."""
+    meta = meta or {}
+    call_input = launched_by(call[1] if call else None)
     attributed = next((e.raw.get("attributionAgent") for e in entries if isinstance(e.raw.get("attributionAgent"), str)), None)
     model = meta.get("model") or next(
         (e.raw["message"].get("model") for e in entries if e.type == "assistant" and isinstance(e.raw.get("message"), Mapping)), None
     )
-    extra = {"claude_meta": meta} if meta else {}
-    return {
-        "agent_type": meta.get("agentType") or call_input.get("subagent_type") or attributed,
-        "description": meta.get("description") or call_input.get("description"),
-        "model": model,
-        "extra": extra,
-    }
+    parent = meta.get("parentAgentId")
+    return SubagentInfo(
+        agent_type=_text(meta.get("agentType")) or _text(call_input.get("subagent_type")) or attributed,
+        description=_text(meta.get("description")) or _text(call_input.get("description")),
+        model=_text(model),
+        name=_text(meta.get("name")),
+        meta=dict(meta) or None,
+        parent=parent if isinstance(parent, str) else None,
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# --- streams ------------------------------------------------------------------------------
 
 
 def stream_threads(entries: list[Entry], *, name: str) -> list[Thread]:
@@ -156,27 +285,23 @@ def stream_threads(entries: list[Entry], *, name: str) -> list[Thread]:
     groups: list[list[Entry]] = []
     current: str | None = None
     for entry in entries:
-        session = _session_id(entry)
+        session = session_id(entry)
         if not groups or (session is not None and current is not None and session != current):
             groups.append([])
         current = session or current
         groups[-1].append(entry)
     threads = []
     for group in groups:
-        session = next((s for s in map(_session_id, group) if s is not None), None)
+        session = next((s for s in map(session_id, group) if s is not None), None)
         assign_times(group)
-        builder = ThreadBuilder(session, source=name)
-        conv = Converter(builder, group)
-        conv.main_agent(group[0] if group else None)
+        builder = ThreadBuilder(session or thread_id(name, group), source=name)
+        conv = Converter(builder, group, stream=True)
+        conv.agents.main(group[0] if group else None)
         for entry in group:
             conv.add(entry)
+        conv.finish()
         threads.append(_finish(builder, conv))
     return threads
-
-
-def _session_id(entry: Entry) -> str | None:
-    value = entry.raw.get("session_id") or entry.raw.get("sessionId")
-    return value if isinstance(value, str) else None
 
 
 def _finish(builder: ThreadBuilder, conv: Converter) -> Thread:

@@ -4,7 +4,15 @@ title — gathered while converting and written to the thread's metadata.
 ``metadata.total_cost_usd`` / ``metadata.model_usage`` come from the last result message
 (stream-json, SDK) or the last ``cost-state`` entry (transcripts); both are cumulative for the
 session and include subagents. ``metadata.usage`` sums the result messages' ``usage``, which
-cover the main chain only."""
+cover the main chain only.
+
+``metadata.cost_usd`` is what the thread itself cost, as Claude Code priced it (frames show it
+as ``threads.cost_usd`` instead of pricing the thread's usage rows: never both). A transcript
+holds its whole session (``resume`` appends to it), so its last ``cost-state`` total is its
+cost. A stream holds the runs it recorded: the sum of each result's
+``model_usage_since_last_result`` costs (a resumed run's ``total_cost_usd`` also counts the
+runs before it, which another file holds); when the results do not carry that (the SDK's
+``ResultMessage`` drops it), the last ``total_cost_usd``."""
 
 from __future__ import annotations
 
@@ -16,11 +24,14 @@ from threadlab.formats.claude.usage import add_usage
 
 # envelope keys every transcript line repeats: kept once on the thread, not per action
 SESSION_KEYS = ("sessionId", "session_id", "cwd", "version", "gitBranch", "entrypoint", "userType")
+# what every stream-json line repeats (its init line's cwd, model ... stay the init line's own)
+STREAM_KEYS = ("session_id", "sessionId")
 _TITLE_TYPES = ("custom-title", "ai-title", "summary")
 
 
 @dataclass(slots=True)
 class SessionInfo:
+    keys: tuple[str, ...] = SESSION_KEYS  # the fields lines repeat (SESSION_KEYS, or STREAM_KEYS for a stream)
     fields: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -31,14 +42,15 @@ class SessionInfo:
     def saw(self, kind: str, raw: Mapping[str, Any]) -> None:
         """Count an entry and keep the session fields it repeats (the first value of each)."""
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        for key in SESSION_KEYS:
+        for key in self.keys:
             if key in raw and key not in self.fields:
                 self.fields[key] = raw[key]
         if kind == "cost-state":
             self.cost_state = without_envelope(raw)
         elif kind in _TITLE_TYPES:
-            value = raw.get("customTitle") or raw.get("aiTitle") or raw.get("title") or raw.get("summary")
-            if isinstance(value, str):
+            key = {"custom-title": "customTitle", "ai-title": "aiTitle"}.get(kind, "summary")
+            value = raw.get(key, raw.get("title"))
+            if isinstance(value, str) and (value or kind == "custom-title"):  # a title set to "" is a title
                 self.titles[kind] = value
 
     def metadata(self) -> dict[str, Any]:
@@ -57,7 +69,22 @@ class SessionInfo:
             for result in self.results:
                 add_usage(total, result.get("usage"))
             meta["usage"] = total
+        meta["cost_usd"] = self.cost()
         return {k: v for k, v in meta.items() if v is not None}
+
+    def cost(self) -> float | None:
+        """What the thread cost by Claude Code's own pricing (see the module's docstring)."""
+        if self.results:
+            since = [r.get("model_usage_since_last_result") for r in self.results]
+            if all(isinstance(s, Mapping) for s in since):
+                costs = [u.get("costUSD") for s in since for u in s.values() if isinstance(u, Mapping)]  # type: ignore[union-attr]
+                if costs and all(_number(c) for c in costs):
+                    return float(sum(costs))
+            last = self.results[-1].get("total_cost_usd")
+            return float(last) if _number(last) else None
+        if self.cost_state is not None and _number(self.cost_state.get("totalCostUSD")):
+            return float(self.cost_state["totalCostUSD"])
+        return None
 
     def title(self) -> str:
         for kind in _TITLE_TYPES:
@@ -70,3 +97,7 @@ class SessionInfo:
 def without_envelope(raw: Mapping[str, Any]) -> dict[str, Any]:
     """An entry's own fields: its type and the repeated session fields left out."""
     return {k: v for k, v in raw.items() if k != "type" and k not in SESSION_KEYS}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from threadlab.core.problems import Problem
 from threadlab.formats.source import Source
 
 # entry types Claude Code writes into a session transcript (2.1.330 + older versions)
@@ -46,14 +45,16 @@ SDK_MESSAGE_CLASSES = frozenset(
 @dataclass(slots=True)
 class Entry:
     """One wire dict, with where it came from: ``file`` is the name problems use, ``line`` its
-    1-based line (or position in a list), ``agent`` the agent whose file or stream it is in."""
+    1-based line (or position in a list), ``agent`` the agent whose file or stream it is in.
+    ``problem`` is (rule, message) for a line that could not be read as an entry (it is kept as
+    ``system.unparsed_line`` and counted as kept)."""
 
     raw: dict[str, Any]
     file: str
     line: int
     agent: str | None = None
     time: Any = None  # effective (monotonic) timestamp, filled by chain ordering
-    extra: dict[str, Any] = field(default_factory=dict)
+    problem: tuple[str, str] | None = None
 
     @property
     def type(self) -> str:
@@ -70,7 +71,11 @@ class Entry:
 
 
 def is_claude_line(obj: Any) -> bool:
-    """A parsed first line (or list item) that only Claude Code / the Agent SDK writes."""
+    """A parsed line (or list item) that only Claude Code / the Agent SDK writes: an SDK message,
+    an entry with Claude's envelope (``sessionId``, ``session_id``, ``parentUuid``), or, for
+    files without that envelope (claude.ai web exports, trimmed or older transcripts), a
+    ``user``/``assistant`` entry wrapping an API message, an ``attachment`` entry, or a
+    ``summary``/snapshot/queue line."""
     if not isinstance(obj, Mapping):
         return False
     if obj.get("__class__") in SDK_MESSAGE_CLASSES:
@@ -80,23 +85,79 @@ def is_claude_line(obj: Any) -> bool:
         return False
     if "sessionId" in obj or "session_id" in obj or "parentUuid" in obj:
         return True
-    return kind in _HEAD_TYPES and ("leafUuid" in obj or "messageId" in obj or "operation" in obj or "sessionId" in obj)
+    if kind in ("user", "assistant"):
+        message = obj.get("message")
+        return isinstance(message, Mapping) and message.get("role") in ("user", "assistant") and "content" in message
+    if kind == "attachment":
+        attachment = obj.get("attachment")
+        return isinstance(attachment, Mapping) and isinstance(attachment.get("type"), str)
+    if kind == "system" and obj.get("subtype") == "init":  # stream-json's first line, trimmed of its ids
+        return True
+    if kind == "result":  # ``claude -p --output-format json`` without --verbose: the result alone
+        return isinstance(obj.get("subtype"), str) and ("is_error" in obj or "total_cost_usd" in obj or "num_turns" in obj)
+    return kind in _HEAD_TYPES and ("leafUuid" in obj or "messageId" in obj or "operation" in obj)
+
+
+def is_transcript_entry(obj: Any) -> bool:
+    """A Claude line in the transcript's dialect (camelCase envelope), not stream-json output
+    (``session_id``) or an SDK object dump (``__class__``)."""
+    return is_claude_line(obj) and "session_id" not in obj and "__class__" not in obj
+
+
+def first_entry(head: bytes, *, lines: int = 3) -> Any:
+    """The first JSON object among the first lines of ``head`` (None when none parses): what
+    detection looks at. A line cut off by the end of the head is skipped."""
+    for line in head.lstrip().split(b"\n")[:lines]:
+        if not line.strip():
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        return obj
+    return None
 
 
 def sniff_lines(head: bytes) -> bool:
     """Cheap check of a file's first bytes: is its first JSON line a Claude entry?"""
-    first = head.lstrip().split(b"\n", 1)[0]
-    if first[:1] != b"{":
+    stripped = head.lstrip()
+    if stripped[:1] != b"{":
         return False
+    first = stripped.split(b"\n", 1)[0]
     try:
         return is_claude_line(orjson.loads(first))
     except orjson.JSONDecodeError:  # first line longer than the head: look for the envelope keys
-        return b'"type"' in first and (b'"sessionId"' in first or b'"parentUuid"' in first or b'"session_id"' in first)
+        if b"\n" not in stripped and len(head) >= 65536:
+            return b'"type"' in first and (b'"sessionId"' in first or b'"parentUuid"' in first or b'"session_id"' in first)
+        return False
 
 
-def read_lines(source: Source, file: str, agent: str | None, problems: list[Problem]) -> list[Entry]:
-    """Every JSON line of a file; a line that does not parse is reported (file and line named)
-    and kept as a ``bad-line`` entry so the thread shows where it was."""
+def loglines(obj: Any) -> list[Any] | None:
+    """The entries of a claude.ai web session export (``{"loglines": [...]}``), when ``obj`` is
+    one whose first entries are Claude lines."""
+    if not isinstance(obj, Mapping) or not isinstance(obj.get("loglines"), list):
+        return None
+    items = obj["loglines"]
+    head = [x for x in items[:5] if isinstance(x, Mapping)]
+    return items if head and all(is_claude_line(x) for x in head) else None
+
+
+def records_of(raw: Mapping[str, Any]) -> int:
+    """How many input records a wire dict holds: the content blocks of its message (a line
+    without blocks is one record). What ``tests/conformance/records.py`` counts, and what the
+    converter's account must add up to."""
+    message = raw.get("message")
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return len(content) if isinstance(content, list) and content else 1
+
+
+BAD_LINE = "bad-line"  # the type of the entry standing for a line that is no entry object
+
+
+def read_lines(source: Source, file: str, agent: str | None = None) -> list[Entry]:
+    """Every JSON line of a file; a line that does not parse is kept as a ``bad-line`` entry
+    (its text whole) carrying its problem (file and line named), so the thread shows where it
+    was and the account counts it as kept."""
     entries: list[Entry] = []
     for number, line in source.lines():
         if not line.strip():
@@ -104,25 +165,17 @@ def read_lines(source: Source, file: str, agent: str | None, problems: list[Prob
         try:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            last = number == _last_line_number(source)
-            reason = "ends before its JSON does (truncated last line?)" if last else f"is not valid JSON ({exc})"
-            problems.append(Problem("json", f"{file}:{number} {reason}; kept as system.unparsed_line", line=number))
-            entries.append(Entry({"type": "bad-line", "text": line[:2000].decode("utf-8", "replace")}, file, number, agent))
+            entries.append(Entry({"type": BAD_LINE, "text": line.decode("utf-8", "replace")}, file, number, agent, problem=("json", str(exc))))
             continue
         if not isinstance(obj, dict):
-            problems.append(Problem("schema", f"{file}:{number} is a JSON {type(obj).__name__}, not an entry object", line=number))
-            entries.append(Entry({"type": "bad-line", "value": obj}, file, number, agent))
+            problem = ("schema", f"is a JSON {type(obj).__name__}, not an entry object")
+            entries.append(Entry({"type": BAD_LINE, "value": obj}, file, number, agent, problem=problem))
             continue
         entries.append(Entry(obj, file, number, agent))
+    if entries and entries[-1].problem is not None and entries[-1].problem[0] == "json":
+        last = entries[-1]
+        last.problem = ("truncated", "ends before its JSON does (a cut-off last line)")
     return entries
-
-
-def _last_line_number(source: Source) -> int:
-    count = 0
-    for number, line in source.lines():
-        if line.strip():
-            count = number
-    return count
 
 
 # --- Claude Agent SDK objects → wire dicts -------------------------------------------------
@@ -226,22 +279,28 @@ def sdk_to_wire(obj: Any) -> dict[str, Any] | None:
 
 
 def is_sdk_list(obj: Any) -> bool:
-    """A list of SDK message objects / dumps / stream-json dicts (what ``query()`` yields)."""
+    """A list of SDK message objects / dumps or of Claude lines (what ``query()`` yields, what
+    ``claude -p --output-format json --verbose`` prints, stream-json saved as an array): its first
+    item is a Claude message and the next few are objects too."""
     if not isinstance(obj, list | tuple) or not obj:
         return False
     head = list(obj[:5])
-    return all(_fields(x)[0] in SDK_MESSAGE_CLASSES or is_claude_line(x) for x in head)
+    if not (_fields(head[0])[0] in SDK_MESSAGE_CLASSES or is_claude_line(head[0])):
+        return False
+    return all(isinstance(x, Mapping) or _fields(x)[0] in SDK_MESSAGE_CLASSES for x in head[1:])
 
 
-def entries_from_objects(items: Iterable[Any], file: str, problems: list[Problem]) -> list[Entry]:
-    """SDK objects or wire dicts → entries; anything else is reported and kept as a bad line."""
+def entries_from_objects(items: Iterable[Any], file: str) -> list[Entry]:
+    """SDK objects or wire dicts → entries; anything else is kept as a bad line with its problem."""
     entries: list[Entry] = []
     for index, item in enumerate(items, 1):
         wire = sdk_to_wire(item)
         if wire is None and isinstance(item, Mapping):
             wire = dict(item)
         if wire is None:
-            problems.append(Problem("schema", f"{file} item {index} is a {type(item).__name__}, not a Claude message", line=index))
-            wire = {"type": "bad-line", "text": repr(item)[:2000]}
+            problem = ("schema", f"is a {type(item).__name__}, not a Claude message")
+            value = item if isinstance(item, str | int | float | bool | list) or item is None else repr(item)
+            entries.append(Entry({"type": BAD_LINE, "value": value}, file, index, problem=problem))
+            continue
         entries.append(Entry(wire, file, index))
     return entries

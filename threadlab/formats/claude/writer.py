@@ -1,11 +1,20 @@
-"""Thread → Claude Code transcript (JSON Lines).
+"""Thread → Claude Code JSON Lines.
 
-A thread read from Claude keeps each line's envelope under ``metadata.claude``; the writer puts
-the content back into it, so the lines come out as they went in (one content block per line,
-usage repeated on every line of a message, as the CLI writes it). Any other thread gets a
-plausible envelope: fresh ``uuid``/``parentUuid`` links, one message per action. Subagent
-actions are written inline as ``isSidechain`` entries with their ``agentId`` (the layout older
-CLI versions used), because one byte string cannot hold the ``subagents/`` folder."""
+A thread read from Claude keeps each line's envelope under ``metadata.claude`` (the entry's
+fields, its message envelope with the usage the line had, the block's other fields and its
+place in the line); the writer puts the content back into it, so every line comes out as it
+went in, in the dialect it came in (a transcript's camelCase lines, stream-json's, an SDK
+list's), and reads back as the same thread. The session fields the reader keeps once on the
+thread (``sessionId``, ``cwd`` ...) go back on every line that had them.
+
+Subagents are written inline as ``isSidechain`` lines with their ``agentId`` (one byte string
+cannot hold a ``subagents/`` folder); a subagent's sidecar goes before its first line as an
+``agent_metadata`` entry, the form the Claude Agent SDK's session stores keep it in.
+
+Any other thread gets a plausible transcript: one line per action with fresh ``uuid`` /
+``parentUuid`` links per agent, the main agent's name as an ``agent-name`` entry, each other
+agent's name as an ``agent_metadata`` entry, the title as a ``custom-title`` entry. What a
+transcript cannot hold is named in a ``WriteLoss`` warning (``writer_losses.py``)."""
 
 from __future__ import annotations
 
@@ -14,193 +23,263 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
 
 from threadlab.core.derive import tool_call_owner
-from threadlab.core.model import BaseAction, SystemAction, Thread
+from threadlab.core.loss import report_loss
+from threadlab.core.model import CORE_ACTION_TYPES, BaseAction, SystemAction, Thread
 from threadlab.core.timefmt import format_timestamp
-from threadlab.formats.claude.convert import MAIN_AGENT
+from threadlab.formats.claude.agents import MAIN_AGENT
+from threadlab.formats.claude.blocks import assistant_block, jsonable, user_blocks, wire_usage
+from threadlab.formats.claude.convert import READER_KEYS
+from threadlab.formats.claude.session import SESSION_KEYS
+from threadlab.formats.claude.writer_losses import Losses
 
-_CHAIN_KEYS = ("cwd", "version", "gitBranch", "entrypoint", "userType")
-_ENVELOPE_ONLY = ("message", "usage", "block", "block_index", "usage_is_snapshot")
+NAME = "claude-code"
+_STOP = {"stop": "end_turn", "tool_call": "tool_use", "length": "max_tokens", "content_filter": "refusal"}
+_ASSISTANT_KINDS = ("assistant_message", "thinking", "tool_call")
 
 
 def thread_to_transcript(thread: Thread) -> bytes:
-    claude_meta = (thread.metadata or {}).get("claude")
-    session = claude_meta if isinstance(claude_meta, Mapping) else {}
-    writer = _Writer(thread, str(session.get("sessionId") or thread.thread_id), {k: session[k] for k in _CHAIN_KEYS if k in session})
-    for action in thread.actions:
-        if isinstance(action, BaseAction):
-            writer.add(action)
-    return b"".join(orjson.dumps(line) + b"\n" for line in writer.lines)
+    writer = _Writer(thread)
+    for position, action in enumerate(thread.actions):
+        writer.add(action, position)
+    writer.close()
+    report_loss(NAME, thread.thread_id, writer.losses.phrases())
+    return b"".join(line if isinstance(line, bytes) else orjson.dumps(line) for line in writer.lines for line in (line, b"\n"))
 
 
 class _Writer:
-    def __init__(self, thread: Thread, session_id: str, chain_fields: dict[str, Any]) -> None:
+    def __init__(self, thread: Thread) -> None:
         self.thread = thread
-        self.session_id = session_id
-        self.chain_fields = chain_fields
-        self.lines: list[dict[str, Any]] = []
-        self.last_uuid: dict[str, str | None] = {}
+        self.lines: list[dict[str, Any] | bytes] = []
+        session = (thread.metadata or {}).get("claude")
+        self.from_claude = isinstance(session, Mapping)
+        if self.from_claude:
+            self.session = {k: session[k] for k in SESSION_KEYS if k in session}  # type: ignore[index]
+        else:
+            self.session = {"sessionId": thread.thread_id}
+        self.transcript = "session_id" not in self.session
         self.owner = tool_call_owner(thread)
-        # the agent written as the main session: Claude's own, else the thread's first agent
         self.main = MAIN_AGENT if MAIN_AGENT in thread.agents or not thread.agents else next(iter(thread.agents))
-        self.usage = {_mid(a): a.metadata["claude"]["usage"] for a in thread.actions if _claude(a).get("usage") is not None and _mid(a)}
+        self.last_uuid: dict[str, str | None] = {}
+        self.announced: set[str] = set()
+        self.sidecars: list[dict[str, Any]] = []  # agent_metadata entries, written after the next line
+        self.open: dict[str, Any] | None = None  # the line being filled: {"line", "slots", "content"}
+        self.after: list[dict[str, Any]] = []
+        self.losses = Losses(thread, self.from_claude)
+        self._preamble()
 
-    # --- envelope -------------------------------------------------------------------------
+    # --- lines ----------------------------------------------------------------------------
+    def _preamble(self) -> None:
+        """What a foreign thread says about itself that a transcript holds in entries: the main
+        agent's name and the title (an empty one too, or the first prompt would become it)."""
+        if self.from_claude:
+            return
+        agent = self.thread.agents.get(self.main)
+        if agent is not None and agent.agent_name != "main":
+            self._write({"type": "agent-name", "agentName": agent.agent_name})
+        self._write({"type": "custom-title", "customTitle": self.thread.title or ""})
+
+    def _write(self, line: dict[str, Any] | bytes, absent: Any = ()) -> None:
+        """Append a line with the session fields the thread keeps once (but those it lacked)."""
+        if isinstance(line, dict):
+            for key, value in self.session.items():
+                if key not in absent:
+                    line.setdefault(key, value)
+        self.lines.append(line)
+        self.lines.extend(self.sidecars)  # never the first line: it is not what detection should see
+        self.sidecars = []
+
+    def _flush(self) -> None:
+        if self.open is None:
+            return
+        line, slots = self.open["line"], self.open["slots"]
+        if slots:
+            message = line.get("message")
+            if isinstance(message, dict):
+                message["content"] = [slots[i] for i in sorted(slots)]
+        self._write(line, self.open["absent"])
+        self.open = None
+
+    def close(self) -> None:
+        self._flush()
+        for event in self.after:
+            self._write(dict(event))
+        self.lines.extend(self.sidecars)
+
+    # --- agents ---------------------------------------------------------------------------
     def _agent(self, action: BaseAction) -> str:
-        meta = action.metadata or {}
         if action.action_type == "tool_return":
             return self.owner.get(getattr(action, "tool_call_id", ""), self.main)
+        meta = action.metadata or {}
         return getattr(action, "agent_id", None) or meta.get("to_agent_id") or self.main
 
-    def _envelope(self, action: BaseAction, kind: str) -> dict[str, Any]:
-        kept = _claude(action)
-        if kept:
-            line = {k: v for k, v in kept.items() if k not in _ENVELOPE_ONLY}
-        else:
-            agent = self._agent(action)
-            line = {"parentUuid": self.last_uuid.get(agent), "isSidechain": agent != self.main, "type": kind,
-                    "uuid": str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, f"{self.thread.thread_id}/{action.sequence}")),
-                    "timestamp": format_timestamp(action.timestamp)}
-            if agent != self.main:
-                line["agentId"] = agent
-        line.setdefault("type", kind)
-        if "uuid" in line:
-            self.last_uuid[str(line.get("agentId") or self.main)] = line["uuid"]
-            line.update({k: v for k, v in self.chain_fields.items() if k not in line})
-        line["sessionId"] = self.session_id
-        return line
-
-    def _emit(self, line: dict[str, Any], block: Any | None = None) -> None:
-        """Append a line; a block of a line already written (same uuid) joins that line."""
-        previous = self.lines[-1] if self.lines else None
-        if block is not None and previous is not None and line.get("uuid") and previous.get("uuid") == line["uuid"]:
-            previous["message"]["content"].append(block)
+    def _announce(self, agent: str) -> None:
+        """A subagent's sidecar (or, for a foreign thread, its name) before its first line."""
+        if agent == self.main or agent in self.announced:
             return
-        self.lines.append(line)
+        self.announced.add(agent)
+        config = self.thread.agents.get(agent)
+        meta = (config.metadata or {}).get("claude_meta") if config is not None else None
+        if isinstance(meta, Mapping):
+            self.sidecars.append({"type": "agent_metadata", **meta, "agentId": agent})
+        elif config is None and not self.from_claude:  # an agent the registry does not hold: named by its id
+            self.sidecars.append({"type": "agent_metadata", "name": agent, "agentId": agent})
+        elif config is not None and not self.from_claude:
+            link = (config.metadata or {}).get("parent_tool_call_id")
+            entry = {"type": "agent_metadata", "agentType": config.agent_identifier, "name": config.agent_name, "agentId": agent}
+            self.sidecars.append({**entry, **({"toolUseId": link} if isinstance(link, str) else {})})
 
     # --- actions --------------------------------------------------------------------------
-    def add(self, action: BaseAction) -> None:
-        kind = action.action_type
-        if kind in ("assistant_message", "thinking", "tool_call"):
-            self._assistant(action)
-        elif kind == "tool_return":
-            self._tool_result(action)
-        elif kind == "user_message":
-            line = self._envelope(action, "user")
-            line["message"] = {**_claude(action).get("message", {"role": "user"}), "content": _user_content(getattr(action, "content", ""))}
-            self._emit(line)
-        elif isinstance(action, SystemAction):
-            self._system(action)
-
-    def _assistant(self, action: BaseAction) -> None:
-        kept = _claude(action)
-        line = self._envelope(action, "assistant")
-        block = _assistant_block(action, kept.get("block") or {})
-        message = dict(kept.get("message") or {"id": f"msg_{self.thread.thread_id}_{action.sequence}", "type": "message", "role": "assistant"})
-        model = (action.metadata or {}).get("model_name")
-        if model and "model" not in message:
-            message["model"] = model
-        usage = self.usage.get(message.get("id")) or _wire_usage(getattr(action, "usage", None))
-        line["message"] = {**message, "content": [block], **({"usage": usage} if usage else {})}
-        self._emit(line, block)
-
-    def _tool_result(self, action: BaseAction) -> None:
-        kept = _claude(action)
-        line = self._envelope(action, "user")
-        block = {**(kept.get("block") or {"type": "tool_result"}), "tool_use_id": action.tool_call_id, "content": _jsonable(action.content)}  # type: ignore[attr-defined]
-        if action.status != "success":  # type: ignore[attr-defined]
-            block["is_error"] = True
-        line["message"] = {**(kept.get("message") or {"role": "user"}), "content": [block]}
-        self._emit(line, block)
-
-    def _system(self, action: SystemAction) -> None:
-        kept = _claude(action)
-        data = _jsonable(action.data)
-        name = action.name
-        if name == "unparsed_line" or name == "unknown_entry":
-            self.lines.append(data if isinstance(data, dict) else {"type": "unknown", "value": data})
+    def add(self, action: BaseAction, position: int) -> None:
+        if action.action_type not in CORE_ACTION_TYPES and not isinstance(action, SystemAction):
+            self.losses.count(f"actions of a type no transcript entry stands for ({action.action_type})")
             return
-        if kept.get("type") == "user":  # meta lines, command wrappers, task notifications
-            line = self._envelope(action, "user")
-            line["message"] = {**(kept.get("message") or {"role": "user"}), "content": data}
-        elif name.startswith("attachment.") and kept.get("uuid"):
-            line = self._envelope(action, "attachment")
-            line["attachment"] = data
-        elif kept.get("type") and kept.get("type") != "system":  # bookkeeping entries (cost-state, queue-operation ...)
-            line = {"type": kept["type"], **(data if isinstance(data, dict) else {"data": data}), "sessionId": self.session_id}
-        elif name == "result":
-            line = {"type": "result", **(data if isinstance(data, dict) else {"data": data}), "session_id": self.session_id}
-        elif name == "agent_join":  # from a task_started line (kept whole), or made from a sidecar: not written
-            if kept:
-                self.lines.append(dict(kept))
-            return
+        kept = _claude(action)
+        index = kept.get("block_index")
+        starts = index is None or (0 in index if isinstance(index, list) else index == 0)
+        agent = self._agent(action)
+        if starts:
+            self._flush()
+            self._announce(agent)
+            for event in kept.get("stream_events") or ():
+                self._write(dict(event))
+        self.after.extend(kept.get("stream_events_after") or ())
+        if isinstance(action, SystemAction):
+            self._system(action, kept, agent)
+        elif not kept:
+            self._foreign(action, agent, position)
         else:
-            subtype = kept.get("subtype") or name.replace(".", "_")
-            line = {"type": "system", "subtype": subtype, **(data if isinstance(data, dict) else {"data": data}),
-                    "timestamp": format_timestamp(action.timestamp), "sessionId": self.session_id}
-        self.lines.append(line)
+            self._kept(action, kept, agent, starts)
 
+    def _kept(self, action: BaseAction, kept: dict[str, Any], agent: str, starts: bool) -> None:
+        """A block of a line read from Claude: back into the line's envelope."""
+        if starts or self.open is None:
+            line = {k: v for k, v in kept.items() if k not in READER_KEYS and k != "content"}
+            if "message" in kept:
+                message = kept["message"]
+                line["message"] = dict(message) if isinstance(message, Mapping) else message
+            self._route(line, agent)
+            self.open = {"line": line, "slots": {}, "absent": kept.get("absent") or ()}
+        line = self.open["line"]
+        message = line.get("message")
+        kind = action.action_type
+        index = kept.get("block_index")
+        if kind == "user_message":
+            blocks: Any = user_blocks(getattr(action, "content", ""))
+            if isinstance(index, list):
+                self.open["slots"].update(zip(index, blocks, strict=False))
+            elif isinstance(message, dict):
+                message["content"] = kept["content"] if "content" in kept else blocks
+            return
+        block = assistant_block(action, kept.get("block"))
+        if index is not None:
+            self.open["slots"][index] = block
+        elif isinstance(message, dict):
+            message["content"] = block if kept.get("block") == "string" else [block]
 
-def _jsonable(value: Any) -> Any:
-    """Content, args or data (maybe holding pydantic parts) as plain JSON values."""
+    def _route(self, line: dict[str, Any], agent: str) -> None:
+        """In a transcript, a subagent's line is a sidechain line naming its agent (a line read
+        from a subagent file says so itself; stream-json lines name their launching call)."""
+        if self.transcript and agent != self.main and "parent_tool_use_id" not in line and "isSidechain" not in line and "agentId" not in line:
+            line["isSidechain"] = True
+            line["agentId"] = agent
 
-    def default(obj: Any) -> Any:
-        if isinstance(obj, BaseModel):
-            return obj.model_dump(mode="json", exclude_none=True)
-        raise TypeError(type(obj).__name__)
+    def _foreign(self, action: BaseAction, agent: str, position: int) -> None:
+        """An action of a thread not read from Claude: a line of its own."""
+        kind = action.action_type
+        sub = agent != self.main
+        line: dict[str, Any] = {"parentUuid": self.last_uuid.get(agent), "isSidechain": sub, "type": "assistant" if kind in _ASSISTANT_KINDS else "user",
+                                "uuid": str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, f"{self.thread.thread_id}/{position}")),
+                                "timestamp": format_timestamp(action.timestamp)}
+        if sub:
+            line["agentId"] = agent
+        self.last_uuid[agent] = line["uuid"]
+        self.losses.foreign(action)
+        if kind in _ASSISTANT_KINDS:
+            meta = action.metadata or {}
+            message: dict[str, Any] = {"id": f"msg_{line['uuid'].replace('-', '')[:24]}", "type": "message", "role": "assistant"}
+            if isinstance(meta.get("model_name"), str):
+                message["model"] = meta["model_name"]
+            message["content"] = [assistant_block(action, None)]
+            finish = getattr(action, "finish_reason", None)
+            if finish in _STOP:
+                message["stop_reason"] = _STOP[finish]
+            usage = wire_usage(getattr(action, "usage", None))
+            if usage is not None:
+                message["usage"] = usage
+            line["message"] = message
+        elif kind == "tool_return":
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": action.tool_call_id, "content": jsonable(action.content)}  # type: ignore[attr-defined]
+            if action.status != "success":  # type: ignore[attr-defined]
+                block["is_error"] = True
+            line["message"] = {"role": "user", "content": [block]}
+        else:
+            line["message"] = {"role": "user", "content": user_blocks(getattr(action, "content", ""))}
+        self._write(line)
 
-    return orjson.loads(orjson.dumps(value, default=default))
+    def _system(self, action: SystemAction, kept: dict[str, Any], agent: str) -> None:
+        data = jsonable(action.data)
+        name = action.name
+        kind = kept.get("type")
+        whole = kept.get("line")
+        if whole == "unparsed":  # a line that was no entry: its text as it was
+            value = data if isinstance(data, Mapping) else {}
+            self.lines.append(value["text"].encode("utf-8") if isinstance(value.get("text"), str) else orjson.dumps(value.get("value")))
+        elif whole in ("whole", "events"):  # an entry of a type threadlab does not know / stream events
+            for line in data if whole == "events" and isinstance(data, list) else [data]:
+                self._write(dict(line) if isinstance(line, dict) else orjson.dumps(line), kept.get("absent") or ())
+        elif name == "unknown_block" and kept.get("block") in ("whole", "content"):
+            self._unknown_block(kept, data, agent)
+        elif kind in ("user", "assistant"):  # a user line Claude Code wrote itself (meta, command, notification)
+            self._user_system(kept, data, agent)
+        elif kind == "attachment":
+            line = {k: v for k, v in kept.items() if k not in READER_KEYS}
+            line["attachment"] = data
+            self._route(line, agent)
+            self._write(line, kept.get("absent") or ())
+        elif name == "agent_join":
+            if kept:  # from a stream-json task_started line; otherwise made by the reader: not written
+                self._write({k: v for k, v in kept.items() if k not in READER_KEYS}, kept.get("absent") or ())
+        elif kind is not None:  # system lines, results and bookkeeping entries: their data is the line
+            line = {**{k: v for k, v in kept.items() if k not in READER_KEYS}, **(data if isinstance(data, dict) else {"data": data})}
+            if getattr(action, "agent_id", None) is not None:
+                self._route(line, agent)
+            self._write(line, kept.get("absent") or ())
+        else:
+            self.losses.system(action)
+            fields = data if isinstance(data, dict) else {"data": data}
+            self._write({"type": "system", "subtype": name, **fields, "timestamp": format_timestamp(action.timestamp)})
+
+    def _unknown_block(self, kept: dict[str, Any], data: Any, agent: str) -> None:
+        index = kept.get("block_index")
+        if self.open is None or index is None or (0 in index if isinstance(index, list) else index == 0):
+            line = {k: v for k, v in kept.items() if k not in READER_KEYS}
+            if "message" in kept:
+                line["message"] = dict(kept["message"]) if isinstance(kept["message"], Mapping) else kept["message"]
+            self._route(line, agent)
+            self.open = {"line": line, "slots": {}, "absent": kept.get("absent") or ()}
+        message = self.open["line"].get("message")
+        if index is not None:
+            self.open["slots"][index] = data
+        elif isinstance(message, dict):
+            message["content"] = data if kept.get("block") == "content" else [data]
+
+    def _user_system(self, kept: dict[str, Any], data: Any, agent: str) -> None:
+        index = kept.get("block_index")
+        if self.open is None or index is None or 0 in index:
+            line = {k: v for k, v in kept.items() if k not in READER_KEYS and k != "content"}
+            message = kept.get("message")
+            line["message"] = dict(message) if isinstance(message, Mapping) else message
+            self._route(line, agent)
+            self.open = {"line": line, "slots": {}, "absent": kept.get("absent") or ()}
+        message = self.open["line"].get("message")
+        if isinstance(index, list) and isinstance(data, list):
+            self.open["slots"].update(zip(index, data, strict=False))
+        elif isinstance(message, dict):
+            message["content"] = kept["content"] if "content" in kept else data
 
 
 def _claude(action: BaseAction) -> dict[str, Any]:
     value = (action.metadata or {}).get("claude")
     return value if isinstance(value, dict) else {}
-
-
-def _mid(action: BaseAction) -> Any:
-    return (_claude(action).get("message") or {}).get("id")
-
-
-def _assistant_block(action: BaseAction, extra: Mapping[str, Any]) -> dict[str, Any]:
-    kind = action.action_type
-    if kind == "thinking":
-        block: dict[str, Any] = {"type": "redacted_thinking" if action.content is None and "data" in extra else "thinking"}  # type: ignore[attr-defined]
-        if action.content is not None:  # type: ignore[attr-defined]
-            block["thinking"] = action.content  # type: ignore[attr-defined]
-        if action.signature is not None:  # type: ignore[attr-defined]
-            block["signature"] = action.signature  # type: ignore[attr-defined]
-    elif kind == "tool_call":
-        block = {"type": "tool_use", "id": action.tool_call_id, "name": action.tool_name, "input": _jsonable(action.args)}  # type: ignore[attr-defined]
-    else:
-        content = action.content  # type: ignore[attr-defined]
-        text = content if isinstance(content, str) else "".join(getattr(p, "text", "") or "" for p in content)
-        block = {"type": "text", "text": text}
-    return {**block, **{k: v for k, v in extra.items() if k not in block}}
-
-
-def _user_content(content: Any) -> Any:
-    if isinstance(content, str):
-        return content
-    blocks = []
-    for part in _jsonable(content):
-        if part.get("type") == "text":
-            blocks.append({"type": "text", "text": part.get("text", "")})
-        elif part.get("content_type") in ("url", "binary"):
-            source = {"type": "url", "url": part.get("url")} if part["content_type"] == "url" else {
-                "type": "base64", "media_type": part.get("media_type"), "data": part.get("data")}
-            blocks.append({"type": "image" if part.get("media_category") == "image" else "document", "source": source})
-        else:
-            blocks.append(part)
-    return blocks
-
-
-def _wire_usage(usage: Any) -> dict[str, int] | None:
-    """threadlab usage → Anthropic usage (input without the cached part)."""
-    if usage is None:
-        return None
-    get = (lambda k: getattr(usage, k, None) or 0) if not isinstance(usage, Mapping) else (lambda k: usage.get(k) or 0)
-    read, write = get("cache_read_tokens"), get("cache_write_tokens")
-    return {"input_tokens": max(get("input_tokens") - read - write, 0), "cache_creation_input_tokens": write,
-            "cache_read_input_tokens": read, "output_tokens": get("output_tokens")}

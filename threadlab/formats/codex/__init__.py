@@ -31,22 +31,22 @@ def detect(source: Source) -> bool:
     generation's header followed by a state marker or an item)."""
     if source.is_dir or source.is_object:
         return False
-    lines = [line for line in source.head(65536).split(b"\n")[:3] if line.strip()]
+    lines = [line for line in source.head(65536).split(b"\n")[:4] if line.strip()]
     if not lines:
         return False
-    try:
-        first = orjson.loads(lines[0])
-    except orjson.JSONDecodeError:
-        return False
+    first, *after = (_json(line) for line in lines[:3])
     if is_envelope(first):
         return first["type"] in LINE_TYPES
-    if is_bare_header(first) and len(lines) > 1:
-        try:
-            second = orjson.loads(lines[1])
-        except orjson.JSONDecodeError:
-            return False
-        return is_state_marker(second) or (isinstance(second, dict) and second.get("type") in ("message", "reasoning", "function_call"))
+    if is_bare_header(first):  # then a state marker or an item within two lines (one may be damaged)
+        return any(is_state_marker(v) or (isinstance(v, dict) and v.get("type") in ("message", "reasoning", "function_call")) for v in after)
     return False
+
+
+def _json(line: bytes) -> object:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def to_threads(source: Source) -> list[Thread]:

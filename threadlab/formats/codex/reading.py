@@ -13,6 +13,8 @@ repeated event (same total) gives nothing, so nothing is counted twice."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,19 +38,27 @@ def codex_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
+_EXIT_LINE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
+
+
 def exit_status(output: Any) -> str:
-    """A shell call's output that reports a non-zero exit code (the JSON form Codex wrote for
-    ``shell`` calls: ``{"output": ..., "metadata": {"exit_code": N}}``) is an error."""
-    if isinstance(output, str) and output.startswith('{"output"'):
+    """A shell or patch call's output that reports a non-zero exit code is an error: the JSON
+    form Codex wrote for ``shell`` calls (``{"output": ..., "metadata": {"exit_code": N}}``), or
+    the text header of later tools (``exec_command``: ``Process exited with code N``;
+    ``shell_command`` and ``apply_patch``: ``Exit code: N``), before the ``Output:`` line."""
+    if not isinstance(output, str):
+        return "success"
+    if output.startswith('{"output"'):
         try:
             value = orjson.loads(output)
         except orjson.JSONDecodeError:
             return "success"
         meta = value.get("metadata") if isinstance(value, dict) else None
         code = meta.get("exit_code") if isinstance(meta, dict) else None
-        if isinstance(code, int) and code != 0:
-            return "error"
-    return "success"
+        return "error" if isinstance(code, int) and code != 0 else "success"
+    header = output.split("\nOutput:", 1)[0] if "\nOutput:" in output[:400] else ""
+    found = _EXIT_LINE.search(header)
+    return "error" if found and int(found.group(1)) != 0 else "success"
 
 
 class RolloutReader:
@@ -77,7 +87,8 @@ class RolloutReader:
                 self.b.failed("json", f"line {number} is not JSON ({exc.msg}); skipped", line=number)
                 continue
             self.line(obj, number)
-        self.b.thread_id = self.thread_id or _stem(self.source)
+        provisional, self.b.thread_id = self.b.thread_id, self.thread_id or _stem(self.source)
+        self.b.problems = [replace(p, thread_id=self.b.thread_id) if p.thread_id == provisional else p for p in self.b.problems]
         self.b.title = self.title or self.first_prompt or ""
         if self.bare:
             self.b.metadata[KEY] = {"generation": "bare"}

@@ -6,7 +6,11 @@ Two generations of ``~/.codex/sessions/.../rollout-*.jsonl``:
 - **envelope** (Codex ≥ 0.3x, autumn 2025 on): every line ``{"timestamp", "type", "payload"}``
   with ``type`` one of ``session_meta``, ``turn_context``, ``response_item`` (a Responses-API
   item), ``event_msg`` (UI events: ``user_message``, ``agent_message``, ``token_count`` ...) and
-  ``compacted``;
+  ``compacted``; late 2026 releases (0.169) add an ``ordinal`` and sometimes a ``metadata``
+  beside them, and the line types ``world_state`` (the settings and environment the model was
+  shown) and ``token_usage_record`` (one model response's usage, with its ``response_id``,
+  beside the ``token_count`` event that repeats it), and ``item_completed`` events that repeat
+  each item for the UI;
 - **bare** (mid 2025): a first line ``{"id", "timestamp", "instructions", "git"?}``, then
   ``{"record_type": "state"}`` markers and bare Responses items without timestamps.
 
@@ -20,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-LINE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
+LINE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state", "token_usage_record")
 MODEL_OUTPUTS = ("assistant_message", "thinking", "tool_call")
 
 
@@ -33,6 +37,7 @@ class TokenUsage(_Wire):
 
     input_tokens: int = 0
     cached_input_tokens: int = 0
+    cache_write_input_tokens: int = 0
     output_tokens: int = 0
     reasoning_output_tokens: int = 0
     total_tokens: int = 0
@@ -41,6 +46,8 @@ class TokenUsage(_Wire):
         out = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens, "total_tokens": self.total_tokens}
         if self.cached_input_tokens:
             out["cache_read_tokens"] = self.cached_input_tokens
+        if self.cache_write_input_tokens:
+            out["cache_write_tokens"] = self.cache_write_input_tokens
         if self.reasoning_output_tokens:
             out["thinking_tokens"] = self.reasoning_output_tokens
         return out

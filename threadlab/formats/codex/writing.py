@@ -6,7 +6,7 @@ rollout of the envelope generation: a ``session_meta`` line, a ``turn_context`` 
 the model changes, one ``response_item`` per core action and a ``token_count`` event after each
 response that carries usage (with the running total, as Codex writes it). What a rollout cannot
 hold is named in a ``WriteLoss``: other agents than Codex's one, ``system.*`` actions of other
-formats, tool error statuses, sub-millisecond times, usage figures Codex does not count."""
+formats, tool error statuses, sub-millisecond times."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ import orjson
 from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.codex.reading import AGENT, KEY, codex_time
-from threadlab.formats.responses_items import action_item
+from threadlab.formats.responses_items import action_item, return_name_lost
 
 NAME = "codex"
-_TOKENS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+_TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
 
 
 def write_rollout(thread: Thread) -> bytes:
@@ -48,6 +48,7 @@ class _Writer:
         self.lost: Counter[str] = Counter()
         self.model: str | None = None
         self.total = dict.fromkeys(_TOKENS, 0)
+        self.calls = {a.tool_call_id for a in thread.actions if a.action_type == "tool_call"}  # type: ignore[attr-defined]
         if not native:
             self.start()
 
@@ -71,6 +72,8 @@ class _Writer:
             if not codex.get("hosted_result"):
                 self.lost[f"{action.action_type} actions"] += 1
             return
+        if return_name_lost(action, item, self.calls):
+            self.lost["tool names of returns whose call is not in the thread (an output item names no tool)"] += 1
         if self.bare:
             self.lines.append(item)
             return
@@ -113,12 +116,11 @@ class _Writer:
         last = {
             "input_tokens": fields.get("input_tokens") or 0,
             "cached_input_tokens": fields.get("cache_read_tokens") or 0,
+            "cache_write_input_tokens": fields.get("cache_write_tokens") or 0,
             "output_tokens": fields.get("output_tokens") or 0,
             "reasoning_output_tokens": fields.get("thinking_tokens") or 0,
             "total_tokens": fields.get("total_tokens") or (fields.get("input_tokens") or 0) + (fields.get("output_tokens") or 0),
         }
-        if fields.get("cache_write_tokens"):
-            self.lost["cache write token counts"] += 1
         self.total = {k: self.total[k] + last[k] for k in _TOKENS}
         info = {"total_token_usage": dict(self.total), "last_token_usage": last, "model_context_window": None}
         self.lines.append({"timestamp": codex_time(action.timestamp), "type": "event_msg", "payload": {"type": "token_count", "info": info}})

@@ -292,7 +292,7 @@ class SampleReader:
             elif part not in (None, ""):
                 texts.append(part)
         calls = [c for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]
-        if texts or not calls:
+        if texts or not (calls or actions):  # a message of reasoning alone is its thinking, not also an empty message
             text = "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in texts if isinstance(p, str) or (isinstance(p, Mapping) and p.get("type") == "text"))
             others = [dict(p) for p in texts if isinstance(p, Mapping) and p.get("type") != "text"]
             body: Any = [{"type": "text", "text": text}, *others] if others else text

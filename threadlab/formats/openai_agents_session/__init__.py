@@ -1,10 +1,20 @@
-"""OpenAI Agents SDK sessions → one thread per session (and a thread back to a session).
+"""OpenAI Agents SDK sessions and item lists → one thread per session (and a thread back).
 
 Read: a ``SQLiteSession`` database file (``.db`` / ``.sqlite``; every session in it is a
-thread; opened read-only, nothing in it is executed) and JSON Lines of session items (one
-Responses-API input item a line, what ``await session.get_items()`` returns). JSON arrays of
-items and request bodies (``{"input": [...]}``) are provider message lists, not sessions; items
-tagged with agency-swarm's ``agent`` / ``callerAgent`` are agency-swarm's."""
+thread; opened read-only, nothing in it is executed), JSON Lines of session items (one
+Responses-API input item a line), and a bare JSON array of them (``json.dump(await
+session.get_items())``, ``result.to_input_list()``, from the Python or the JS SDK), or the same
+list in memory. The items are read with the Agents SDK's meaning (handoffs, runs, failed tools:
+``agents_sdk_items.py``).
+
+Detection: a database with a table of ``session_id`` and ``message_data`` columns; a JSON array
+of provider messages at least one of which only the Responses API has (a ``function_call``,
+``reasoning``, a message with ``input_text`` / ``output_text`` parts or ``"type": "message"``
+...: ``provider_kinds.list_kind`` says ``responses``); JSON Lines whose first lines are such
+messages (plain ``{"role", "content"}`` lines too: nothing else reads those one a line). Not
+claimed: request bodies and responses (``{"input": ...}``, ``{"object": "response"}``: the
+``openai-responses`` format), items tagged with agency-swarm's ``agent`` / ``callerAgent``
+(``agency-swarm``), lists a Chat Completions or Anthropic field decides."""
 
 from __future__ import annotations
 
@@ -16,96 +26,132 @@ import orjson
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
-from threadlab.formats.openai_agents_session.reading import KEY, SessionReader, read_items
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, Damage, connect, message_tables, sessions
+from threadlab.formats.openai_agents_session.opening import opened
+from threadlab.formats.openai_agents_session.reading import KEY, SessionReader, from_agents_session, read_items
+from threadlab.formats.openai_agents_session.store import (
+    SESSIONS_TABLE,
+    SQLITE_MAGIC,
+    Damage,
+    Session,
+    cut_short,
+    message_tables,
+    schema,
+    sessions,
+)
 from threadlab.formats.openai_agents_session.writing import write_session
+from threadlab.formats.provider_kinds import RESPONSES, list_kind
 from threadlab.formats.source import Source
 
 NAME = "openai-agents-session"
-_ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning", "custom_tool_call", "custom_tool_call_output",
-                         "computer_call", "computer_call_output", "web_search_call", "file_search_call", "local_shell_call",
-                         "local_shell_call_output", "mcp_call", "mcp_list_tools", "image_generation_call", "code_interpreter_call",
-                         "item_reference", "compaction"})
-_OTHER_FORMATS_KEYS = frozenset({"callerAgent", "agent", "parts", "sessionId", "payload", "part_kind", "kind", "action_type"})
+_MARKERS = (b'"type"', b'"role"')  # every item has one: a head without either is no item list
+_SNIFF_LINES = 50
+
+
+def is_item_list(value: Any, *, lines: bool = False) -> bool:
+    """Agents SDK items with no envelope: a list of Responses input items, at least one of a
+    kind only the Responses API has (``lines``: JSON Lines, where plain ``{"role", "content"}``
+    messages are items too)."""
+    return isinstance(value, list) and bool(value) and list_kind(value[:_SNIFF_LINES], hint=RESPONSES if lines else "") == RESPONSES
 
 
 def detect(source: Source) -> bool:
-    if source.is_dir or source.is_object:
+    if source.is_dir:
         return False
+    if source.is_object:
+        return is_item_list(source.obj)
     head = source.head(65536)
     if head.startswith(SQLITE_MAGIC):
         try:
-            conn = _connect(source)
-            try:
-                return bool(message_tables(conn))
-            finally:
-                conn.close()
-        except sqlite3.Error:
+            with opened(source.path, None if source.path is not None else source.data) as conn:
+                return bool(message_tables(schema(conn, [])))
+        except (sqlite3.Error, OSError):
             return False
-    return _is_item_line(head)
+    if not any(marker in head for marker in _MARKERS):
+        return False
+    if head.lstrip()[:1] == b"[":
+        return is_item_list(source.try_json())
+    return is_item_list(_head_lines(head), lines=True)
 
 
-def _is_item_line(head: bytes) -> bool:
-    """JSON Lines whose first line is a session item (a Responses input item, no other
-    format's keys)."""
+def _head_lines(head: bytes) -> list[Any] | None:
+    """The whole JSON Lines lines of the head, parsed (None when one is not JSON)."""
     lines = [line for line in head.split(b"\n") if line.strip()]
-    if not lines or (len(lines) < 2 and not head.endswith(b"\n")):
-        return False
+    if lines and not head.endswith(b"\n") and len(head) == 65536:
+        lines = lines[:-1]  # cut by the head's end
+    if len(lines) < 2 and not head.endswith(b"\n"):
+        return None
     try:
-        first = orjson.loads(lines[0])
+        return [orjson.loads(line) for line in lines[:_SNIFF_LINES]]
     except orjson.JSONDecodeError:
-        return False
-    if not isinstance(first, dict) or first.keys() & _OTHER_FORMATS_KEYS:
-        return False
-    kind = first.get("type")
-    if kind is None:  # an easy input message: {"role": ..., "content": ...}
-        return first.get("role") in ("user", "assistant", "system", "developer") and "content" in first and set(first) <= {"role", "content", "id", "status"}
-    return kind in _ITEM_TYPES and ("role" in first or "call_id" in first or kind == "reasoning" or "id" in first)
-
-
-def _connect(source: Source) -> sqlite3.Connection:
-    return connect(source.path, None) if source.path is not None else connect(None, source.data)
+        return None
 
 
 def to_threads(source: Source) -> list[Thread]:
+    stem = Path(source.name).stem if source.name and not source.name.startswith("<") else "session"
+    if source.is_object:
+        if not isinstance(source.obj, list):
+            raise source.error("format", f"is a {type(source.obj).__name__}, not a list of Agents SDK items")
+        return [from_agents_session(source.obj, session_id=stem, source=source.name)]
     head = source.head(64)
     if head.startswith(SQLITE_MAGIC) or source.suffix in (".db", ".sqlite", ".sqlite3"):
         return _database_threads(source)
-    stem = Path(source.name).stem if source.name and not source.name.startswith("<") else "session"
+    if head.lstrip()[:1] == b"[":
+        value = source.try_json()
+        if isinstance(value, list):
+            return [from_agents_session(value, session_id=stem, source=source.name)]
+        if value is not None or not _first_line_is_object(source):
+            source.json()  # raises: a broken JSON document, naming its line
+            raise source.error("format", "is JSON but no list of Agents SDK items")
     return [read_items(source.lines(), stem, source.name)]
 
 
+def _first_line_is_object(source: Source) -> bool:
+    """JSON Lines (of arrays too), not a broken JSON document: the first line is whole JSON."""
+    for _, line in source.lines():
+        if line.strip():
+            try:
+                orjson.loads(line)
+                return True
+            except orjson.JSONDecodeError:
+                return False
+    return False
+
+
 def _database_threads(source: Source) -> list[Thread]:
-    try:
-        conn = _connect(source)
-    except (sqlite3.Error, OSError) as exc:
-        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
     threads: list[Thread] = []
     damage: list[Damage] = []
     try:
-        if not message_tables(conn):
-            raise source.error("format", "is an SQLite database with no Agents SDK session table (session_id, message_data columns)")
-        for session in sessions(conn, damage):
-            meta: dict[str, Any] = {"container": "sqlite", "table": session.table, "created_at": session.created_at, "updated_at": session.updated_at}
-            reader = SessionReader(session.session_id, source.name, {k: v for k, v in meta.items() if v is not None})
-            for row in session.rows:
-                reader.add(row.message_data, where=f"row {row.row_id} of {session.table}", line=row.row_id, stamp=row.created_at, memo={"row": row.row_id})
-            threads.append(reader.build())
-    except sqlite3.DatabaseError as exc:
-        damage.append(Damage("sqlite_master", None, str(exc)))
-    finally:
-        conn.close()
-    problems = [_damage_problem(source.name, d) for d in damage]
+        with opened(source.path, None if source.path is not None else source.data) as conn:
+            tables = schema(conn, damage)
+            if not tables and not damage:
+                raise source.error("format", "is an SQLite database with no tables")
+            if tables and not message_tables(tables):
+                raise source.error("format", "is an SQLite database with no Agents SDK session table (session_id, message_data columns)")
+            for session in sessions(conn, tables, damage):
+                threads.append(_session_thread(session, source.name))
+    except (sqlite3.Error, OSError) as exc:
+        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
+    problems = [Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage]
+    cut = cut_short(source.head(100), source.path.stat().st_size if source.path is not None else len(source.data))
+    if cut:
+        problems.insert(0, Problem("truncated", f"{source.name} {cut}", source=source.name))
     if not threads:
         raise ThreadError(problems or [Problem("empty", f"{source.name} holds no session items", source=source.name)])
     threads[0].problems = [*threads[0].problems, *problems]
     return threads
 
 
-def _damage_problem(name: str, damage: Damage) -> Problem:
-    """A damaged database: ``line`` is the first row id of the table that could not be read."""
-    where = f"from row {damage.next_row} of {damage.table} on" if damage.next_row is not None else f"table {damage.table}"
-    return Problem("io", f"{name} is a damaged SQLite database: {where} cannot be read ({damage.message}); what came before is kept", source=name, line=damage.next_row)
+def _session_thread(session: Session, name: str) -> Thread:
+    meta: dict[str, Any] = {"container": "sqlite", "table": session.table, "created_at": session.created_at, "updated_at": session.updated_at}
+    reader = SessionReader(session.session_id, name, {k: v for k, v in meta.items() if v is not None})
+    if session.undecodable:
+        reader.b.problem("schema", f"the {SESSIONS_TABLE} row of session {session.session_id!r}: {', '.join(session.undecodable)} not UTF-8; kept with backslash escapes")
+    for row in session.rows:
+        where = f"row {row.row_id} of {session.table}"
+        if row.undecodable:
+            reader.b.problem("schema", f"{where}: {', '.join(row.undecodable)} not UTF-8; kept with backslash escapes", line=row.row_id)
+        reader.add(row.message_data, where=where, line=row.row_id, stamp=row.created_at, memo={"row": row.row_id})
+    return reader.build()
 
 
 def from_thread(thread: Thread, container: str | None = None) -> bytes:
@@ -114,4 +160,4 @@ def from_thread(thread: Thread, container: str | None = None) -> bytes:
     return write_session(thread, container)
 
 
-__all__ = ["KEY", "NAME", "detect", "from_thread", "to_threads"]
+__all__ = ["KEY", "NAME", "detect", "from_agents_session", "from_thread", "is_item_list", "to_threads"]

@@ -1,14 +1,18 @@
 """Agents SDK session items → one thread per session.
 
-Items say nothing of which agent produced them; the handoffs do: a ``transfer_to_<agent>`` call
-whose output is ``{"assistant": "<agent name>"}`` (what the SDK's handoff returns) hands the
-conversation to that agent, shown as a ``system.handoff`` action, and the model items after it
-are that agent's. A user message starts a new run, back at the starting agent, whose name the
-session does not keep (``Agent``)."""
+Items are Responses-API input items (``responses_items.py`` maps each), read with the Agents
+SDK's meaning (``agents_sdk_items.py``): a ``transfer_to_<agent>`` call whose output names the
+next agent is a ``system.handoff`` and the model items after it are that agent's; a user message
+starts a new run, at the agent the run's own tool calls point to, else at the entry agent, whose
+name the session does not keep (``Agent``, or ``agent=``); the SDK's failed-tool text is an error
+return. A record is an item (a row, a JSON Lines line, an array element); the items are read
+whole before they become actions, because a run's first agent is decided by what comes after
+its user message."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -17,16 +21,10 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.responses_items import ItemReader
+from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
 
 KEY = "openai_agents_session"
-START_AGENT = "Agent"
-HANDOFF_PREFIX = "transfer_to_"
-_TOOL_ERROR = "An error occurred while running the tool."  # the SDK's default failure_error_function text
-
-
-def tool_status(output: Any) -> str:
-    return "error" if isinstance(output, str) and output.startswith(_TOOL_ERROR) else "success"
+_BROKEN = object()  # a record that is not JSON
 
 
 def sqlite_time(moment: datetime) -> str:
@@ -34,58 +32,61 @@ def sqlite_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
+@dataclass
+class _Record:
+    item: Any
+    where: str
+    line: int | None
+    stamp: Any
+    memo: dict[str, Any]
+    error: str | None = None
+
+
 class SessionReader:
-    def __init__(self, thread_id: str, source: str, metadata: dict[str, Any]) -> None:
+    """Collects a session's records (``add``), then reads them into one thread (``build``)."""
+
+    def __init__(self, thread_id: str, source: str, metadata: dict[str, Any], *, agent: str = START_AGENT) -> None:
         self.b = ThreadBuilder(thread_id, source=source, metadata={KEY: metadata})
-        self.items = ItemReader(self.b, KEY, status_of=tool_status)
-        self.start = self.b.agent(START_AGENT)
-        self.agent = self.start
-        self.handoffs: dict[str, str] = {}  # call id → the agent the call hands off to (when it says)
+        self.sdk = SdkItemReader(self.b, KEY)
+        self.start = agent
+        self.b.agent(agent)
+        self.records: list[_Record] = []
 
-    def add(self, raw: Any, *, where: str, line: int, stamp: Any = None, memo: dict[str, Any] | None = None) -> None:
-        """One record: a JSON text (a row's ``message_data``, a line) or an already parsed item."""
-        if isinstance(raw, bytes | str):
+    def add(self, raw: Any, *, where: str, line: int | None, stamp: Any = None, memo: dict[str, Any] | None = None, parsed: bool = False) -> None:
+        """One record: a JSON text (a row's ``message_data``, a line) or, ``parsed``, an item."""
+        record = _Record(raw, where, line, stamp, dict(memo or {}))
+        if not parsed and isinstance(raw, bytes | str):
             try:
-                item = orjson.loads(raw)
+                record.item = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                self.b.failed("json", f"{where} is not JSON ({exc.msg}); skipped", line=line)
-                return
-        else:
-            item = raw
-        when, memo = self._time(stamp, memo or {}, where, line)
+                record.item, record.error = _BROKEN, exc.msg
+        self.records.append(record)
+
+    def build(self) -> Thread:
+        names = speakers([r.item for r in self.records], self.start)
+        for record, name in zip(self.records, names, strict=True):
+            self._read(record, name)
+        return self.b.build()
+
+    def _read(self, record: _Record, agent: str) -> None:
+        b, where, line = self.b, record.where, record.line
+        if record.item is _BROKEN:
+            b.failed("json", f"{where} is not JSON ({record.error}); skipped", line=line)
+            return
+        when, memo = self._time(record.stamp, record.memo, where, line)
+        item = record.item
         if not isinstance(item, dict):
-            self.b.kept("schema", f"{where} is a JSON {type(item).__name__}, not a session item; kept as system.unknown_item", line=line)
-            self.b.add("system.unknown_item", timestamp=when, data=item, metadata={KEY: memo} if memo else None)
+            b.kept("schema", f"{where} is a JSON {type(item).__name__}, not a session item; kept as system.unknown_item", line=line)
+            b.add("system.unknown_item", timestamp=when, data=item, metadata={KEY: memo} if memo else None)
             return
-        if item.get("role") == "user" and item.get("type", "message") == "message":
-            self.agent = self.start  # a new run begins at the starting agent
-        meta: dict[str, Any] = {KEY: memo} if memo else {}
-        actions = self.items.add(item, agent_id=self.agent, timestamp=when, meta=meta)
+        actions = self.sdk.add(item, agent=agent, timestamp=when, meta={KEY: memo} if memo else None)
         if actions is None:
-            self.b.kept("unknown-type", f"{where}: item of type {item.get('type')!r} is not one threadlab maps; kept as system.unknown_item", line=line)
-            self.b.add("system.unknown_item", timestamp=when, data=item, metadata={KEY: memo} if memo else None)
+            b.kept("unknown-type", f"{where}: item of type {item.get('type')!r} is not one threadlab maps; kept as system.unknown_item", line=line)
+            b.add("system.unknown_item", timestamp=when, data=item, metadata={KEY: memo} if memo else None)
             return
-        self.b.took()
-        for action in actions:
-            if action.action_type == "tool_call" and action.tool_name.startswith(HANDOFF_PREFIX):  # type: ignore[attr-defined]
-                self.handoffs[action.tool_call_id] = action.tool_name  # type: ignore[attr-defined]
-            elif action.action_type == "tool_return" and action.tool_call_id in self.handoffs:  # type: ignore[attr-defined]
-                self._handoff(action.tool_call_id, action.content, when)  # type: ignore[attr-defined]
+        b.took()
 
-    def _handoff(self, call_id: str, output: Any, when: Any) -> None:
-        try:
-            value = orjson.loads(output) if isinstance(output, str) else output
-        except orjson.JSONDecodeError:
-            return
-        name = value.get("assistant") if isinstance(value, dict) else None
-        if not isinstance(name, str) or not name:
-            return
-        to = self.b.agent(name)
-        data = {"from_agent_id": self.agent, "to_agent_id": to, "tool_call_id": call_id}
-        self.b.add("system.handoff", timestamp=when, data=data, metadata={KEY: {"derived": True}})
-        self.agent = to
-
-    def _time(self, stamp: Any, memo: dict[str, Any], where: str, line: int) -> tuple[Any, dict[str, Any]]:
+    def _time(self, stamp: Any, memo: dict[str, Any], where: str, line: int | None) -> tuple[Any, dict[str, Any]]:
         if stamp is None:
             return None, memo
         try:
@@ -97,9 +98,6 @@ class SessionReader:
             memo = {**memo, "created_at": stamp}
         return moment, memo
 
-    def build(self) -> Thread:
-        return self.b.build()
-
 
 def read_items(lines: Iterable[tuple[int, bytes]], thread_id: str, source: str) -> Thread:
     """JSON Lines of session items (one item a line; blank lines are not records)."""
@@ -107,4 +105,14 @@ def read_items(lines: Iterable[tuple[int, bytes]], thread_id: str, source: str) 
     for number, raw in lines:
         if raw.strip():
             reader.add(raw, where=f"line {number}", line=number)
+    return reader.build()
+
+
+def from_agents_session(items: Iterable[Any], *, session_id: str = "session", agent: str = START_AGENT, source: str | None = None) -> Thread:
+    """One thread from Agents SDK items in memory or saved as a JSON array (``await
+    session.get_items()``, ``result.to_input_list()``, Python or JS SDK). ``agent`` names the
+    entry agent (the items do not)."""
+    reader = SessionReader(session_id, source or "<items>", {"container": "array"}, agent=agent)
+    for index, item in enumerate(items):
+        reader.add(item, where=f"item {index + 1}", line=None, parsed=True)
     return reader.build()

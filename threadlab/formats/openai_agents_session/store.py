@@ -9,15 +9,18 @@ with its two tables) and JSON Lines of session items.
 
 ``message_data`` is one Responses-API input item as JSON (``json.dumps``). The table names can be
 changed (``sessions_table=`` / ``messages_table=``): any table with ``session_id`` and
-``message_data`` columns is read. The database is opened read-only (``mode=ro``) or, for bytes,
-deserialised into memory; only ``SELECT`` runs, on tables named by the schema, quoted."""
+``message_data`` columns is read. The database is opened read-only, nothing written beside it
+(``opening.py``); only ``SELECT`` runs, on tables named by the schema, quoted.
+
+A damaged database costs only what cannot be read: tables are scanned in row id order, so a
+scan that breaks off names the first row id it could not read (``Damage``), the rows before it
+are kept; the schema (``sqlite_master``) is read the same way."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -31,6 +34,7 @@ class Row:
     session_id: Any
     message_data: Any
     created_at: Any
+    undecodable: tuple[str, ...] = ()  # text columns that are not UTF-8 (kept with backslash escapes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,67 +44,136 @@ class Session:
     updated_at: Any
     rows: list[Row]
     table: str
-
-
-def connect(path: Path | None, data: bytes | None) -> sqlite3.Connection:
-    """A read-only connection: the file by a ``mode=ro`` URI, or bytes deserialised in memory."""
-    if path is not None:
-        return sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-    conn = sqlite3.connect(":memory:")
-    conn.deserialize(data or b"")
-    return conn
+    undecodable: tuple[str, ...] = ()  # columns of its agent_sessions row that are not UTF-8
 
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def message_tables(conn: sqlite3.Connection) -> list[str]:
+def schema(conn: sqlite3.Connection, damage: list[Damage]) -> dict[str, set[str]]:
+    """Every table the schema lists, with its columns. When SQLite refuses the schema (its
+    sanity checks fail on a cut file whose tables point past its end), it is read again with
+    those checks off (``writable_schema``: nothing is written, the connection is read-only), so
+    the tables that are whole still read; a schema that breaks off even then gives the tables
+    read before the break and a ``Damage`` naming ``sqlite_master``. Text comes as bytes
+    (``text_factory``), so a value that is not UTF-8 is its row's problem, not the scan's."""
+    conn.text_factory = bytes
+    try:
+        return _schema(conn, damage, strict=True)
+    except sqlite3.DatabaseError:
+        conn.execute("PRAGMA writable_schema = ON")
+        return _schema(conn, damage, strict=False)
+
+
+def _schema(conn: sqlite3.Connection, damage: list[Damage], *, strict: bool) -> dict[str, set[str]]:
+    """One read of the schema (ordinary row id tables only: a ``WITHOUT ROWID`` or virtual table
+    holds no session rows): a break raises (``strict``) or is recorded in ``damage``."""
+    names = [
+        _name(row["name"])
+        for _, row in _scan(conn, "sqlite_master", damage, strict=strict)
+        if row.get("type") == b"table" and isinstance(row.get("name"), bytes) and _rowid_table(row.get("sql"))
+    ]
+    return {n: {_name(r[1]) for r in conn.execute(f"PRAGMA table_info({_quote(n)})")} for n in names}
+
+
+def _name(value: bytes) -> str:
+    return value.decode("utf-8", "replace")
+
+
+def _rowid_table(sql: object) -> bool:
+    text = b" ".join(sql.upper().split()) if isinstance(sql, bytes) else b""
+    return text.startswith(b"CREATE TABLE") and b"WITHOUT ROWID" not in text
+
+
+def message_tables(tables: dict[str, set[str]]) -> list[str]:
     """Tables holding session items (``session_id`` and ``message_data`` columns), the SDK's
     default first."""
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    found = [n for n in names if {"session_id", "message_data"} <= {r[1] for r in conn.execute(f"PRAGMA table_info({_quote(n)})")}]
+    found = [n for n, columns in tables.items() if {"session_id", "message_data"} <= columns]
     return sorted(found, key=lambda n: (n != MESSAGES_TABLE, n))
 
 
 @dataclass
 class Damage:
-    """Where a damaged database stopped being readable: the table, the first row id that could
-    not be read (None when not even the first could), and SQLite's message."""
+    """Where a damaged database stopped being readable: the table, and the first row id of it
+    that could not be read (the row after the last one read; 1 when none was), and SQLite's
+    message."""
 
     table: str
-    next_row: int | None
+    next_row: int
     message: str
 
+    def describe(self, name: str) -> str:
+        kept = "the rows before it are kept" if self.next_row > 1 else "no row of it is read"
+        return f"{name} is a damaged SQLite database: row {self.next_row} of {self.table} and the rows after it cannot be read ({self.message}); {kept}"
 
-def sessions(conn: sqlite3.Connection, damage: list[Damage]) -> Iterator[Session]:
-    """Every session of every message table, rows in insertion order (row id). A table that
-    breaks off mid-scan (a damaged or truncated file) gives the rows read before the break, and
-    a ``Damage`` naming the first row it could not read."""
-    info: dict[str, tuple[Any, Any]] = {}
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if SESSIONS_TABLE in tables:
-        columns = {r[1] for r in conn.execute(f"PRAGMA table_info({_quote(SESSIONS_TABLE)})")}
-        if {"session_id", "created_at", "updated_at"} <= columns:
+
+def cut_short(header: bytes, size: int) -> str | None:
+    """What is missing when the file is shorter than its header says (page size × page count,
+    when the header's count is valid: bytes 92-95 equal the change counter at 24-27)."""
+    if len(header) < 100 or header[92:96] != header[24:28]:
+        return None
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    want = page_size * int.from_bytes(header[28:32], "big")
+    return f"is cut short: its header gives {want} bytes ({want // page_size} pages of {page_size}), the file has {size}" if size < want else None
+
+
+def _texts(names: tuple[str, ...], row: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
+    """Text columns (read as bytes): decoded, or kept with backslash escapes where they are not
+    UTF-8, with the names of those columns (the row's problem names them)."""
+    out: list[Any] = []
+    bad: list[str] = []
+    for name in names:
+        value = row.get(name)
+        if isinstance(value, bytes):
             try:
-                for sid, created, updated in conn.execute(f"SELECT session_id, created_at, updated_at FROM {_quote(SESSIONS_TABLE)}"):
-                    info[str(sid)] = (created, updated)
-            except sqlite3.DatabaseError as exc:
-                damage.append(Damage(SESSIONS_TABLE, None, str(exc)))
-    for table in message_tables(conn):
-        columns = {r[1] for r in conn.execute(f"PRAGMA table_info({_quote(table)})")}
-        stamp = "created_at" if "created_at" in columns else "NULL"
+                value = value.decode()
+            except UnicodeDecodeError:
+                value = value.decode("utf-8", "backslashreplace")
+                bad.append(name)
+        out.append(value)
+    return out, tuple(bad)
+
+
+def _scan(conn: sqlite3.Connection, table: str, damage: list[Damage], *, strict: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Whole rows (every column: damage in any column of a row is that row's), in row id
+    order, as (row id, column → value); a break names the first row id not read (or raises,
+    ``strict``)."""
+    last = 0
+    try:
+        cursor = conn.execute(f"SELECT rowid, * FROM {_quote(table)} ORDER BY rowid")
+        names = [d[0] for d in cursor.description[1:]]
+        for row in cursor:
+            last = row[0]
+            yield row[0], dict(zip(names, row[1:], strict=True))
+    except sqlite3.DatabaseError as exc:
+        if strict:
+            raise
+        damage.append(Damage(table, last + 1, str(exc)))
+
+
+def sessions(conn: sqlite3.Connection, tables: dict[str, set[str]], damage: list[Damage]) -> Iterator[Session]:
+    """Every session of every message table, rows in insertion order (row id). The other
+    tables are scanned too, so damage anywhere in the file's rows is named."""
+    info: dict[str, tuple[Any, Any, tuple[str, ...]]] = {}
+    read = set(message_tables(tables))
+    if {"session_id", "created_at", "updated_at"} <= tables.get(SESSIONS_TABLE, set()):
+        read.add(SESSIONS_TABLE)
+        for _, row in _scan(conn, SESSIONS_TABLE, damage):
+            (sid, created, updated), bad = _texts(("session_id", "created_at", "updated_at"), row)
+            info[str(sid)] = (created, updated, bad)
+    for table in message_tables(tables):
         rows: dict[str, list[Row]] = {}
-        last: int | None = None
-        try:  # a plain scan walks the table in row id order, so a break names the next row
-            for row_id, sid, data, created in conn.execute(f"SELECT rowid, session_id, message_data, {stamp} FROM {_quote(table)}"):
-                rows.setdefault(str(sid), []).append(Row(row_id, sid, data, created))
-                last = row_id
-        except sqlite3.DatabaseError as exc:
-            damage.append(Damage(table, None if last is None else last + 1, str(exc)))
+        for row_id, row in _scan(conn, table, damage):
+            (sid, created), bad = _texts(("session_id", "created_at"), row)
+            rows.setdefault(str(sid), []).append(Row(row_id, sid, row["message_data"], created, bad))
         for sid in sorted(rows):
-            created, updated = info.get(sid, (None, None))
-            yield Session(sid, created, updated, rows[sid], table)
+            created, updated, bad = info.get(sid, (None, None, ()))
+            yield Session(sid, created, updated, rows[sid], table, bad)
+    for table in sorted(set(tables) - read):  # the other tables (sqlite_sequence ...): is any damaged?
+        for _ in _scan(conn, table, damage):
+            pass
 
 
 def database_bytes(session_id: str, items: list[tuple[Any, str, Any]], created: Any, updated: Any) -> bytes:

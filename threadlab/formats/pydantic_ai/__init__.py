@@ -9,23 +9,25 @@ pydantic-ai's own types are used throughout: nothing of its schema is re-declare
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from threadlab._lazy import lazy_getattr
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.problems import ThreadError
+from threadlab.formats.pydantic_ai.shape import is_event, is_history, is_message
 from threadlab.formats.source import Source
 
 if TYPE_CHECKING:  # pydantic-ai is imported on first use, not when the registry sniffs a file
+    from threadlab.formats.pydantic_ai.history import to_pydantic_ai
     from threadlab.formats.pydantic_ai.perspective import perspective
     from threadlab.formats.pydantic_ai.reading import from_pydantic_ai, from_pydantic_ai_runs
-    from threadlab.formats.pydantic_ai.writing import to_pydantic_ai
 
 _PUBLIC = {
     "from_pydantic_ai": ".reading",
     "from_pydantic_ai_runs": ".reading",
-    "to_pydantic_ai": ".writing",
+    "to_pydantic_ai": ".history",
     "perspective": ".perspective",
 }
 __getattr__ = lazy_getattr(globals(), _PUBLIC)
@@ -33,57 +35,56 @@ __getattr__ = lazy_getattr(globals(), _PUBLIC)
 NAME = "pydantic-ai"
 
 
-def _is_message(value: Any) -> bool:
-    if type(value).__name__ in ("ModelRequest", "ModelResponse") and type(value).__module__ == "pydantic_ai.messages":
-        return True
-    return isinstance(value, Mapping) and value.get("kind") in ("request", "response") and isinstance(value.get("parts"), list)
-
-
 def _run_result(value: Any) -> bool:
     """A pydantic-ai run result (``AgentRunResult`` and friends): its ``all_messages()`` is read."""
     return callable(getattr(value, "all_messages", None)) and type(value).__module__.startswith("pydantic_ai")
 
 
-def is_history(value: Any) -> bool:
-    """A list whose first messages look like pydantic-ai ModelMessages."""
-    return isinstance(value, list) and bool(value) and all(_is_message(m) for m in value[:3])
+def _is_record(value: Any) -> bool:
+    """What a line of a pydantic-ai JSON Lines file is: a message, a history (or a run's new
+    messages), or a stream event."""
+    return is_message(value) or is_history(value) or is_event(value)
 
 
 def detect(source: Source) -> bool:
+    """Content decides: a JSON array of ModelMessages (or an array of such arrays), one message
+    as a JSON object, or JSON Lines whose first line is a message, a history or a pydantic-ai
+    stream event."""
     if source.is_dir:
         return False
     if source.is_object:
         return is_history(source.obj) or _run_result(source.obj)
-    head = source.head(8192).lstrip()
-    if head[:1] != b"[" or b'"parts"' not in head or b'"kind"' not in source.head(1 << 16):
+    head = source.head(1 << 16).lstrip()
+    if head[:1] not in (b"[", b"{") or not (b'"parts"' in head or b'"event_kind"' in head):
         return False
-    return is_history(source.try_json())
+    value = source.try_json()
+    if value is not None:
+        return is_history(value) or is_message(value) or (isinstance(value, list) and bool(value) and all(is_history(v) for v in value))
+    first = _first_line(source)
+    return first is not None and _is_record(first)
+
+
+def _first_line(source: Source) -> Any:
+    try:
+        for _, line in source.lines():
+            if line.strip():
+                return orjson.loads(line)
+    except (orjson.JSONDecodeError, ThreadError):
+        return None
+    return None
 
 
 def to_threads(source: Source) -> list[Thread]:
-    import pydantic
+    from threadlab.formats.pydantic_ai.reading import read_source
 
-    from threadlab.formats.pydantic_ai.reading import from_pydantic_ai
-
-    data = source.obj.all_messages() if source.is_object and _run_result(source.obj) else source.obj
-    try:
-        thread = from_pydantic_ai(data, source=source.name)
-    except pydantic.ValidationError as exc:
-        raise ThreadError([_problem(source.name, err) for err in exc.errors()[:20]], source=source.name) from None
-    return [thread]
-
-
-def _problem(name: str, error: Mapping[str, Any]) -> Problem:
-    loc = list(error.get("loc") or ())
-    where = f"message #{loc[0] + 1}" if loc and isinstance(loc[0], int) else "the history"
-    path = ".".join(str(p) for p in loc[1:])
-    return Problem("schema", f"{name}: {where} is not a pydantic-ai ModelMessage ({path}: {error.get('msg')})", source=name)
+    return read_source(source)
 
 
 def from_thread(thread: Thread, *, agent: str | None = None) -> bytes:
-    """The thread as ``ModelMessagesTypeAdapter`` JSON (one agent's history; see
-    ``to_pydantic_ai``; ``agent`` picks it in a merged thread)."""
-    from threadlab.formats.pydantic_ai.writing import to_json
+    """The thread as ``ModelMessagesTypeAdapter`` JSON: one agent's history (``agent``, or the
+    agent the conversation starts with), warning ``WriteLoss`` for what it cannot hold (see
+    ``to_pydantic_ai``)."""
+    from threadlab.formats.pydantic_ai.history import to_json
 
     return to_json(thread, agent)
 

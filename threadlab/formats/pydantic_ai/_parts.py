@@ -10,6 +10,7 @@ stored (``rest``). New fields of a future pydantic-ai are therefore kept without
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -42,19 +43,6 @@ def request_part_adapter() -> pydantic.TypeAdapter[Any]:
 @cache
 def response_part_adapter() -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(pai.ModelResponsePart)
-
-
-def messages_to_json(messages: Any) -> list[dict[str, Any]]:
-    """Any history (ModelMessage objects, their JSON bytes/text, or parsed JSON, 1.x or 2.x) as
-    pydantic-ai 2.x JSON objects."""
-    adapter = pai.ModelMessagesTypeAdapter
-    if isinstance(messages, bytes | bytearray | str):
-        parsed = adapter.validate_json(messages)
-    elif isinstance(messages, list) and all(isinstance(m, pai.ModelRequest | pai.ModelResponse) for m in messages):
-        parsed = messages
-    else:
-        parsed = adapter.validate_python(messages)
-    return adapter.dump_python(parsed, mode="json")
 
 
 def normalise_part(side: str, part: Mapping[str, Any]) -> dict[str, Any]:
@@ -94,9 +82,41 @@ REQUEST_PART_KINDS = ("user-prompt", "tool-return", "system-prompt", "retry-feed
 
 
 def rest_of(full: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> dict[str, Any]:
-    """The keys of ``full`` that the part rebuilt from canonical fields does not reproduce."""
-    normal = normalise_part("request" if rebuilt["part_kind"] in REQUEST_PART_KINDS else "response", rebuilt)
+    """The keys of ``full`` that the part rebuilt from canonical fields does not reproduce
+    (``_missing``, the keys the file did not have, among them)."""
+    rebuilt = {k: v for k, v in rebuilt.items() if not (k == "timestamp" and v is None)}
+    try:
+        normal = normalise_part("request" if rebuilt["part_kind"] in REQUEST_PART_KINDS else "response", rebuilt)
+    except pydantic.ValidationError:  # content kept as it came (a kind pydantic-ai does not take): compared as it is
+        normal = rebuilt
     return {k: v for k, v in full.items() if k not in normal or normal[k] != v}
+
+
+# --- what a writer could not hold -------------------------------------------------------------
+
+
+class Losses:
+    """What a writer could not hold, counted by kind (``what``, a phrase with ``{s}`` where the
+    plural ``s`` goes) and, within a kind, by detail (a type or key name)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.details: dict[str, Counter[str]] = {}
+
+    def add(self, what: str, *details: str, n: int = 1) -> None:
+        self.counts[what] += n
+        for detail in details:
+            self.details.setdefault(what, Counter())[detail] += n
+
+    def phrases(self) -> list[str]:
+        out = []
+        for what, n in sorted(self.counts.items()):
+            phrase = f"{n} {what.format(s='' if n == 1 else 's')}"
+            details = self.details.get(what)
+            if details:
+                phrase += " (" + ", ".join(d if k == 1 else f"{d} ×{k}" for d, k in sorted(details.items())) + ")"
+            out.append(phrase)
+        return out
 
 
 # --- user content (RC2 media form) ------------------------------------------------------------
@@ -126,17 +146,31 @@ def media_category(media_type: str) -> Any:
     return head if head in ("image", "audio", "video") else "document"
 
 
-def media_to_pai(part: Mapping[str, Any]) -> dict[str, Any]:
-    """An RC2 media part (or v1.0.0 image part) → pydantic-ai content JSON."""
-    if part.get("type") == "image":  # v1.0.0 image part
-        if part.get("image_url"):
-            return {"kind": "image-url", "url": part["image_url"], **({"media_type": part["media_type"]} if part.get("media_type") else {})}
-        return {"kind": "binary", "data": part.get("image_base64") or "", "media_type": part.get("media_type") or "image/png"}
+def media_to_pai(part: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An RC2 media part (or v1.0.0 image part) → pydantic-ai content JSON: a URL becomes
+    ``ImageUrl``/``AudioUrl``/``VideoUrl``/``DocumentUrl`` by its category, data becomes
+    ``BinaryContent``. None when the part holds neither a URL nor data (there is nothing
+    pydantic-ai could hold; the writer says so)."""
+    if part.get("type") == "image" and "content_type" not in part:  # v1.0.0 image part (or an Anthropic-style one)
+        source = part.get("source") if isinstance(part.get("source"), Mapping) else {}
+        image = part.get("image") if isinstance(part.get("image"), str) and part["image"].startswith(("http://", "https://", "data:")) else None
+        url = part.get("image_url") or part.get("url") or source.get("url") or image  # image: Inspect's shape
+        media_type = part.get("media_type") or source.get("media_type")
+        if isinstance(url, str) and url:
+            return {"kind": "image-url", "url": url, **({"media_type": media_type} if media_type else {})}
+        data = part.get("image_base64") or source.get("data")
+        if isinstance(data, str) and data:
+            return {"kind": "binary", "data": data, "media_type": media_type or "image/png"}
+        return None
     out: dict[str, Any]
     if part.get("content_type") == "binary":
-        out = {"kind": "binary", "data": part.get("data") or "", "media_type": part.get("media_type")}
+        if not part.get("data"):
+            return None
+        out = {"kind": "binary", "data": part["data"], "media_type": part.get("media_type")}
     else:
-        out = {"kind": _CATEGORY_URL.get(str(part.get("media_category")), "document-url"), "url": part.get("url") or "",
+        if not part.get("url"):
+            return None
+        out = {"kind": _CATEGORY_URL.get(str(part.get("media_category")), "document-url"), "url": part["url"],
                "media_type": part.get("media_type")}
     if part.get("identifier"):
         out["identifier"] = part["identifier"]
@@ -159,7 +193,10 @@ def user_content_from_pai(content: Any) -> Any:
     return parts
 
 
-def user_content_to_pai(content: Any) -> Any:
+def user_content_to_pai(content: Any, lost: Losses | None = None) -> Any:
+    """MessageContent → UserPromptPart content. What pydantic-ai has no type for is counted in
+    ``lost`` (a content part of another format's type is written as ``[type]``; a media part
+    with neither URL nor data is left out)."""
     if content is None or isinstance(content, str):
         return content or ""
     items: list[Any] = []
@@ -171,9 +208,15 @@ def user_content_to_pai(content: Any) -> Any:
         elif isinstance(kind, str) and kind.startswith("pydantic_ai."):
             items.append({k: v for k, v in data.items() if k != "type"})
         elif "content_type" in data or kind == "image":
-            items.append(media_to_pai(data))
+            media = media_to_pai(data)
+            if media is not None:
+                items.append(media)
+            elif lost is not None:
+                lost.add("media part{s} with neither a URL nor data, left out")
         else:  # a part pydantic-ai has no type for: say what it was, as text
             items.append(f"[{kind or 'part'}]")
+            if lost is not None:
+                lost.add("user content part{s} of another format's type, written as the text [type]", str(kind))
     return items
 
 

@@ -30,6 +30,10 @@ class Spec:
     part_stamp: str | None = None  # the part's own timestamp, when the part carries one
     order: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    records: int = 0  # input records this action accounts for (converted, or kept when ``kept``)
+    kept: tuple[str, str] | None = None  # (rule, message): the action keeps a record it did not understand
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (rule, message) about its message
+    line: int | None = None  # the JSON Lines line of its message
 
     @property
     def pai(self) -> dict[str, Any]:

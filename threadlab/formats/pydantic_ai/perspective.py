@@ -18,7 +18,8 @@ from pydantic_ai import messages as pai
 from threadlab.core.derive import iter_text, tool_pairs
 from threadlab.core.model import AssistantMessage, BaseAction, SystemAction, Thinking, Thread, ToolCall, ToolReturn, UserMessage
 from threadlab.formats.pydantic_ai import _parts as P
-from threadlab.formats.pydantic_ai.writing import Item, _agent_id, action_items, histories, history_of, items_to_messages
+from threadlab.formats.pydantic_ai.selection import agent_id_of, histories, history_of
+from threadlab.formats.pydantic_ai.writing import Item, action_items, items_to_messages
 
 OthersPolicy = Literal["summarize", "show", "hide"]
 _LAST = float("inf")
@@ -113,7 +114,7 @@ def perspective(
       ``"show"`` gives the call with its arguments and the result in full;
     - other agents' thinking: never; system actions: skipped.
     """
-    view = _View(thread, _agent_id(thread, agent), others, prefix)
+    view = _View(thread, agent_id_of(thread, agent), others, prefix)
     picked: list[BaseAction | Item] = []
     own: list[BaseAction] = []
     for action in thread.actions:

@@ -1,23 +1,12 @@
 """pydantic-ai message histories → ThreadProtocol threads.
 
-One history (``from_pydantic_ai``) or the histories of several agents of one conversation
-(``from_pydantic_ai_runs``, merged by timestamp, every action attributed). The mapping follows
-the seed rules; what ThreadProtocol has no field for stays in ``metadata["pydantic_ai"]``:
-
-- ``message``: index of the ModelMessage in its history, ``parts``: the part positions the action
-  came from, ``rest``: per part, the fields the canonical ones do not rebuild;
-- ``envelope`` (first action of each message): the ModelRequest/ModelResponse fields
-  (timestamp, instructions, run_id, usage, model_id, provider_details, ...);
-- ``held`` (first action of a request): system-prompt parts with their positions (their text is
-  also on the agent's ``metadata.system_prompts``);
-- ``history`` (merged threads): the agent whose history the action came from.
-
-Choices worth knowing: a thinking part with no provider gets ``provider_name="unknown"`` (the
-field is required by ThreadProtocol; ``rest`` remembers it was null); tool args given as a JSON
-string are parsed into an object (the string is kept in ``rest``); binary data stays exactly as
-pydantic-ai writes it (URL-safe base64); a timestamp earlier than the previous action's is raised
-to it (time-order rule) and the part's own time kept in ``rest``.
-"""
+One history (``from_pydantic_ai``), a file that may hold several conversations and stream events
+(``read_source``, what ``threadlab.read`` uses), or the histories of several agents of one
+conversation (``from_pydantic_ai_runs``, merged by timestamp, every action attributed). The
+container is found by ``container``, messages are validated leniently by pydantic-ai itself
+(``wire``), stream events are matched against the messages (``events``) and each history becomes
+actions (``specs``). Every input record ends in the thread's account: converted, kept with a
+problem, or failed with a problem."""
 
 from __future__ import annotations
 
@@ -28,215 +17,94 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+import orjson
 from pydantic_ai import DeferredToolResults
 
 from threadlab.core.builder import ThreadBuilder
-from threadlab.core.model import AgentConfig, Thread, Usage
-from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.pydantic_ai import _parts as P
-from threadlab.formats.pydantic_ai.deferred import Spec, apply_resolutions, mark_denials
+from threadlab.core.model import AgentConfig, Thread
+from threadlab.formats.pydantic_ai import container, events
+from threadlab.formats.pydantic_ai.deferred import Spec, apply_resolutions
+from threadlab.formats.pydantic_ai.specs import history_specs, usage_from_pai
+from threadlab.formats.pydantic_ai.wire import BadPart, Message, Normaliser
+from threadlab.formats.source import Source
 
-_FINISH = ("stop", "tool_call", "length", "content_filter")
-
-
-def _ts(value: Any) -> datetime | None:
-    return parse_timestamp(value) if value is not None else None
+__all__ = ["from_pydantic_ai", "from_pydantic_ai_runs", "read_source", "usage_from_pai"]
 
 
-def _status(part: Mapping[str, Any]) -> str:
-    outcome = part.get("outcome", "success")
-    if outcome == "success":
-        return "success"
-    retry = part.get("retry") or {}
-    content = part.get("content")
-    if outcome == "retried" and (retry.get("cause") == "validation_error" or _is_error_details(content)):
-        return "validation_error"
-    return "error"
+class _History:
+    """One conversation's messages (the file's own, then those rebuilt from stream events) and
+    what its other records came to."""
+
+    def __init__(self, conversation: container.Conversation) -> None:
+        normaliser = Normaliser()
+        self.messages: list[Message] = []
+        for entry in conversation.entries:
+            message = normaliser.message(entry.raw, len(self.messages), line=entry.line, counted=entry.counted)
+            if message is not None:
+                self.messages.append(message)
+        stream = events.resolve(conversation.events, self.messages)
+        for raw in stream.messages:
+            message = normaliser.message(raw, len(self.messages), counted=False)
+            if message is not None:
+                self.messages.append(message)
+        self.conversation = conversation
+        self.stream = stream
+        self.made_up = normaliser.made_up
+
+    def extra_specs(self) -> list[Spec]:
+        """Stream events kept as they came (after the messages)."""
+        out = []
+        for line, raw, reason in self.stream.kept:
+            spec = Spec(events.EVENT_ACTION, None, {"data": raw})
+            spec.records, spec.kept, spec.line = 1, ("stream-event", reason), line
+            out.append(spec)
+        return out
+
+    def account(self, builder: ThreadBuilder) -> None:
+        """The records no action stands for: repeats, used events, failed lines."""
+        builder.took(self.conversation.repeated + self.conversation.taken + self.stream.converted)
+        for rule, message, line in (*self.conversation.failed, *self.stream.failed):
+            builder.failed(rule, message, line=line)
+        for rule, message in self.stream.problems:
+            builder.problem(rule, message)
+        if self.made_up:
+            builder.problem("schema", f"{self.made_up} tool call(s) or return(s) have no tool_call_id: ids are made up "
+                                      "(pyd_ai_missing_<message>_<part>) and a return answers the last unanswered call of its tool")
 
 
-def _is_error_details(content: Any) -> bool:
-    return isinstance(content, list) and bool(content) and all(isinstance(c, Mapping) and "type" in c and "loc" in c for c in content)
+def read_source(source: Source, *, agent: Any = "assistant") -> list[Thread]:
+    """Every conversation of a file (or in-memory history) as a thread."""
+    threads = []
+    for conversation in container.read(source):
+        threads.append(_thread(_History(conversation), agent, source.name))
+    return threads
 
 
-_OUTCOME = {"success": "success", "error": "failed", "validation_error": "retried"}
+def _thread(history: _History, agent: Any, source: str | None, thread_id: str | None = None, title: str | None = None,
+            deferred: DeferredToolResults | None = None) -> Thread:
+    msgs = history.messages
+    builder = ThreadBuilder(thread_id or _thread_id(msgs), title=title if title is not None else _title(msgs), source=source)
+    agent_id = _register(builder, agent, msgs)
+    specs = history_specs(msgs, agent_id) + history.extra_specs()
+    if deferred is not None:
+        specs = apply_resolutions(specs, deferred, agent_id, next_message=len(msgs))
+    _emit(builder, specs)
+    history.account(builder)
+    return builder.build()
 
 
-def usage_from_pai(usage: Mapping[str, Any] | None) -> Usage | None:
-    """RequestUsage JSON → canonical usage (total = input + output; thinking from
-    output_reasoning_tokens or details.reasoning_tokens)."""
-    if not usage:
-        return None
-    inp, out = usage.get("input_tokens") or 0, usage.get("output_tokens") or 0
-    thinking = usage.get("output_reasoning_tokens") or (usage.get("details") or {}).get("reasoning_tokens") or None
-    cache_write = (usage.get("cache_write_tokens") or 0) + (usage.get("cache_write_1h_tokens") or 0)
-    return Usage(input_tokens=inp, output_tokens=out, total_tokens=inp + out, thinking_tokens=thinking,
-                 cache_read_tokens=usage.get("cache_read_tokens") or None, cache_write_tokens=cache_write or None)
-
-
-# --- one request ------------------------------------------------------------------------------
-
-
-def _request_specs(msg: Mapping[str, Any], index: int) -> tuple[list[Spec], list[list[Any]]]:
-    specs: list[Spec] = []
-    held: list[list[Any]] = []
-    msg_time = msg.get("timestamp")
-    for pos, part in enumerate(msg["parts"]):
-        kind = part.get("part_kind")
-        stamp = part.get("timestamp") or msg_time
-        if kind in P.HELD_KINDS:
-            held.append([pos, part])
-            continue
-        if kind in ("user-prompt", "retry-feedback"):
-            content = P.user_content_from_pai(part["content"]) if kind == "user-prompt" else P.text_of(part["content"])
-            rebuilt = {"part_kind": "user-prompt", "content": P.user_content_to_pai(content), "timestamp": stamp}
-            spec = Spec("user_message", _ts(stamp), {"content": content})
-        elif kind in P.RETURN_KINDS:
-            status = _status(part)
-            rebuilt = {"part_kind": "tool-return", "tool_name": part["tool_name"], "content": part.get("content"),
-                       "tool_call_id": part["tool_call_id"], "timestamp": stamp, "outcome": _OUTCOME[status]}
-            spec = Spec("tool_return", _ts(stamp), {"tool_call_id": part["tool_call_id"], "tool_name": part["tool_name"],
-                                                    "status": status, "content": part.get("content")})
-        else:
-            specs.append(_system_part_spec(part, stamp, index, pos))
-            continue
-        spec.part_stamp = part.get("timestamp")
-        rest = P.rest_of(part, rebuilt)
-        spec.pai.update({"message": index, "parts": [pos], **({"rest": [rest]} if rest else {})})
-        specs.append(spec)
-    return specs, held
-
-
-def _system_part_spec(part: Mapping[str, Any], stamp: Any, index: int, pos: int) -> Spec:
-    name = str(part.get("part_kind") or "unknown").replace("-", "_")
-    spec = Spec(P.SYSTEM_PREFIX + name, _ts(stamp), {"data": dict(part)})
-    spec.pai.update({"message": index, "parts": [pos]})
-    return spec
-
-
-# --- one response -----------------------------------------------------------------------------
-
-
-def _response_specs(msg: Mapping[str, Any], index: int, agent_id: str) -> list[Spec]:
-    stamp = msg.get("timestamp")
-    when = _ts(stamp)
-    texts: list[tuple[int, Mapping[str, Any]]] = []
-    specs: list[Spec] = []
-    message_spec: Spec | None = None
-    for pos, part in enumerate(msg["parts"]):
-        kind = part.get("part_kind")
-        if kind in P.MESSAGE_KINDS:
-            if message_spec is None:
-                message_spec = Spec("assistant_message", when, {"agent_id": agent_id})
-                specs.append(message_spec)
-            texts.append((pos, part))
-            continue
-        if kind == "thinking":
-            provider = part.get("provider_name") or msg.get("provider_name") or "unknown"
-            fields = {"agent_id": agent_id, "content": part.get("content"), "signature": part.get("signature"),
-                      "provider_name": provider, "thinking_id": part.get("id")}
-            rebuilt = {"part_kind": "thinking", "content": part.get("content") or "", "signature": part.get("signature"),
-                       "provider_name": provider, "id": part.get("id")}
-            spec = Spec("thinking", when, fields)
-        elif kind in P.CALL_KINDS:
-            args = part.get("args")
-            fields = {"agent_id": agent_id, "tool_name": part["tool_name"], "tool_call_id": part["tool_call_id"], "args": _args(args)}
-            rebuilt = {"part_kind": "tool-call", "tool_name": part["tool_name"], "tool_call_id": part["tool_call_id"], "args": _args(args)}
-            spec = Spec("tool_call", when, fields)
-        elif kind in P.RETURN_KINDS:  # a provider-run (built-in) tool's result
-            status = _status(part)
-            fields = {"tool_call_id": part["tool_call_id"], "tool_name": part["tool_name"], "status": status, "content": part.get("content")}
-            rebuilt = {"part_kind": "tool-return", "tool_name": part["tool_name"], "content": part.get("content"),
-                       "tool_call_id": part["tool_call_id"], "timestamp": stamp, "outcome": _OUTCOME[status]}
-            spec = Spec("tool_return", when, fields)
-        else:
-            specs.append(_system_part_spec(part, stamp, index, pos))
-            continue
-        rest = P.rest_of(part, rebuilt)
-        spec.pai.update({"message": index, "parts": [pos], **({"rest": [rest]} if rest else {})})
-        specs.append(spec)
-    if message_spec is not None:
-        _fill_message(message_spec, texts, index, msg)
-    core = [s for s in specs if not s.action_type.startswith("system.")]
-    target = message_spec or (core[0] if core else None)
-    if target is not None and msg.get("usage"):
-        target.fields["usage"] = usage_from_pai(msg["usage"])
-    model = {k: msg[k] for k in ("model_name", "provider_name") if msg.get(k)}
-    for spec in specs:
-        if model and not spec.action_type.startswith("system."):
-            spec.fields["metadata"] = {**model, **spec.fields.get("metadata", {})}
-    return specs
-
-
-def _args(args: Any) -> Any:
-    """Canonical args: a JSON-object string is parsed (the string form is kept in ``rest``)."""
-    if isinstance(args, str):
-        import orjson
-
-        try:
-            parsed = orjson.loads(args)
-        except orjson.JSONDecodeError:
-            return args
-        return parsed if isinstance(parsed, dict) else args
-    return args
-
-
-def _fill_message(spec: Spec, texts: list[tuple[int, Mapping[str, Any]]], index: int, msg: Mapping[str, Any]) -> None:
-    content: list[Any] = []
-    rests: list[dict[str, Any]] = []
-    for _, part in texts:
-        if part["part_kind"] == "text":
-            content.append(P.TextPart(text=part.get("content") or ""))
-            rebuilt = {"part_kind": "text", "content": part.get("content") or ""}
-        else:
-            media = P.media_from_pai(part.get("content") or {})
-            content.append(media)
-            rebuilt = {"part_kind": "file", "content": P.media_to_pai(media.model_dump(exclude_none=True))}
-        rests.append(P.rest_of(part, rebuilt))
-    spec.fields["content"] = content[0].text if len(content) == 1 and isinstance(content[0], P.TextPart) else content
-    if msg.get("finish_reason") in _FINISH:
-        spec.fields["finish_reason"] = msg["finish_reason"]
-    spec.pai.update({"message": index, "parts": [pos for pos, _ in texts], **({"rest": rests} if any(rests) else {})})
-
-
-# --- a whole history ----------------------------------------------------------------------------
-
-
-def history_specs(messages: list[dict[str, Any]], agent_id: str, *, history: str | None = None) -> list[Spec]:
-    """The actions of one pydantic-ai history, in order, with what the round trip needs."""
-    specs: list[Spec] = []
-    for index, msg in enumerate(messages):
-        if msg["kind"] == "request":
-            found, held = _request_specs(msg, index)
-        else:
-            found, held = _response_specs(msg, index, agent_id), []
-        if not found:  # a message with nothing to show (empty response, system prompts only)
-            placeholder = Spec(P.SYSTEM_PREFIX + msg["kind"], _ts(msg.get("timestamp")), {"data": None})
-            placeholder.pai["message"] = index
-            found = [placeholder]
-        first = found[0].pai
-        first["envelope"] = P.envelope_of(msg)
-        if held:
-            first["held"] = held
-        if history is not None:
-            for spec in found:
-                spec.pai["history"] = history
-        mark_denials(found, agent_id)
-        specs.extend(found)
-    return specs
-
-
-def _agent_metadata(messages: list[dict[str, Any]]) -> dict[str, Any]:
+def _agent_metadata(messages: list[Message]) -> dict[str, Any]:
     prompts: list[str] = []
     instructions = None
     model = None
     for msg in messages:
-        for part in msg["parts"]:
-            if part.get("part_kind") == "system-prompt" and part.get("content") not in prompts:
+        for part in msg.parts:
+            if isinstance(part, dict) and part.get("part_kind") == "system-prompt" and part.get("content") not in prompts:
                 prompts.append(part.get("content"))
-        if msg["kind"] == "request" and msg.get("instructions"):
-            instructions = msg["instructions"]
-        if msg["kind"] == "response" and model is None and msg.get("model_name"):
-            model = msg["model_name"]
+        if msg.kind == "request" and msg.envelope.get("instructions"):
+            instructions = msg.envelope["instructions"]
+        if msg.kind == "response" and model is None and msg.envelope.get("model_name"):
+            model = msg.envelope["model_name"]
     meta: dict[str, Any] = {}
     if prompts:
         meta["system_prompts"] = prompts
@@ -247,9 +115,9 @@ def _agent_metadata(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return meta
 
 
-def _register(builder: ThreadBuilder, agent: Any, messages: list[dict[str, Any]]) -> str:
+def _register(builder: ThreadBuilder, agent: Any, messages: list[Message]) -> str:
     meta = _agent_metadata(messages)
-    first = next((m.get("timestamp") for m in messages if m.get("timestamp")), None)
+    first = next((m.envelope.get("timestamp") for m in messages if m.envelope.get("timestamp")), None)
     if isinstance(agent, AgentConfig):
         merged = {**meta, **(agent.metadata or {})}
         return builder.agent(agent.agent_name, agent_id=agent.agent_id, identifier=agent.agent_identifier,
@@ -258,21 +126,20 @@ def _register(builder: ThreadBuilder, agent: Any, messages: list[dict[str, Any]]
     return builder.agent(name, created_at=first, metadata=meta or None)
 
 
-def _thread_id(messages: list[dict[str, Any]]) -> str:
+def _thread_id(messages: list[Message]) -> str:
     for key in ("conversation_id", "run_id"):
         for msg in messages:
-            if msg.get(key):
-                return str(msg[key])
-    import orjson
-
-    digest = hashlib.sha256(orjson.dumps(messages)).hexdigest()
+            if msg.envelope.get(key):
+                return str(msg.envelope[key])
+    body = [{**m.envelope, "parts": [p.raw if isinstance(p, BadPart) else p for p in m.parts]} for m in messages]
+    digest = hashlib.sha256(orjson.dumps(body, default=str)).hexdigest()
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"threadlab:pydantic-ai:{digest}"))
 
 
-def _title(messages: list[dict[str, Any]]) -> str:
+def _title(messages: list[Message]) -> str:
     for msg in messages:
-        for part in msg["parts"]:
-            if part.get("part_kind") == "user-prompt":
+        for part in msg.parts:
+            if isinstance(part, dict) and part.get("part_kind") == "user-prompt":
                 content = part["content"]
                 text = content if isinstance(content, str) else " ".join(c for c in content if isinstance(c, str))
                 text = " ".join(text.split())
@@ -281,8 +148,9 @@ def _title(messages: list[dict[str, Any]]) -> str:
 
 
 def _emit(builder: ThreadBuilder, specs: Iterable[Spec]) -> None:
-    """Add the specs in order; a timestamp earlier than the last one is raised to it (so the
-    thread keeps the time-order rule) and the part's own time is kept for the round trip."""
+    """Add the specs in order, with the records each accounts for; a timestamp earlier than the
+    last one is raised to it (so the thread keeps the time-order rule) and the part's own time
+    is kept for the round trip."""
     for spec in specs:
         when = spec.timestamp
         last = builder.last_time
@@ -294,7 +162,13 @@ def _emit(builder: ThreadBuilder, specs: Iterable[Spec]) -> None:
         resolved = spec.extra.get("resolved")
         if resolved is not None:
             builder.add("system.tool_resolved", timestamp=when, data=resolved)
-        builder.add(spec.action_type, timestamp=when, **spec.fields)
+        action = builder.add(spec.action_type, timestamp=when, **spec.fields)
+        if spec.kept is not None:
+            builder.kept(*spec.kept, sequence=action.sequence, line=spec.line, n=spec.records)
+        else:
+            builder.took(spec.records)
+        for rule, message in spec.problems:
+            builder.problem(rule, message, sequence=action.sequence, line=spec.line)
 
 
 def _ordered(specs: list[Spec]) -> list[Spec]:
@@ -305,6 +179,14 @@ def _ordered(specs: list[Spec]) -> list[Spec]:
             last = spec.timestamp
         spec.order = last.timestamp() if last is not None else 0.0
     return specs
+
+
+def _one_history(messages: Any, what: str) -> _History:
+    source = messages if isinstance(messages, Source) else Source(messages)
+    conversations = container.read(source)
+    if len(conversations) != 1:
+        raise ValueError(f"{what} holds {len(conversations)} conversations; read them with threadlab.read_all")
+    return _History(conversations[0])
 
 
 # --- public -------------------------------------------------------------------------------------
@@ -322,20 +204,16 @@ def from_pydantic_ai(
     """One pydantic-ai history → a Thread.
 
     ``messages``: a list of ``ModelMessage`` or their JSON (bytes/str/parsed, as
-    ``ModelMessagesTypeAdapter`` writes it; 1.x dumps are upgraded by pydantic-ai itself).
+    ``ModelMessagesTypeAdapter`` writes it, or one message a line; 1.x dumps are upgraded by
+    pydantic-ai itself). What pydantic-ai cannot validate is kept and named in
+    ``thread.problems``; nothing raises for it.
     ``agent``: whose history this is (a name, an ``AgentConfig`` or a pydantic-ai ``Agent``).
     ``deferred_tool_results``: how the calls the run stopped on were resolved; each resolution
     becomes a ``system.tool_resolved`` action, and calls with no return yet get their tool_return
     (denials and external results; an approval leaves the call pending until the tool has run).
     """
-    msgs = P.messages_to_json(messages)
-    builder = ThreadBuilder(thread_id or _thread_id(msgs), title=title if title is not None else _title(msgs), source=source)
-    agent_id = _register(builder, agent, msgs)
-    specs = history_specs(msgs, agent_id)
-    if deferred_tool_results is not None:
-        specs = apply_resolutions(specs, deferred_tool_results, agent_id, next_message=len(msgs))
-    _emit(builder, specs)
-    return builder.build()
+    history = _one_history(messages, source or "the history")
+    return _thread(history, agent, source, thread_id, title, deferred_tool_results)
 
 
 def from_pydantic_ai_runs(
@@ -352,14 +230,17 @@ def from_pydantic_ai_runs(
     attributed to its agent and remembers its history, so ``to_pydantic_ai(thread, agent=...)``
     gives each history back exactly."""
     pairs = runs.items() if isinstance(runs, Mapping) else runs
-    histories = [(agent, P.messages_to_json(messages)) for agent, messages in pairs]
+    histories = [(agent, _one_history(messages, f"the history of {agent!r}")) for agent, messages in pairs]
     if not histories:
         raise ValueError("from_pydantic_ai_runs needs at least one agent's history")
-    first = histories[0][1]
+    first = histories[0][1].messages
     builder = ThreadBuilder(thread_id or _thread_id(first), title=title if title is not None else _title(first))
     lists = []
-    for agent, msgs in histories:
-        agent_id = _register(builder, agent, msgs)
-        lists.append(_ordered(history_specs(msgs, agent_id, history=agent_id)))
+    for agent, history in histories:
+        agent_id = _register(builder, agent, history.messages)
+        lists.append(_ordered(history_specs(history.messages, agent_id, history=agent_id) + history.extra_specs()))
     _emit(builder, heapq.merge(*lists, key=lambda s: s.order))
+    for _, history in histories:
+        history.account(builder)
     return builder.build()
+

@@ -4,8 +4,9 @@ Actions become parts, parts are grouped into ModelRequest/ModelResponse messages
 list is validated by pydantic-ai's own ``ModelMessagesTypeAdapter``. Actions read with
 ``from_pydantic_ai`` carry ``metadata["pydantic_ai"]`` (message index, part positions, envelope,
 the fields canonical ones do not hold), so their history comes back exactly; actions from any
-other source are grouped by side (user/tool results → request, agent output → response).
-"""
+other source are grouped by side (user/tool results → request, agent output → response), a new
+response starting where a model would have answered again (a second message, a second usage).
+Whatever the history cannot hold is counted (``Losses``) and reported as a ``WriteLoss``."""
 
 from __future__ import annotations
 
@@ -14,22 +15,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
+import pydantic
 from pydantic_ai import messages as pai
 
-from threadlab.core.model import (
-    AssistantMessage,
-    BaseAction,
-    SystemAction,
-    Thinking,
-    Thread,
-    ToolCall,
-    ToolReturn,
-    UserMessage,
-)
+from threadlab.core.model import AssistantMessage, BaseAction, SystemAction, Thinking, Thread, ToolCall, ToolReturn, UserMessage
 from threadlab.formats.pydantic_ai import _parts as P
+from threadlab.formats.pydantic_ai.selection import history_of, pai_meta
+from threadlab.formats.pydantic_ai.wire import MISSING, part_adapter, user_content_adapter
 
 _OUTCOME = {"success": "success", "error": "failed", "validation_error": "retried"}
 _LAST = float("inf")
+_EVENT = P.SYSTEM_PREFIX + "event"  # a stream event kept as it came: no part holds it
+_RESPONSE_KINDS = ("builtin-tool-return", "text", "thinking", "file", "builtin-tool-call")
+
+__all__ = ["Item", "action_items", "history_of", "items_to_messages", "pai_meta", "rebuilt_parts"]
 
 
 @dataclass
@@ -45,52 +45,62 @@ class Item:
     action: BaseAction | None = None
 
 
-def pai_meta(action: BaseAction) -> dict[str, Any]:
-    meta = action.metadata or {}
-    value = meta.get(P.KEY)
-    return value if isinstance(value, dict) else {}
-
-
-def history_of(action: BaseAction) -> str | None:
-    return pai_meta(action).get("history")
-
-
 # --- actions → parts --------------------------------------------------------------------------
 
 
-def _message_parts(content: Any) -> list[dict[str, Any]]:
+def _message_parts(content: Any, lost: P.Losses) -> list[dict[str, Any]]:
     if content is None or isinstance(content, str):
         return [{"part_kind": "text", "content": content or ""}]
     parts = []
     for part in content:
         data = part if isinstance(part, Mapping) else part.model_dump(exclude_none=True)
+        media = P.media_to_pai(data) if ("content_type" in data or data.get("type") == "image") else None
         if data.get("type") == "text":
             parts.append({"part_kind": "text", "content": data.get("text", "")})
-        elif data.get("content_type") == "binary" or (data.get("type") == "image" and data.get("image_base64")):
-            parts.append({"part_kind": "file", "content": P.media_to_pai(data)})
-        elif "content_type" in data or data.get("type") == "image":  # a FilePart holds bytes only: say where it is
-            url = data.get("url") or data.get("image_url")
-            parts.append({"part_kind": "text", "content": f"[{data.get('media_category') or 'image'}: {url}]"})
+        elif media is not None and media["kind"] == "binary":
+            parts.append({"part_kind": "file", "content": media})
+        elif media is not None:  # a FilePart holds bytes only: say where the file is
+            parts.append({"part_kind": "text", "content": f"[{data.get('media_category') or 'image'}: {media['url']}]"})
+            lost.add("media URL{s} in agent messages, written as text (a pydantic-ai response holds files as bytes only)")
+        elif "content_type" in data or data.get("type") == "image":
+            lost.add("media part{s} with neither a URL nor data, left out")
         else:
             parts.append({"part_kind": "text", "content": P.text_of(data)})
+            lost.add("agent content part{s} of another format's type, written as JSON text", str(data.get("type")))
     return parts
 
 
-def rebuilt_parts(action: BaseAction) -> list[dict[str, Any]]:
+def _args(args: Any, lost: P.Losses) -> Any:
+    if args is None or isinstance(args, str | dict):
+        return args
+    lost.add("tool call args that are not an object, written as JSON text")
+    return orjson.dumps(args).decode()
+
+
+def _return_part(action: ToolReturn, when: str | None) -> dict[str, Any]:
+    part = {"part_kind": "tool-return", "tool_name": action.tool_name, "content": action.content,
+            "tool_call_id": action.tool_call_id, "timestamp": when, "outcome": _OUTCOME.get(action.status, "failed")}
+    if action.status == "validation_error":
+        part["retry"] = {"cause": "validation_error"}
+    return part
+
+
+def rebuilt_parts(action: BaseAction, lost: P.Losses | None = None) -> list[dict[str, Any]]:
     """The pydantic-ai parts an action stands for, from its canonical fields alone."""
+    lost = P.Losses() if lost is None else lost
     when = P.stamp(action.timestamp)
     if isinstance(action, UserMessage):
-        return [{"part_kind": "user-prompt", "content": P.user_content_to_pai(action.content), "timestamp": when}]
+        return [{"part_kind": "user-prompt", "content": P.user_content_to_pai(action.content, lost), "timestamp": when}]
     if isinstance(action, AssistantMessage):
-        return _message_parts(action.content)
+        return _message_parts(action.content, lost)
     if isinstance(action, Thinking):
         return [{"part_kind": "thinking", "content": action.content or "", "signature": action.signature,
                  "provider_name": action.provider_name, "id": action.thinking_id}]
     if isinstance(action, ToolCall):
-        return [{"part_kind": "tool-call", "tool_name": action.tool_name, "tool_call_id": action.tool_call_id, "args": action.args}]
+        return [{"part_kind": "tool-call", "tool_name": action.tool_name, "tool_call_id": action.tool_call_id,
+                 "args": _args(action.args, lost)}]
     if isinstance(action, ToolReturn):
-        return [{"part_kind": "tool-return", "tool_name": action.tool_name, "content": action.content,
-                 "tool_call_id": action.tool_call_id, "timestamp": when, "outcome": _OUTCOME.get(action.status, "failed")}]
+        return [_return_part(action, when)]
     if isinstance(action, SystemAction) and action.action_type.startswith(P.SYSTEM_PREFIX):
         return [dict(action.data)] if isinstance(action.data, Mapping) else []
     return []
@@ -99,13 +109,68 @@ def rebuilt_parts(action: BaseAction) -> list[dict[str, Any]]:
 def _default_side(action: BaseAction, parts: list[dict[str, Any]]) -> str:
     if isinstance(action, AssistantMessage | Thinking | ToolCall):
         return "response"
-    if parts and parts[0].get("part_kind") in ("builtin-tool-return", "text", "thinking", "file", "builtin-tool-call"):
+    if parts and parts[0].get("part_kind") in _RESPONSE_KINDS:
         return "response"
     return "request"
 
 
-def action_items(actions: Iterable[BaseAction]) -> list[Item]:
-    """One Item per action pydantic-ai can hold; other system actions are left out."""
+def _holdable(parts: list[dict[str, Any]], side: str, lost: P.Losses) -> list[dict[str, Any]]:
+    """The parts pydantic-ai can validate. A user prompt keeps the content items it can take;
+    any other part it cannot validate (a part kept as it came, a value another format allows) is
+    left out. Either is counted in ``lost``."""
+    out = []
+    for part in parts:
+        checked = _valid(part, side)
+        if checked is None and part.get("part_kind") == "user-prompt" and isinstance(part.get("content"), list):
+            content = [item for item in part["content"] if _takes(item)]
+            dropped = [str(item.get("kind")) if isinstance(item, Mapping) else type(item).__name__
+                       for item in part["content"] if not _takes(item)]
+            checked = _valid({**part, "content": content}, side)
+            if checked is not None:
+                lost.add("user content item{s} pydantic-ai does not take, left out", *dropped)
+        if checked is None:
+            lost.add("part{s} pydantic-ai cannot validate", str(part.get("part_kind") or "no part_kind"))
+            continue
+        out.append(checked)
+    return out
+
+
+def _valid(part: dict[str, Any], side: str) -> dict[str, Any] | None:
+    try:
+        part_adapter(side).validate_python({k: v for k, v in part.items() if k != MISSING})
+    except pydantic.ValidationError:
+        return None
+    return part
+
+
+def _takes(item: Any) -> bool:
+    try:
+        user_content_adapter().validate_python(item)
+    except pydantic.ValidationError:
+        return False
+    return True
+
+
+def _denied_returns(actions: list[BaseAction]) -> set[str]:
+    out = set()
+    for action in actions:
+        rests = pai_meta(action).get("rest") or [{}]
+        if isinstance(action, ToolReturn) and isinstance(rests[0], Mapping) and rests[0].get("outcome") == "denied":
+            out.add(action.tool_call_id)
+    return out
+
+
+def _rederived(action: SystemAction, denied: set[str]) -> bool:
+    """A ``system.tool_resolved`` (denied) that a reader makes again from the denied return."""
+    data = action.data if isinstance(action.data, Mapping) else {}
+    return action.action_type == "system.tool_resolved" and data.get("resolution") == "denied" and data.get("tool_call_id") in denied
+
+
+def action_items(actions: Iterable[BaseAction], lost: P.Losses | None = None, *, check: bool = True) -> list[Item]:
+    """One Item per action pydantic-ai can hold; what it cannot is counted in ``lost``.
+    ``check``: validate each part on its own and leave out what pydantic-ai cannot take (a
+    writer first tries without, and checks only when the whole history does not validate)."""
+    lost = P.Losses() if lost is None else lost
     actions = list(actions)
     sides: dict[Any, str] = {}
     for action in actions:
@@ -113,13 +178,20 @@ def action_items(actions: Iterable[BaseAction]) -> list[Item]:
         if "envelope" in meta and "message" in meta:
             sides[(meta.get("history"), meta["message"])] = meta["envelope"].get("kind", "request")
     items = []
+    denied = _denied_returns(actions)
     for action in actions:
         if isinstance(action, SystemAction) and not action.action_type.startswith(P.SYSTEM_PREFIX):
-            continue  # system.tool_resolved and the like: pydantic-ai has no part for them
+            if not _rederived(action, denied):
+                lost.add("system action{s} pydantic-ai has no part for", action.action_type)
+            continue
         if not isinstance(action, UserMessage | AssistantMessage | Thinking | ToolCall | ToolReturn | SystemAction):
+            lost.add("action{s} of a type pydantic-ai has no part for", str(action.action_type))
+            continue
+        if action.action_type == _EVENT:
+            lost.add("stream event{s} kept as it came (a history holds no events)")
             continue
         meta = pai_meta(action)
-        parts = rebuilt_parts(action)
+        parts = rebuilt_parts(action, lost)
         rests = meta.get("rest") or []
         parts = [{**part, **(rests[i] if i < len(rests) and isinstance(rests[i], Mapping) else {})} for i, part in enumerate(parts)]
         positions = meta.get("parts")
@@ -127,7 +199,11 @@ def action_items(actions: Iterable[BaseAction]) -> list[Item]:
             positions = [_LAST] * len(parts)
         key = (meta.get("history"), meta["message"]) if "message" in meta else None
         side = sides.get(key) or _default_side(action, parts)
-        items.append(Item(side, key, list(zip(positions, parts, strict=True)), action.timestamp,
+        kept = _holdable(parts, side, lost) if check else parts
+        if len(kept) != len(parts) or any(k is not p for k, p in zip(kept, parts, strict=False)):
+            ids = {id(part): position for position, part in zip(positions, parts, strict=True)}
+            positions = [ids.get(id(k), _LAST) for k in kept]
+        items.append(Item(side, key, list(zip(positions, kept, strict=True)), action.timestamp,
                           envelope=meta.get("envelope"), held=list(meta.get("held") or []), action=action))
     return items
 
@@ -135,12 +211,23 @@ def action_items(actions: Iterable[BaseAction]) -> list[Item]:
 # --- parts → messages ---------------------------------------------------------------------------
 
 
+def _starts_response(group: list[Item], item: Item) -> bool:
+    """A foreign action that begins a new model response: a second message or a second usage."""
+    action = item.action
+    if item.key is not None or action is None:
+        return False
+    if isinstance(action, AssistantMessage) and any(isinstance(i.action, AssistantMessage) and i.key is None for i in group):
+        return True
+    return getattr(action, "usage", None) is not None and any(getattr(i.action, "usage", None) is not None for i in group)
+
+
 def group_items(items: Iterable[Item]) -> list[list[Item]]:
     """Consecutive items of one side and one message go together."""
     groups: list[list[Item]] = []
     keys: list[Any] = []
     for item in items:
-        if groups and groups[-1][0].side == item.side and (item.key is None or keys[-1] is None or keys[-1] == item.key):
+        if (groups and groups[-1][0].side == item.side and (item.key is None or keys[-1] is None or keys[-1] == item.key)
+                and not (item.side == "response" and _starts_response(groups[-1], item))):
             groups[-1].append(item)
             if keys[-1] is None:
                 keys[-1] = item.key
@@ -150,29 +237,38 @@ def group_items(items: Iterable[Item]) -> list[list[Item]]:
     return groups
 
 
-def _usage(action: BaseAction) -> dict[str, Any] | None:
-    usage = getattr(action, "usage", None)
+def _usage(usage: Any, lost: P.Losses) -> dict[str, Any] | None:
     if usage is None:
         return None
-    out = {"input_tokens": usage.input_tokens or 0, "output_tokens": usage.output_tokens or 0}
-    if usage.cache_read_tokens:
-        out["cache_read_tokens"] = usage.cache_read_tokens
-    if usage.cache_write_tokens:
-        out["cache_write_tokens"] = usage.cache_write_tokens
-    if usage.thinking_tokens:
-        out["output_reasoning_tokens"] = usage.thinking_tokens
+    get = usage.get if isinstance(usage, Mapping) else lambda key: getattr(usage, key, None)
+    out = {"input_tokens": get("input_tokens") or 0, "output_tokens": get("output_tokens") or 0}
+    for ours, theirs in (("cache_read_tokens", "cache_read_tokens"), ("cache_write_tokens", "cache_write_tokens"),
+                         ("thinking_tokens", "output_reasoning_tokens")):
+        if get(ours):
+            out[theirs] = get(ours)
+    total = get("total_tokens")
+    if total is not None and total != out["input_tokens"] + out["output_tokens"]:
+        lost.add("usage total{s} that are not input + output (pydantic-ai keeps no total)")
+    extra = usage.model_extra if hasattr(usage, "model_extra") else {k: v for k, v in usage.items() if k not in _USAGE_KEYS}
+    if extra:
+        lost.add("usage with figures pydantic-ai has no field for", *sorted(extra))
     return out
 
 
-def _response_envelope(group: list[Item], thread: Thread | None) -> dict[str, Any]:
+_USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "thinking_tokens", "cache_read_tokens", "cache_write_tokens")
+
+
+def _response_envelope(group: list[Item], thread: Thread | None, lost: P.Losses) -> dict[str, Any]:
     envelope: dict[str, Any] = {"kind": "response"}
     for item in group:
         action = item.action
         if action is None:
             continue
         meta = action.metadata or {}
-        usage = _usage(action)
-        if usage and "usage" not in envelope:
+        usage = _usage(getattr(action, "usage", None), lost)
+        if usage and "usage" in envelope:
+            lost.add("usage of a second action in one model response")
+        elif usage:
             envelope["usage"] = usage
         for key in ("model_name", "provider_name"):
             if meta.get(key) and key not in envelope:
@@ -182,17 +278,47 @@ def _response_envelope(group: list[Item], thread: Thread | None) -> dict[str, An
         agent = thread.agents.get(getattr(action, "agent_id", "") or "") if thread is not None else None
         if "model_name" not in envelope and agent is not None and (agent.metadata or {}).get("model_name"):
             envelope["model_name"] = agent.metadata["model_name"]  # type: ignore[index]
+        if action.timestamp != group[0].timestamp:
+            lost.add("action timestamp{s} (a pydantic-ai response has one)")
     return envelope
 
 
-def group_message(group: list[Item], thread: Thread | None = None) -> dict[str, Any]:
-    """One ModelRequest/ModelResponse JSON object from a group of items."""
+@dataclass
+class Grouped:
+    """One message's JSON and the keys to leave out of its dump (part position, or -1 for the
+    envelope → keys the file it came from did not have)."""
+
+    message: dict[str, Any]
+    missing: dict[int, list[str]]
+
+
+def group_message(group: list[Item], thread: Thread | None = None, lost: P.Losses | None = None, *,
+                  conversation_id: str | None = None) -> Grouped:
+    """One ModelRequest/ModelResponse JSON object from a group of items (``conversation_id``:
+    set on messages no history of the thread gave an envelope to)."""
+    lost = P.Losses() if lost is None else lost
     side = group[0].side
     envelope = next((dict(i.envelope) for i in group if i.envelope), None)
     if envelope is None:
-        envelope = _response_envelope(group, thread) if side == "response" else {"kind": "request"}
+        envelope = _response_envelope(group, thread, lost) if side == "response" else {"kind": "request"}
         envelope["timestamp"] = P.stamp(group[0].timestamp)
-    return {**envelope, "parts": _place(group)}
+        if conversation_id is not None:
+            envelope["conversation_id"] = conversation_id
+    missing: dict[int, list[str]] = {}
+    invalid = envelope.pop("_invalid", None)
+    if invalid:
+        lost.add("message{s} with fields pydantic-ai cannot validate", *sorted(invalid))
+    if MISSING in envelope:
+        missing[-1] = list(envelope.pop(MISSING))
+        envelope.setdefault("timestamp", P.stamp(group[0].timestamp))
+    parts = _place(group)
+    for position, part in enumerate(parts):
+        if MISSING in part:
+            keys = part.pop(MISSING)
+            missing[position] = list(keys)
+            if "timestamp" in keys and part.get("timestamp") is None:
+                part["timestamp"] = P.stamp(group[0].timestamp)
+    return Grouped({**envelope, "parts": parts}, missing)
 
 
 def _place(group: list[Item]) -> list[dict[str, Any]]:
@@ -209,75 +335,39 @@ def _place(group: list[Item]) -> list[dict[str, Any]]:
     for item in group:
         for position, part in item.parts:
             if position == _LAST:
-                out.append(part)
+                out.append(dict(part))
                 continue
             while queue:
                 _, held, _, next_part = queue.pop(0)
-                out.append(next_part)
+                out.append(dict(next_part))
                 if held == 0:
                     break
-    out.extend(part for _, _, _, part in queue)
+    out.extend(dict(part) for _, _, _, part in queue)
     if group[0].side == "request" and any(p[0] == _LAST for i in group for p in i.parts):
         out.sort(key=lambda part: 0 if part.get("part_kind") == "tool-return" else 1)
     return out
 
 
-def items_to_messages(items: Iterable[Item], thread: Thread | None = None) -> list[pai.ModelMessage]:
-    dicts = [group_message(group, thread) for group in group_items(items)]
-    return pai.ModelMessagesTypeAdapter.validate_python(dicts)
+def items_to_messages(items: Iterable[Item], thread: Thread | None = None, lost: P.Losses | None = None) -> list[pai.ModelMessage]:
+    return grouped_messages(items, thread, lost)[0]
 
 
-def histories(thread: Thread) -> list[str]:
-    """The agents whose own pydantic-ai history is in the thread (merged threads)."""
-    found: list[str] = []
-    for action in thread.actions:
-        name = history_of(action) if isinstance(action, BaseAction) else None
-        if name is not None and name not in found:
-            found.append(name)
-    return found
+def grouped_messages(
+    items: Iterable[Item], thread: Thread | None = None, lost: P.Losses | None = None, *, conversation_id: str | None = None
+) -> tuple[list[pai.ModelMessage], list[dict[int, list[str]]]]:
+    """The validated messages, and per message the keys its dump leaves out."""
+    grouped = [group_message(group, thread, lost, conversation_id=conversation_id) for group in group_items(items)]
+    messages = pai.ModelMessagesTypeAdapter.validate_python([g.message for g in grouped])
+    return messages, [g.missing for g in grouped]
 
 
-def to_pydantic_ai(thread: Thread, agent: str | None = None) -> list[pai.ModelMessage]:
-    """The thread as a pydantic-ai message history (``list[ModelMessage]``).
-
-    A single-agent history read with ``from_pydantic_ai`` comes back equal (same
-    ``ModelMessagesTypeAdapter`` JSON). In a merged thread (``from_pydantic_ai_runs``) pass
-    ``agent`` (id or name) to get that agent's own history back; for what an agent would see of
-    the whole conversation use ``perspective``.
-
-    pydantic-ai cannot hold ThreadProtocol system actions: ``system.tool_resolved``,
-    ``system.agent_join`` and every other ``system.*`` action are left out, except the
-    ``system.pydantic_ai.*`` actions this module writes for pydantic-ai's own framework parts,
-    which are restored as those parts."""
-    actions = [a for a in thread.actions if isinstance(a, BaseAction)]
-    found = histories(thread)
-    if agent is not None:
-        agent_id = _agent_id(thread, agent)
-        if found:
-            actions = [a for a in actions if history_of(a) == agent_id]
-        else:
-            from threadlab.core.derive import actions_of_agent
-
-            own = {id(a) for a in actions_of_agent(thread, agent_id)}
-            actions = [a for a in actions if id(a) in own or isinstance(a, UserMessage)]
-    elif len(found) > 1:
-        names = ", ".join(repr(thread.agent_name(a)) for a in found)
-        raise ValueError(
-            f"thread {thread.thread_id} holds the histories of several agents ({names}); "
-            "pass agent=... to get one back, or use perspective(thread, agent)"
-        )
-    return items_to_messages(action_items(actions), thread)
-
-
-def _agent_id(thread: Thread, agent: str) -> str:
-    if agent in thread.agents:
-        return agent
-    for key, config in thread.agents.items():
-        if config.agent_name == agent or config.agent_identifier == agent:
-            return key
-    known = ", ".join(f"{c.agent_name!r} ({k})" for k, c in thread.agents.items())
-    raise ValueError(f"thread {thread.thread_id} has no agent {agent!r}; its agents: {known}")
-
-
-def to_json(thread: Thread, agent: str | None = None) -> bytes:
-    return pai.ModelMessagesTypeAdapter.dump_json(to_pydantic_ai(thread, agent), indent=2) + b"\n"
+def dump(data: list[dict[str, Any]], missing: list[dict[int, list[str]]]) -> bytes:
+    """The history's JSON (``ModelMessagesTypeAdapter.dump_python(..., mode="json")``, given), with
+    the keys the history's own file did not have left out (pydantic-ai would otherwise write the
+    wall clock or a random id there)."""
+    for message, keys in zip(data, missing, strict=True):
+        for position, names in keys.items():
+            target = message if position < 0 else message["parts"][position]
+            for name in names:
+                target.pop(name, None)
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"

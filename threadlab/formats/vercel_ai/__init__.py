@@ -7,8 +7,11 @@ This module is the registry's ``vercel-ai-stream`` format (the SSE body of a cha
 
 from __future__ import annotations
 
+from typing import Any
+
 from threadlab.core.model import Thread
 from threadlab.formats.source import Source
+from threadlab.formats.vercel_ai import sniff
 from threadlab.formats.vercel_ai.assemble import AgentOf, default_agent_of
 from threadlab.formats.vercel_ai.messages import from_ui_messages
 from threadlab.formats.vercel_ai.stream import UIStreamReader, from_ui_chunks, from_ui_stream
@@ -17,25 +20,29 @@ from threadlab.formats.vercel_ai.write_stream import to_ui_stream, ui_chunks
 
 NAME = "vercel-ai-stream"
 
-_BOM = b"\xef\xbb\xbf"
-
-
-def _sse_head(head: bytes) -> bool:
-    head = head.removeprefix(_BOM).lstrip(b" \t\r\n")
-    return head.startswith(b"data:") or (head.startswith(b":") and b"\ndata:" in head)
-
-
 def detect(source: Source) -> bool:
-    """A ``.sse`` file, or text whose first line is an SSE ``data:`` line or comment."""
+    """An SSE body, JSON array or JSON Lines whose first chunks are AI SDK UI message chunks
+    (see ``sniff``): other tools' ``data: {...}`` streams and a bare ``.sse`` suffix are not."""
     if source.is_dir:
         return False
     if source.is_object:
-        obj = source.obj
-        if isinstance(obj, list | tuple) and obj and isinstance(obj[0], str | bytes):
-            first = obj[0] if isinstance(obj[0], bytes) else obj[0].encode()
-            return _sse_head(first + b"\ndata:") if first.lstrip().startswith(b":") else _sse_head(first)
+        return _object_is_stream(source.obj)
+    head = source.head(sniff.HEAD)
+    if head.removeprefix(sniff.BOM).lstrip()[:1] == b"[":
+        value = source.try_json()
+        if isinstance(value, list):
+            return sniff.looks_like_chunks(value)
+    return sniff.head_is_stream(head, whole=len(head) < sniff.HEAD)
+
+
+def _object_is_stream(obj: Any) -> bool:
+    """Chunks as dicts, or SSE lines (str/bytes) as ``response.iter_lines()`` gives them."""
+    if not isinstance(obj, list | tuple) or not obj:
         return False
-    return source.suffix == ".sse" or _sse_head(source.head(4096))
+    if all(isinstance(item, str | bytes) for item in obj[: sniff.SAMPLE * 4]):
+        lines = [item if isinstance(item, bytes) else item.encode() for item in obj[: sniff.SAMPLE * 4]]
+        return sniff.head_is_stream(b"\n".join(line.rstrip(b"\r\n") for line in lines), whole=True)
+    return sniff.looks_like_chunks(obj)
 
 
 def to_threads(source: Source) -> list[Thread]:

@@ -71,6 +71,8 @@ class Turn:
     agent: str | None = None  # the agent a data-agent part switched to, for the slots that follow
     step: int = 0
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of start/finish chunks
+    when: Any = None  # the message's own time (AI SDK v4 messages carry ``createdAt``)
+    head: dict[str, Any] = field(default_factory=dict)  # more for the first action's metadata (v4's message fields)
 
     def add(self, action_type: str, *, agent: bool = False, **fields: Any) -> Slot:
         slot = Slot(action_type, fields, {"step": self.step}, self.agent if agent else None)
@@ -237,7 +239,7 @@ class Assembler:
 
     def add_turn(self, turn: Turn) -> None:
         meta = turn.metadata
-        when = timestamp_of(meta) if meta else None
+        when = turn.when if turn.when is not None else timestamp_of(meta) if meta else None
         last = self.builder.last_time
         if when is not None and last is not None and when < last:
             when = None  # never let a merged/stale createdAt send time backwards
@@ -246,7 +248,7 @@ class Assembler:
         usage = usage_of(meta) if meta else None
         meta_agent = self.agent_of("metadata", meta) if meta else None
         slots = turn.slots
-        if not slots and (meta or turn.message_id):
+        if not slots:  # a message (or response) with no parts is still one: its id, role, metadata
             slots = [Slot("system.message_metadata", {"data": meta or None}, {})]
         agent_slots = [s for s in slots if s.action_type in AGENT_ACTIONS]
         texts = [s for s in agent_slots if s.action_type == "assistant_message"]
@@ -269,6 +271,7 @@ class Assembler:
                     vercel["finish_reason"] = turn.finish_reason
                 if turn.extra:
                     vercel["message_extra"] = turn.extra
+                vercel.update(turn.head)
             metadata: dict[str, Any] = {}
             if slot.action_type in AGENT_ACTIONS:
                 name = slot.agent or meta_agent or self.producer(meta)

@@ -166,12 +166,22 @@ class ThreadView:
         usage = usage_total(response.actions)
         if usage:
             meta["totalUsage"] = usage
+        agent = self.first_agent(response)
+        if agent:
+            meta["agent"] = self.thread.agent_name(agent)
         return meta or None
 
+    def first_agent(self, response: Response) -> str | None:
+        """The agent of a response not read from Vercel data: the first that acts in it (its
+        name goes in the message metadata, where the readers' default attribution finds it)."""
+        if response.head:
+            return None
+        return next((a.agent_id for a in response.actions if a.action_type in AGENT_ACTIONS and getattr(a, "agent_id", None)), None)  # type: ignore[attr-defined]
+
     def agent_part(self, action: BaseAction, current: str | None) -> tuple[str | None, dict[str, Any] | None]:
-        """In a multi-agent thread not read from Vercel data, a ``data-agent`` part wherever the
-        acting agent changes (the readers' default attribution reads it back)."""
+        """In a thread not read from Vercel data, a ``data-agent`` part wherever the acting
+        agent changes within a response (the readers' default attribution reads it back)."""
         owner = getattr(action, "agent_id", None)
-        if not self.multi_agent or not owner or owner == current or vercel_of(action):
+        if action.action_type not in AGENT_ACTIONS or not owner or owner == current or vercel_of(action):
             return current, None
         return owner, {"type": "data-agent", "data": {"name": self.thread.agent_name(owner), "id": owner}}

@@ -22,6 +22,8 @@ from threadlab.core.model import Thread
 from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai.assemble import AgentOf, Assembler, Slot, Turn, media_part, signature_of, system_name
 from threadlab.formats.vercel_ai.chunks import extra_of, keep_extra
+from threadlab.formats.vercel_ai.losses import MESSAGES_FORMAT
+from threadlab.formats.vercel_ai.messages_v4 import is_v4_message, read_v4
 
 MEDIA_PARTS = ("file", "source-url", "source-document", "reasoning-file")
 
@@ -81,20 +83,33 @@ def chat_id_of(messages: Any) -> str | None:
     return None
 
 
+Outcome = str | None  # what became of a record with a problem: None (converted anyway), "kept", "failed"
+
+
 class _MessageReader:
+    """Reads messages onto an assembler and keeps the account of their records: each part of a
+    message is one (a message without parts is one), converted, kept or failed."""
+
     def __init__(self, assembler: Assembler) -> None:
         self.assembler = assembler
-        self.problems: list[tuple[str, str]] = []
+        self.problems: list[tuple[str, str, Outcome]] = []
+        self.converted = 0
         self.where = ""
 
     def problem(self, rule: str, message: str) -> None:
-        self.problems.append((rule, f"{self.where}: {message}"))
+        self.problems.append((rule, f"{self.where}: {message}", None))
+
+    def took(self, n: int = 1) -> None:
+        self.converted += n
+
+    def kept(self, rule: str, message: str) -> None:
+        self.problems.append((rule, f"{self.where}: {message}", "kept"))
 
     def read(self, index: int, raw: Any) -> None:
         self.where = f"message #{index + 1}"
         message = raw.model_dump(mode="json", by_alias=True, exclude_none=True) if isinstance(raw, BaseModel) else raw
         if not isinstance(message, Mapping):
-            self.problem("schema", f"is a {type(message).__name__}, not a UIMessage object; kept as system.unknown_message")
+            self.kept("schema", f"is a {type(message).__name__}, not a UIMessage object; kept as system.unknown_message")
             turn = Turn()
             turn.add("system.unknown_message", data=message)
             self.assembler.add_turn(turn)
@@ -102,23 +117,32 @@ class _MessageReader:
         role, parts, meta = message.get("role"), message.get("parts"), message.get("metadata")
         self.where = f"message #{index + 1} ({message.get('id')!r})"
         turn = Turn(role=role if isinstance(role, str) else "assistant", message_id=message.get("id"))
+        if is_v4_message(message):
+            read_v4(self, turn, message)
+            self.assembler.add_turn(turn)
+            return
         if isinstance(meta, Mapping):
             turn.metadata = dict(meta)
         elif meta is not None:
             turn.metadata = {"value": meta}
-        if not isinstance(parts, list):
-            self.problem("schema", f"parts must be a list, got {type(parts).__name__}")
-            parts = []
-        if role not in ("user", "assistant", "system"):
-            self.problem("schema", f"role {role!r} is not user, assistant or system; read as assistant")
         extra = {k: v for k, v in message.items() if k not in ("id", "role", "parts", "metadata")}
         if extra:
             turn.extra.update(extra)
+        if not isinstance(parts, list):
+            self.kept("schema", f"parts must be a list, got {type(parts).__name__}; the message is kept as system.unknown_message")
+            turn.add("system.unknown_message", data=dict(message))
+            self.assembler.add_turn(turn)
+            return
+        if role not in ("user", "assistant", "system"):
+            self.problem("schema", f"role {role!r} is not user, assistant or system; read as assistant")
+        if not parts:
+            self.took()  # a message without parts is one record: its id, role and metadata
         if role == "user":
             self._user(turn, parts)
         elif role == "system":
             slot = turn.add("system.system_prompt", data={"text": "".join(p.get("text", "") for p in parts if isinstance(p, Mapping))})
             slot.vercel["parts"] = parts
+            self.took(len(parts))
         else:
             self._assistant(turn, parts)
         self.assembler.add_turn(turn)
@@ -126,33 +150,35 @@ class _MessageReader:
     # --- user -----------------------------------------------------------------------------
     def _user(self, turn: Turn, parts: list[Any]) -> None:
         content: list[dict[str, Any]] = []
-        others: list[Any] = []
-        for part in parts:
+        others: list[tuple[int, Any]] = []
+        for position, part in enumerate(parts):
             kind = part.get("type") if isinstance(part, Mapping) else None
             if kind == "text":
                 content.append({"type": "text", "text": part.get("text", "")})
             elif kind in MEDIA_PARTS:
                 content.append(self._media(part))
             else:
-                others.append(part)
+                others.append((position, part))
+                continue
+            self.took()
         if len(content) == 1 and content[0]["type"] == "text":
             turn.add("user_message", content=content[0]["text"])
         elif content or not others:
             turn.add("user_message", content=content)
-        for part in others:
-            self._other(turn, part)
+        for position, part in others:
+            self._other(turn, part, position)
 
     # --- assistant ------------------------------------------------------------------------
     def _assistant(self, turn: Turn, parts: list[Any]) -> None:
         results: list[tuple[Slot, Any]] = []  # tool parts whose outcome goes at the end of the step
         for position, part in enumerate(parts):
             if not isinstance(part, Mapping):
-                self.problem("schema", f"part #{position + 1} is a {type(part).__name__}, not an object; kept")
+                self.kept("schema", f"part #{position + 1} is a {type(part).__name__}, not an object; kept as system.unknown_part")
                 turn.add("system.unknown_part", data=part)
                 continue
             model = _model_for(part)
             if model is None:
-                self._other(turn, part)
+                self._other(turn, part, position)
                 continue
             fields = {k: v for k, v in part.items() if k != "approval"}
             try:
@@ -160,9 +186,10 @@ class _MessageReader:
             except ValidationError as exc:
                 err = exc.errors()[0]
                 where = ".".join(str(p) for p in err["loc"]) or "part"
-                self.problem("schema", f"part #{position + 1} ({part.get('type')}) breaks the UIMessage schema ({where}: {err['msg']}); kept as system.unknown_part")
+                self.kept("schema", f"part #{position + 1} ({part.get('type')}) breaks the UIMessage schema ({where}: {err['msg']}); kept as system.unknown_part")
                 turn.add("system.unknown_part", data=dict(part))
                 continue
+            self.took()
             kind = parsed.type
             if kind == "step-start":
                 self._results(turn, results)
@@ -269,29 +296,43 @@ class _MessageReader:
             slot.vercel["id"] = parsed.id
         self._keep(slot, parsed)
 
-    def _other(self, turn: Turn, part: Any) -> None:
+    def _other(self, turn: Turn, part: Any, position: int) -> None:
         kind = part.get("type") if isinstance(part, Mapping) else None
         if isinstance(kind, str) and kind.startswith("data-"):
             try:
                 self._data(turn, _part_models()["data"].model_validate(part))
+                self.took()
                 return
             except ValidationError:
                 pass
-        if kind == "custom":
+        if kind == "custom" and isinstance(part, Mapping):
             turn.add("system.custom", data={k: v for k, v in part.items() if k != "type"})
+            self.took()
         else:
             turn.add("system.unknown_part", data=part)
+            what = f"of type {kind!r}" if kind is not None else f"that is a {type(part).__name__}"
+            self.kept("unknown-type", f"part #{position + 1} is {what}, which no AI SDK {turn.role} message part is; kept as system.unknown_part")
 
 
-def read_messages(assembler: Assembler, messages: Any) -> list[tuple[str, str]]:
-    """Add the messages' actions to the assembler's builder; returns the problems found."""
+def read_messages(assembler: Assembler, messages: Any) -> tuple[int, list[tuple[str, str, Outcome]]]:
+    """Add the messages' actions to the assembler's builder; returns how many records were
+    converted and the problems found (each with what became of its record)."""
     reader = _MessageReader(assembler)
     items = as_message_list(messages)
     for index, raw in enumerate(items):
         reader.read(index, raw)
     if not items:
-        reader.problems.append(("empty", "holds no UIMessages"))
-    return reader.problems
+        reader.problems.append(("empty", "holds no UIMessages", None))
+    return reader.converted, reader.problems
+
+
+def account(builder: ThreadBuilder, converted: int, problems: list[tuple[str, str, Outcome]], *, line: int | None = None) -> None:
+    """Put what ``read_messages`` found on the builder: the records it converted, and each
+    problem as the outcome of its record (kept, failed) or as a problem alone."""
+    builder.took(converted)
+    report = {None: builder.problem, "kept": builder.kept, "failed": builder.failed}
+    for rule, message, outcome in problems:
+        report[outcome](rule, message, line=line)
 
 
 def from_ui_messages(
@@ -310,19 +351,30 @@ def from_ui_messages(
         messages = Source(messages).json()  # parsed once, for both the chat id and the messages
     thread_id = thread_id or chat_id_of(messages)
     items = as_message_list(messages)
-    first_id = next((m.get("id") for m in items if isinstance(m, Mapping) and isinstance(m.get("id"), str)), None)
-    if thread_id is None:
-        thread_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{name or ''}:{first_id}")) if first_id else str(uuid.uuid4())
+    thread_id = thread_id or derived_thread_id(items, name)
     builder = ThreadBuilder(thread_id, title=title if title is not None else _title(items), source=name)
-    for rule, message in read_messages(Assembler(builder, agent_name=agent_name, agent_of=agent_of), items):
-        builder.problem(rule, message)
-    return builder.build()
+    converted, problems = read_messages(Assembler(builder, agent_name=agent_name, agent_of=agent_of), items)
+    account(builder, converted, problems)
+    thread = builder.build()
+    thread.origin = (name, MESSAGES_FORMAT)
+    return thread
+
+
+def derived_thread_id(items: list[Any], name: str | None) -> str:
+    """The id of a chat with no chat id of its own: the same file read again gets the same id
+    (from its source name and first message id)."""
+    first_id = next((m.get("id") for m in items if isinstance(m, Mapping) and isinstance(m.get("id"), str)), None)
+    named = bool(name) and not str(name).startswith("<")
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{name or ''}:{first_id}")) if first_id or named else str(uuid.uuid4())
 
 
 def _title(items: list[Any]) -> str:
     for message in items:
         if isinstance(message, Mapping) and message.get("role") == "user":
-            for part in message.get("parts") or ():
+            parts = message.get("parts")
+            if not parts and isinstance(message.get("content"), str):  # AI SDK v4, before parts
+                parts = [{"type": "text", "text": message["content"]}]
+            for part in parts if isinstance(parts, list) else ():
                 if isinstance(part, Mapping) and part.get("type") == "text" and part.get("text"):
                     text = " ".join(str(part["text"]).split())
                     return text if len(text) <= 80 else text[:79] + "…"

@@ -1,17 +1,19 @@
-"""UI message stream (SSE) → Thread, accumulating chunks the way the AI SDK's own client does.
+"""UI message stream → Thread, accumulating chunks the way the AI SDK's own client does.
 
-Text and reasoning accumulate by part id, tool input by ``toolCallId`` (across steps), tool
-outputs are matched to their calls in the order they complete, approvals leave the call pending
-until a ``tool-output-*`` or denial resolves it. A broken line costs only that line: it is
-reported with its number and the rest is read. Chunks are parsed with pydantic-ai's models
-(see ``chunks``); a chunk type no SDK version we know emits becomes ``system.unknown_chunk``.
+The stream comes as an SSE body (one ``data:`` line per chunk, ``data: [DONE]`` after each
+response), or its chunks saved as JSON Lines or a JSON array. Every record (an SSE event's
+data, a chunk of the JSON) is accounted for on the thread (``thread.account``): converted into
+the thread, kept as a ``system.unknown_chunk`` with a problem, or failed (a problem names its
+line). A broken line costs only that line. Chunks are parsed with pydantic-ai's models (see
+``chunks``); what each does is in ``handlers``.
 
 ``UIStreamReader`` is incremental: feed it lines as a live response delivers them."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from os import PathLike
 from typing import Any
 
@@ -20,19 +22,27 @@ from pydantic import ValidationError
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread, ToolCall, ToolReturn
+from threadlab.core.problems import ThreadError
 from threadlab.formats.source import Source
-from threadlab.formats.vercel_ai.assemble import FORMAT_KEY, AgentOf, Assembler, Slot, Turn, media_part, signature_of, system_name
-from threadlab.formats.vercel_ai.chunks import chunk_model, extra_of
+from threadlab.formats.vercel_ai import sniff
+from threadlab.formats.vercel_ai.assemble import FORMAT_KEY, AgentOf, Assembler, Slot, Turn
+from threadlab.formats.vercel_ai.chunks import chunk_model
+from threadlab.formats.vercel_ai.handlers import ChunkHandlers
+from threadlab.formats.vercel_ai.losses import STREAM_FORMAT
 from threadlab.formats.vercel_ai.messages import chat_id_of, read_messages
 from threadlab.formats.vercel_ai.sse import Line, iter_lines
 
 _IGNORED_FIELDS = (b"event:", b"id:", b"retry:")
 _HANDLERS: dict[str, str] = {"data": "_on_data"}  # chunk type → method name, filled as types are seen
 
+# what became of a record that has a problem: None (converted anyway), "kept" or "failed"
+Outcome = str | None
 
-class UIStreamReader:
+
+class UIStreamReader(ChunkHandlers):
     """Feed it SSE lines (``feed_line``) or parsed chunks (``feed_chunk``); ``close()`` returns
-    the Thread with every problem found on ``thread.problems``."""
+    the Thread with every problem found on ``thread.problems`` and the account of the records
+    on ``thread.account``."""
 
     def __init__(
         self,
@@ -46,15 +56,18 @@ class UIStreamReader:
         self.thread_id = thread_id
         self.builder = ThreadBuilder(thread_id or "pending", source=source)
         self.assembler = Assembler(self.builder, agent_name=agent_name, agent_of=agent_of)
-        self.problems: list[tuple[str, str, int | None]] = []
+        self.problems: list[tuple[str, str, int | None, Outcome]] = []
         self.line: int | None = None
+        self.mode: str | None = None  # "sse" or "jsonl", from the first line that says
         self.turn: Turn | None = None
         self.started = False  # the open turn had its `start`
         self.finished = False  # the open turn had its `finish`
         self.aborted = False
         self.done_seen = False
         self.chunks = 0
+        self.converted = 0
         self.first_message_id: str | None = None
+        self.first_record: bytes | None = None  # names a stream with no message id (see close)
         # per turn
         self.texts: dict[str, Slot] = {}
         self.reasonings: dict[str, Slot] = {}
@@ -70,7 +83,9 @@ class UIStreamReader:
     def seed(self, messages: Any) -> None:
         """Start from the conversation the request carried (its ``UIMessage[]``), so the
         response's outputs and denials find the calls and approvals they answer."""
-        self.problems.extend((rule, message, None) for rule, message in read_messages(self.assembler, messages))
+        converted, problems = read_messages(self.assembler, messages)
+        self.converted += converted
+        self.problems.extend((rule, message, None, outcome) for rule, message, outcome in problems)
         for action in self.builder.actions:
             if isinstance(action, ToolCall):
                 vercel = dict((action.metadata or {}).get(FORMAT_KEY) or {})
@@ -83,63 +98,95 @@ class UIStreamReader:
                 self.resolved.add(action.data.get("tool_call_id"))  # type: ignore[attr-defined]
 
     def feed_line(self, line: Line, number: int | None = None) -> None:
-        """One line of the SSE body (with or without its newline)."""
+        """One line of the body: an SSE line (with or without its newline), or a chunk's JSON
+        when the body is JSON Lines (decided by its first line)."""
         self.line = number
-        if not line:
-            return  # the blank line between events
         raw = line.encode() if isinstance(line, str) else line
         if raw[-1:] in (b"\n", b"\r"):
             raw = raw.rstrip(b"\r\n")
-        payload: bytes | memoryview
+        if self.mode is None:
+            raw = raw.removeprefix(sniff.BOM)
+            if not raw.strip():
+                return
+            self.mode = "jsonl" if raw.lstrip()[:1] == b"{" else "sse"
+        if self.mode == "jsonl":
+            if raw.strip():
+                self._record(raw)
+            return
+        if not raw:
+            return  # the blank line between events
         if raw[:5] == b"data:":
             start = 6 if raw[5:6] == b" " else 5
             payload = memoryview(raw)[start:] if len(raw) > 65536 else raw[start:]  # no copy of a big line
+            if len(payload) < 16 and not bytes(payload).strip():
+                return  # an empty data field carries no chunk
+            self._record(payload)
         elif not raw.strip() or raw[:1] == b":" or raw.startswith(_IGNORED_FIELDS):
             return  # keep-alive comment, SSE fields the protocol never uses
-        elif raw.lstrip()[:1] == b"{":  # chunks written one JSON object per line
-            payload = raw
         else:
-            self.problem("sse", f"is not an SSE data line: {raw[:60]!r}")
-            return
+            self.problem("sse", f"is not an SSE field, so it carries no chunk: {bytes(raw[:60])!r}")
+
+    def _record(self, payload: bytes | memoryview) -> None:
+        """One record: an SSE event's data or a JSON Lines line."""
+        if self.first_record is None:
+            self.first_record = bytes(payload[:4096])
         if len(payload) < 16 and bytes(payload).strip() == b"[DONE]":
+            self.converted += 1  # the end-of-stream marker: it closes the response
             self._on_done()
             return
         try:
             obj = orjson.loads(payload)
         except orjson.JSONDecodeError as exc:
-            self.problem("json", f"is not valid JSON ({exc.msg} at column {exc.colno}); the line is skipped")
+            self.failed("json", f"is not valid JSON ({exc.msg} at column {exc.colno}); the chunk is lost")
             return
         if not isinstance(obj, dict):
-            self.problem("schema", f"holds a JSON {type(obj).__name__}, not a chunk object")
+            self.failed("schema", f"holds a JSON {type(obj).__name__}, not a chunk object; it is lost")
             return
-        self.feed_chunk(obj, number)
+        self.feed_chunk(obj, self.line)
 
-    def feed_chunk(self, obj: dict[str, Any], line: int | None = None) -> None:
-        """One parsed chunk (a dict as on the wire)."""
+    def feed_chunk(self, obj: Any, line: int | None = None) -> None:
+        """One parsed chunk (a dict as on the wire): one record."""
         self.line = line
+        if not isinstance(obj, dict):
+            self.failed("schema", f"is a JSON {type(obj).__name__}, not a chunk object; it is lost")
+            return
         self.chunks += 1
         kind = obj.get("type")
         model = chunk_model(kind)
         if model is None:
             self._current().add("system.unknown_chunk", data=obj)
+            self.kept("unknown-type", f"a chunk of type {kind!r}, which no AI SDK version we know emits; kept as system.unknown_chunk")
             return
         try:
             chunk = model.__pydantic_validator__.validate_python(obj)
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"]) or "chunk"
-            self.problem("schema", f"{kind} chunk breaks the AI SDK schema ({where}: {err['msg']}); kept as system.unknown_chunk")
             self._current().add("system.unknown_chunk", data=obj)
+            self.kept("schema", f"{kind} chunk breaks the AI SDK schema ({where}: {err['msg']}); kept as system.unknown_chunk")
             return
+        self.converted += 1
         handler = _HANDLERS.get(kind)
         if handler is None:
             handler = _HANDLERS["data"] if kind.startswith("data-") else "_on_" + kind.replace("-", "_")
             _HANDLERS[kind] = handler
         getattr(self, handler)(chunk)
 
+    # --- problems and the account ---------------------------------------------------------
+    def _where(self, message: str) -> str:
+        return message if self.line is not None else f"chunk {self.chunks}: {message}"  # Problem.line carries the line
+
     def problem(self, rule: str, message: str) -> None:
-        text = message if self.line is not None else f"chunk {self.chunks}: {message}"  # Problem.line carries the line
-        self.problems.append((rule, text, self.line))
+        """A problem with a record that is still converted (or with no record at all)."""
+        self.problems.append((rule, self._where(message), self.line, None))
+
+    def kept(self, rule: str, message: str) -> None:
+        """The record is kept as it came (a ``system.unknown_chunk``), and the problem names it."""
+        self.problems.append((rule, self._where(message), self.line, "kept"))
+
+    def failed(self, rule: str, message: str) -> None:
+        """The record could not be read: the problem is all that is left of it."""
+        self.problems.append((rule, self._where(message), self.line, "failed"))
 
     # --- turns ----------------------------------------------------------------------------
     def _current(self) -> Turn:
@@ -158,291 +205,15 @@ class UIStreamReader:
             slot = self.calls.get(call_id)
             if slot is not None and "args" not in slot.fields:
                 text = "".join(pieces)
-                try:
+                try:  # no tool-input-available came: the deltas are the input if they make whole JSON
                     slot.fields["args"] = orjson.loads(text) if text else None
+                    slot.vercel["input_from_deltas" if text else "input_incomplete"] = True
                 except orjson.JSONDecodeError:
                     slot.fields["args"] = text
-                slot.vercel["input_incomplete"] = True
+                    slot.vercel["input_incomplete"] = True
         self.assembler.add_turn(turn)
         self.turn = None
         self.texts, self.reasonings, self.raw_inputs = {}, {}, {}
-
-    def _on_start(self, chunk: Any) -> None:
-        if self.turn is not None and self.started:
-            if not self.finished and not self.aborted:
-                self.problem("truncated", "a new message starts before the previous one finished")
-            self._close_turn()
-        turn = self._current()
-        self.started = True
-        if chunk.message_id is not None:
-            turn.message_id = chunk.message_id
-            self.first_message_id = self.first_message_id or chunk.message_id
-        self._merge_metadata(chunk.message_metadata)
-        self._keep_extra(turn, chunk)
-
-    def _on_finish(self, chunk: Any) -> None:
-        turn = self._current()
-        self.finished = True
-        turn.finish_reason = chunk.finish_reason
-        self._merge_metadata(chunk.message_metadata)
-        self._keep_extra(turn, chunk)
-
-    def _on_done(self) -> None:
-        self.done_seen = True
-        if self.turn is None:
-            return
-        if not self.finished and not self.aborted:
-            self.problem("truncated", "[DONE] arrives before the message's finish chunk")
-        self._close_turn()
-
-    def _on_message_metadata(self, chunk: Any) -> None:
-        self._merge_metadata(chunk.message_metadata)
-
-    def _merge_metadata(self, value: Any) -> None:
-        if value is None:
-            return
-        turn = self._current()
-        if isinstance(value, dict):
-            turn.metadata.update(value)  # shallow merge, as the AI SDK client does
-        else:
-            turn.metadata["value"] = value
-
-    def _keep_extra(self, turn: Turn, chunk: Any) -> None:
-        extra = extra_of(chunk)
-        if extra:
-            turn.extra.update(extra)
-
-    def _on_start_step(self, chunk: Any) -> None:
-        self._current().step += 1
-
-    def _on_finish_step(self, chunk: Any) -> None:
-        pass  # carries nothing; the next start-step opens the next step
-
-    def _on_reset_step(self, chunk: Any) -> None:
-        self._current().add("system.reset_step", data=None)
-
-    # --- text and reasoning ---------------------------------------------------------------
-    def _open(self, table: dict[str, Slot], action_type: str, part_id: str, chunk: Any) -> Slot:
-        slot = self._current().add(action_type, agent=True)
-        slot.pieces = []
-        slot.vercel["id"] = part_id
-        self._part_meta(slot, chunk)
-        table[part_id] = slot
-        return slot
-
-    def _part_meta(self, slot: Slot, chunk: Any) -> None:
-        provider_metadata = getattr(chunk, "provider_metadata", None)
-        if provider_metadata:
-            slot.vercel["provider_metadata"] = provider_metadata
-        extra = extra_of(chunk)
-        if extra:
-            slot.vercel.setdefault("extra", {}).update(extra)
-
-    def _delta(self, table: dict[str, Slot], action_type: str, chunk: Any) -> None:
-        slot = table.get(chunk.id)
-        if slot is None:
-            self.problem("unknown-id", f"{chunk.type} for id {chunk.id!r}, which no {action_type.replace('_', '-')} start opened; kept")
-            slot = self._open(table, action_type, chunk.id, chunk)
-        slot.pieces.append(chunk.delta)  # type: ignore[union-attr]
-
-    def _end(self, table: dict[str, Slot], action_type: str, chunk: Any) -> Slot | None:
-        slot = table.pop(chunk.id, None)
-        if slot is None:
-            self.problem("unknown-id", f"{chunk.type} for id {chunk.id!r}, which is not open")
-            return None
-        self._part_meta(slot, chunk)
-        slot.pieces = [slot.text()]  # one string per finished part, not thousands of deltas
-        return slot
-
-    def _on_text_start(self, chunk: Any) -> None:
-        self._open(self.texts, "assistant_message", chunk.id, chunk)
-
-    def _on_text_delta(self, chunk: Any) -> None:
-        self._delta(self.texts, "assistant_message", chunk)
-
-    def _on_text_end(self, chunk: Any) -> None:
-        self._end(self.texts, "assistant_message", chunk)
-
-    def _on_reasoning_start(self, chunk: Any) -> None:
-        self._open(self.reasonings, "thinking", chunk.id, chunk).fields["thinking_id"] = chunk.id
-
-    def _on_reasoning_delta(self, chunk: Any) -> None:
-        self._delta(self.reasonings, "thinking", chunk)
-
-    def _on_reasoning_end(self, chunk: Any) -> None:
-        slot = self._end(self.reasonings, "thinking", chunk)
-        if slot is not None:
-            provider, signature = signature_of(slot.vercel.get("provider_metadata"))
-            if provider:
-                slot.fields["provider_name"] = provider
-            if signature:
-                slot.fields["signature"] = signature
-
-    # --- tools ----------------------------------------------------------------------------
-    def _call(self, call_id: str, tool_name: str | None, chunk: Any) -> Slot:
-        slot = self.calls.get(call_id)
-        if slot is None or call_id in self.returns:
-            slot = self._current().add("tool_call", agent=True, tool_call_id=call_id, tool_name=tool_name or "unknown")
-            self.calls[call_id] = slot
-            self.returns.pop(call_id, None)
-        elif tool_name:
-            slot.fields["tool_name"] = tool_name
-        self._flags(slot, chunk, ("dynamic", "provider_executed", "title"))
-        return slot
-
-    def _flags(self, slot: Slot, chunk: Any, names: tuple[str, ...]) -> None:
-        """Copy the tool chunk's optional flags that are set, and its provider metadata/extras."""
-        for name in names:
-            value = getattr(chunk, name, None)
-            if value is not None:
-                slot.vercel[name] = value
-        self._part_meta(slot, chunk)
-
-    def _on_tool_input_start(self, chunk: Any) -> None:
-        slot = self._call(chunk.tool_call_id, chunk.tool_name, chunk)
-        slot.vercel["streamed"] = True
-        self.raw_inputs[chunk.tool_call_id] = []
-
-    def _on_tool_input_delta(self, chunk: Any) -> None:
-        if chunk.tool_call_id not in self.raw_inputs:
-            self.problem("unknown-id", f"tool-input-delta for toolCallId {chunk.tool_call_id!r}, which no tool-input-start opened; kept")
-            self._call(chunk.tool_call_id, None, chunk).vercel["streamed"] = True
-            self.raw_inputs[chunk.tool_call_id] = []
-        self.raw_inputs[chunk.tool_call_id].append(chunk.input_text_delta)
-
-    def _on_tool_input_available(self, chunk: Any) -> None:
-        slot = self._call(chunk.tool_call_id, chunk.tool_name, chunk)
-        slot.fields["args"] = chunk.input
-        self.raw_inputs.pop(chunk.tool_call_id, None)
-
-    def _on_tool_input_error(self, chunk: Any) -> None:
-        self._on_tool_input_available(chunk)
-        self._return(chunk.tool_call_id, "error", chunk.error_text, chunk).vercel["input_error"] = True
-
-    def _return(self, call_id: str, status: str, content: Any, chunk: Any | None) -> Slot:
-        call = self.calls.get(call_id)
-        if call is None:
-            self.problem("tool-call-match", f"{chunk.type if chunk else 'tool output'} for toolCallId {call_id!r}, a call this stream never made")
-        tool_name = call.fields.get("tool_name", "unknown") if call is not None else "unknown"
-        slot = self._current().add("tool_return", tool_call_id=call_id, tool_name=tool_name, status=status, content=content)
-        self.returns[call_id] = slot
-        if chunk is not None:
-            self._flags(slot, chunk, ("dynamic", "provider_executed", "preliminary"))
-        return slot
-
-    def _resolve(self, call_id: str, resolution: str, reason: str | None = None) -> None:
-        """``system.tool_resolved`` for a call that waited on approval (once per call)."""
-        call = self.calls.get(call_id)
-        if call_id in self.resolved or call is None or "approval" not in call.vercel:
-            return
-        self.resolved.add(call_id)
-        data: dict[str, Any] = {"tool_call_id": call_id, "resolution": resolution, "resolved_by": "user"}
-        data["approval_id"] = call.vercel["approval"].get("id")
-        if reason:
-            data["denial_reason"] = reason
-        self._current().add("system.tool_resolved", data=data)
-
-    def _on_tool_output_available(self, chunk: Any) -> None:
-        call_id = chunk.tool_call_id
-        previous = self.returns.get(call_id)
-        if previous is not None and previous.vercel.get("preliminary") and previous.action is None:
-            previous.fields["content"] = chunk.output  # a streamed tool output: the last one stands
-            if not chunk.preliminary:
-                previous.vercel.pop("preliminary", None)
-            return
-        self._resolve(call_id, "approved")
-        self._return(call_id, "success", chunk.output, chunk)
-
-    def _on_tool_output_error(self, chunk: Any) -> None:
-        previous = self.returns.get(chunk.tool_call_id)
-        if previous is not None and previous.vercel.get("input_error") and previous.action is None:
-            previous.fields["content"] = chunk.error_text  # ai@6 repeats an input error as an output error
-            previous.vercel["output_error"] = True
-            return
-        self._resolve(chunk.tool_call_id, "approved")
-        self._return(chunk.tool_call_id, "error", chunk.error_text, chunk)
-
-    def _on_tool_output_denied(self, chunk: Any) -> None:
-        self._resolve(chunk.tool_call_id, "denied")
-        self._return(chunk.tool_call_id, "error", "denied", chunk).vercel["denied"] = True
-
-    def _on_tool_approval_request(self, chunk: Any) -> None:
-        call = self.calls.get(chunk.tool_call_id)
-        if call is None:
-            self.problem("tool-call-match", f"tool-approval-request for toolCallId {chunk.tool_call_id!r}, a call this stream never made")
-            call = self._call(chunk.tool_call_id, None, chunk)
-        call.vercel["approval"] = {"id": chunk.approval_id, **extra_of(chunk)}
-        self.approvals[chunk.approval_id] = chunk.tool_call_id
-
-    def _on_tool_approval_response(self, chunk: Any) -> None:
-        call_id = self.approvals.get(chunk.approval_id)
-        if call_id is None:
-            self.problem("tool-call-match", f"tool-approval-response for approvalId {chunk.approval_id!r}, which was never requested")
-            self._current().add("system.tool_resolved", data={"approval_id": chunk.approval_id, "resolution": "approved" if chunk.approved else "denied"})
-            return
-        self._resolve(call_id, "approved" if chunk.approved else "denied", chunk.reason)
-
-    # --- sources, files, data, errors -----------------------------------------------------
-    def _media(self, chunk: Any, part: dict[str, Any]) -> None:
-        slot = self._current().add("assistant_message", agent=True, content=[part])
-        self._part_meta(slot, chunk)
-
-    def _on_source_url(self, chunk: Any) -> None:
-        self._media(chunk, media_part("source-url", url=chunk.url, media_type=None, identifier=chunk.source_id, title=chunk.title))
-
-    def _on_source_document(self, chunk: Any) -> None:
-        part = media_part("source-document", url=None, media_type=chunk.media_type, identifier=chunk.source_id, title=chunk.title, filename=chunk.filename)
-        self._media(chunk, part)
-
-    def _on_file(self, chunk: Any) -> None:
-        self._media(chunk, media_part("file", url=chunk.url, media_type=chunk.media_type, identifier=None))
-
-    def _on_reasoning_file(self, chunk: Any) -> None:
-        self._media(chunk, media_part("reasoning-file", url=chunk.url, media_type=chunk.media_type, identifier=None))
-
-    def _on_data(self, chunk: Any) -> None:
-        turn = self._current()
-        name = self.assembler.agent_of(chunk.type, chunk.data)
-        if name:
-            turn.agent = name
-        key = (turn.message_id, chunk.type, chunk.id) if chunk.id is not None and not chunk.transient else None
-        existing = self.data_parts.get(key) if key else None
-        if existing is not None:  # same type and id: the AI SDK replaces the part's data
-            existing.fields["data"] = chunk.data
-            if existing.action is not None:
-                existing.action.data = chunk.data  # type: ignore[attr-defined]
-            return
-        slot = turn.add(system_name(chunk.type), data=chunk.data)
-        slot.vercel["type"] = chunk.type
-        if chunk.id is not None:
-            slot.vercel["id"] = chunk.id
-        if chunk.transient:
-            slot.vercel["transient"] = True
-        self._part_meta(slot, chunk)
-        if key:
-            self.data_parts[key] = slot
-
-    def _on_error(self, chunk: Any) -> None:
-        self._current().add("system.error", data={"error_text": chunk.error_text})
-
-    def _on_abort(self, chunk: Any) -> None:
-        self.aborted = True
-        self._current().add("system.abort", data={"reason": chunk.reason} if chunk.reason else None)
-
-    def _on_custom(self, chunk: Any) -> None:
-        data = {"kind": chunk.kind, **({"provider_metadata": chunk.provider_metadata} if chunk.provider_metadata else {})}
-        self._current().add("system.custom", data=data)
-
-    def _on_steering_message(self, chunk: Any) -> None:
-        content: list[dict[str, Any]] = []
-        for part in chunk.parts:
-            if part.get("type") == "text":
-                content.append({"type": "text", "text": part.get("text", "")})
-            elif part.get("type") == "file":
-                content.append(media_part("file", url=part.get("url"), media_type=part.get("mediaType"), identifier=part.get("filename")))
-            else:
-                content.append(part)
-        self._current().add("user_message", content=content).vercel["steering_id"] = chunk.id
 
     # --- result ---------------------------------------------------------------------------
     def close(self) -> Thread:
@@ -450,18 +221,36 @@ class UIStreamReader:
         if self.turn is not None:
             if not self.finished and not self.aborted:
                 self.problem("truncated", "the stream ends before the message's finish chunk (truncated?); what arrived is kept")
-            elif not self.done_seen:
+            elif not self.done_seen and self.mode == "sse":  # (chunks saved as JSON have no [DONE])
                 self.problem("truncated", "the stream ends without data: [DONE] (truncated?)")
             self._close_turn()
-        elif self.chunks == 0:
-            self.problems.append(("empty", "holds no UI message stream chunks", None))
+        elif self.chunks == 0 and not self.problems:
+            self.problems.append(("empty", "holds no UI message stream chunks", None, None))
         if self.thread_id is None:
-            seed = f"{self.source or ''}:{self.first_message_id}" if self.first_message_id else None
-            self.thread_id = str(uuid.uuid5(uuid.NAMESPACE_URL, seed)) if seed else str(uuid.uuid4())
-        self.builder.thread_id = self.thread_id
-        for rule, message, line in self.problems:
-            self.builder.problem(rule, message, line=line)
-        return self.builder.build()
+            self.thread_id = self._derived_id()
+        builder = self.builder
+        builder.thread_id = self.thread_id
+        builder.took(self.converted)
+        report = {None: builder.problem, "kept": builder.kept, "failed": builder.failed}
+        for rule, message, line, outcome in self.problems:
+            report[outcome](rule, message, line=line)
+        thread = builder.build()
+        thread.origin = (self.source, STREAM_FORMAT)
+        return thread
+
+    def _derived_id(self) -> str:
+        """The same stream read again gets the same id: from its source name and first message
+        id, or (no message id) its source name, or (nameless) its first record."""
+        named = bool(self.source) and not str(self.source).startswith("<")
+        if self.first_message_id is not None:
+            seed = f"{self.source or ''}:{self.first_message_id}"
+        elif named:
+            seed = f"{self.source}:"
+        elif self.first_record is not None:
+            seed = "sha1:" + hashlib.sha1(self.first_record).hexdigest()
+        else:
+            return str(uuid.uuid4())
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, seed))
 
 
 def from_ui_stream(
@@ -476,12 +265,13 @@ def from_ui_stream(
     """Read a Vercel AI SDK UI message stream (v5, v6 or v7) into a Thread.
 
     ``stream``: the SSE body as str/bytes, a path, a file object, or any iterable of lines
-    (``response.iter_lines()``) - read as it arrives, never held twice. One or several
-    responses of a chat may follow each other. ``agent_of(kind, value)`` names the agent from
-    message metadata or ``data-*`` parts (default: ``metadata.agent`` and ``data-agent``);
-    otherwise one agent named after the producer (``agent_name`` overrides). ``messages``: the
-    request's ``UIMessage[]`` (or its whole JSON body), read first, so the thread holds the
-    conversation so far and a continuation's outputs find their calls."""
+    (``response.iter_lines()``) - read as it arrives, never held twice; or its chunks saved as
+    JSON Lines or a JSON array. One or several responses of a chat may follow each other.
+    ``agent_of(kind, value)`` names the agent from message metadata or ``data-*`` parts
+    (default: ``metadata.agent`` and ``data-agent``); otherwise one agent named after the
+    producer (``agent_name`` overrides). ``messages``: the request's ``UIMessage[]`` (or its
+    whole JSON body), read first, so the thread holds the conversation so far and a
+    continuation's outputs find their calls."""
     source_name = name or _name_of(stream)
     reader = UIStreamReader(thread_id=thread_id, agent_name=agent_name, agent_of=agent_of, source=source_name)
     if messages is not None:
@@ -489,15 +279,62 @@ def from_ui_stream(
             messages = Source(messages).json()
         reader.thread_id = reader.thread_id or chat_id_of(messages)
         reader.seed(messages)
-    for number, line in iter_lines(stream):
-        reader.feed_line(line, number)
+    array = _json_array(stream)
+    if array is not None:
+        for number, item in array:
+            if isinstance(item, bytes):  # a line of an array that does not parse whole
+                reader.line = number
+                reader._record(item)
+            else:
+                reader.feed_chunk(item, number)
+    else:
+        for number, line in iter_lines(stream):
+            reader.feed_line(line, number)
     return reader.close()
 
 
+def _json_array(stream: Any) -> Iterator[tuple[int | None, Any]] | None:
+    """The elements of a JSON array of chunks (or of an in-memory list of chunk dicts), or None
+    when ``stream`` is not one. An array that does not parse whole (cut short, a broken line)
+    is read line by line, so one bad element costs only itself."""
+    items = stream.obj if isinstance(stream, Source) and stream.is_object else stream
+    if isinstance(items, list | tuple) and items and not isinstance(items[0], str | bytes | bytearray | memoryview):
+        return ((None, item) for item in items)
+    if isinstance(stream, Source):
+        source = stream
+    elif isinstance(stream, bytes | bytearray | PathLike) or (isinstance(stream, str) and (not _is_text(stream) or stream.lstrip()[:1] == "[")):
+        source = Source(bytes(stream) if isinstance(stream, bytearray) else stream)
+    else:
+        return None
+    if source.is_object:
+        return None
+    if source.head(64).removeprefix(sniff.BOM).lstrip()[:1] != b"[":
+        return None
+    try:
+        value = source.json()
+    except ThreadError:
+        return _array_lines(source)
+    if not isinstance(value, list):
+        return None
+    return ((None, item) for item in value)
+
+
+def _array_lines(source: Source) -> Iterator[tuple[int | None, Any]]:
+    for number, line in source.lines():
+        for text in sniff.array_lines([line]):
+            yield number, text
+
+
+def _is_text(value: str) -> bool:
+    return "\n" in value or value.lstrip().startswith(("data:", ":", "{", "["))
+
+
 def _name_of(stream: Any) -> str | None:
+    if isinstance(stream, Source):
+        return stream.name
     if isinstance(stream, PathLike):
         return str(stream)
-    if isinstance(stream, str) and "\n" not in stream and not stream.lstrip().startswith(("data:", ":", "{")):
+    if isinstance(stream, str) and not _is_text(stream):
         return stream
     name = getattr(stream, "name", None)
     return name if isinstance(name, str) else None

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from pydantic_ai.ui.vercel_ai import request_types as rq
 
+from threadlab.core.loss import report_loss
 from threadlab.core.model import AssistantMessage, BaseAction, Thinking, Thread, ToolCall, ToolReturn, UserMessage
 from threadlab.formats.vercel_ai.grouping import (
     Response,
@@ -22,6 +24,9 @@ from threadlab.formats.vercel_ai.grouping import (
     thinking_provider_metadata,
     vercel_of,
 )
+from threadlab.formats.vercel_ai.losses import MESSAGES_FORMAT, MESSAGES_REASONS, thread_losses
+from threadlab.formats.vercel_ai.messages import derived_thread_id, from_ui_messages
+from threadlab.formats.vercel_ai.write_v4 import is_v4, v4_message
 
 Part = dict[str, Any]
 _NOT_STORED = ("system.error", "system.abort", "system.unknown_chunk", "system.message_metadata", "system.reset_step", "system.tool_resolved")
@@ -35,20 +40,57 @@ def _dump(model: Any, extra: dict[str, Any] | None = None) -> Part:
 
 
 def to_ui_messages(thread: Thread) -> list[dict[str, Any]]:
-    """The thread as a JSON-ready ``UIMessage[]``."""
+    """The thread as a JSON-ready ``UIMessage[]`` (the v4 ``Message`` shape for messages read
+    from v4 data). A ``WriteLoss`` warning names what the messages cannot hold."""
+    messages = ui_messages(thread)
+    check_messages(thread, messages, list_only=True)
+    return messages
+
+
+def ui_messages_body(thread: Thread) -> Any:
+    """What ``from_thread`` writes: the ``UIMessage[]``, or - when the thread's id is not the
+    one reading the list back would give it - the request body ``{"id", "messages"}`` that
+    carries the chat id (``useChat`` sends this shape). Warns ``WriteLoss`` as ``to_ui_messages``."""
+    messages = ui_messages(thread)
+    body: Any = messages
+    if derived_thread_id(messages, thread.origin[0]) != thread.thread_id:
+        body = {"id": thread.thread_id, "messages": messages}
+    check_messages(thread, body)
+    return body
+
+
+def _read_back(thread: Thread, value: Any) -> Thread:
+    return from_ui_messages(orjson.loads(orjson.dumps(value)), name=thread.origin[0])
+
+
+def check_messages(thread: Thread, value: Any, *, list_only: bool = False) -> None:
+    """Warn ``WriteLoss`` naming what of ``thread`` reading ``value`` back does not give."""
+    reasons = dict(MESSAGES_REASONS)
+    if list_only:
+        reasons["the thread's thread id"] = "a UIMessage[] has no chat id; from_thread writes {id, messages} to keep it"
+    report_loss(MESSAGES_FORMAT, thread.thread_id, thread_losses(thread, _read_back(thread, value), reasons))
+
+
+def ui_messages(thread: Thread) -> list[dict[str, Any]]:
+    """``to_ui_messages`` without the check."""
     writer = _MessagesWriter(thread)
     messages: list[dict[str, Any]] = []
     by_id: dict[str, dict[str, Any]] = {}
     for index, response in enumerate(responses(thread)):
         message_id = response.message_id or f"{thread.thread_id}-{index}"
         existing = by_id.get(message_id)
-        if existing is not None and existing["role"] == response.role:
+        if existing is not None and existing["role"] == response.role and not is_v4(response):
             existing["parts"].extend(writer.parts(response, continuing=True))
             meta = writer.metadata(response)
             if meta:
                 existing["metadata"] = {**(existing.get("metadata") or {}), **meta}
             continue
-        message: dict[str, Any] = {"id": message_id, "role": response.role}
+        if is_v4(response):
+            message = v4_message(writer, response, message_id)
+            by_id[message_id] = message
+            messages.append(message)
+            continue
+        message = {"id": message_id, "role": response.role}
         meta = writer.metadata(response)
         if meta:
             message["metadata"] = meta
@@ -69,7 +111,7 @@ class _MessagesWriter(ThreadView):
             return [p for a in response.actions for p in (vercel_of(a).get("parts") or [{"type": "text", "text": (getattr(a, "data", None) or {}).get("text", "")}])]
         parts: list[Part] = []
         step = 0 if not continuing else -1
-        agent: str | None = None
+        agent = self.first_agent(response)
         for action, action_step in zip(response.actions, response.steps, strict=True):
             if action_step != step:
                 if action_step > 0:

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 from pydantic_ai.ui.vercel_ai import response_types as rt
 
+from threadlab.core.loss import report_loss
 from threadlab.core.model import AssistantMessage, BaseAction, Thinking, Thread, ToolCall, ToolReturn
 from threadlab.formats.vercel_ai.assemble import FINISH_REASONS_BACK
 from threadlab.formats.vercel_ai.grouping import (
@@ -27,6 +28,8 @@ from threadlab.formats.vercel_ai.grouping import (
     thinking_provider_metadata,
     vercel_of,
 )
+from threadlab.formats.vercel_ai.losses import STREAM_FORMAT, STREAM_REASONS, thread_losses
+from threadlab.formats.vercel_ai.stream import from_ui_stream
 
 Chunk = dict[str, Any]
 _SKIPPED_SYSTEM = ("system.tool_resolved", "system.message_metadata", "system.system_prompt")
@@ -47,9 +50,15 @@ def sse_line(chunk: Chunk | str) -> str:
 
 def to_ui_stream(thread: Thread) -> Iterator[str]:
     """The thread as UI message stream SSE events (one string per event), one response after
-    another, each ending with ``data: [DONE]``."""
+    another, each ending with ``data: [DONE]``. Once the last event is taken, a ``WriteLoss``
+    warning names what the stream cannot hold (user messages, timestamps ...; see ``losses``)."""
+    written: list[str] = []
     for chunk in ui_chunks(thread):
-        yield sse_line(chunk)
+        event = sse_line(chunk)
+        written.append(event)
+        yield event
+    again = from_ui_stream("".join(written), name=thread.origin[0])
+    report_loss(STREAM_FORMAT, thread.thread_id, thread_losses(thread, again, STREAM_REASONS))
 
 
 def ui_chunks(thread: Thread) -> Iterator[Chunk | str]:
@@ -66,7 +75,7 @@ class _StreamWriter(ThreadView):
         head = response.head
         yield _dump(rt.StartChunk(message_id=head.get("message_id"), message_metadata=self._start_metadata(response)), head.get("message_extra"))
         step = 0
-        agent: str | None = None
+        agent = self.first_agent(response)
         for action, action_step in zip(response.actions, response.steps, strict=True):
             if action_step != step:
                 if step > 0:
@@ -151,14 +160,15 @@ class _StreamWriter(ThreadView):
                 text = action.args if isinstance(action.args, str) else orjson.dumps(action.args).decode()
                 yield _dump(rt.ToolInputDeltaChunk(tool_call_id=action.tool_call_id, input_text_delta=text))
         outcome = self.outcomes.get(action.tool_call_id)
-        if vercel.get("input_incomplete") or (outcome is not None and vercel_of(outcome).get("input_error")):
-            return  # the input never completed, or its error chunk carries it (see _return)
-        extra = {"title": vercel["title"]} if "title" in vercel and not vercel.get("streamed") else {}
-        extra.update(vercel.get("extra") or {})
-        available = rt.ToolInputAvailableChunk(
-            tool_call_id=action.tool_call_id, tool_name=action.tool_name, input=action.args, provider_metadata=vercel.get("provider_metadata"), **flags
-        )
-        yield _dump(available, extra)
+        if outcome is not None and vercel_of(outcome).get("input_error"):
+            return  # its input-error chunk carries the input (see _return)
+        if not vercel.get("input_incomplete") and not vercel.get("input_from_deltas"):  # else the deltas alone carry it
+            extra = {"title": vercel["title"]} if "title" in vercel and not vercel.get("streamed") else {}
+            extra.update(vercel.get("extra") or {})
+            available = rt.ToolInputAvailableChunk(
+                tool_call_id=action.tool_call_id, tool_name=action.tool_name, input=action.args, provider_metadata=vercel.get("provider_metadata"), **flags
+            )
+            yield _dump(available, extra)
         approval = vercel.get("approval")
         if isinstance(approval, dict) and approval.get("id"):
             request = rt.ToolApprovalRequestChunk(approval_id=approval["id"], tool_call_id=action.tool_call_id)

@@ -1,0 +1,186 @@
+"""A thread → Anthropic Messages.
+
+A thread read from this format goes back to its container exactly (a stream as the Message it
+assembled into). Any other thread, or ``agent=`` given, is replayed from one agent's view
+(``formats/replay.py``) as the parameters a ``client.messages.create`` call takes besides the
+model and ``max_tokens``: ``{"system": ..., "messages": [...]}``. User-side items (the user's
+messages, tool results, other agents' turns as text) and the agent's own items are merged into
+alternating ``user`` / ``assistant`` messages of blocks; tool errors keep ``is_error``; the
+agent's Anthropic thinking keeps its signature. What the request cannot hold (agent names,
+thinking of other providers, non-text tool results, times, usage) is named in a
+``WriteLoss``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from threadlab.core.loss import report_loss
+from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM
+from threadlab.formats.anthropic_messages.reading import AGENT, PROVIDER
+from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
+from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
+
+NAME = "anthropic-messages"
+_USER_SIDE = ("user_message", "tool_return")
+
+
+def encode_part(part: Any) -> Any:
+    data = part if isinstance(part, Mapping) else part.model_dump(exclude_none=True)
+    kind = data.get("type")
+    if kind == "text":
+        return {"type": "text", "text": data.get("text", "")}
+    if kind == "image" and data.get("image_base64"):
+        return {"type": "image", "source": {"type": "base64", "media_type": data.get("media_type") or "image/png", "data": data["image_base64"]}}
+    if kind == "image" and data.get("image_url"):
+        return {"type": "image", "source": {"type": "url", "url": data["image_url"]}}
+    return dict(data)
+
+
+def action_blocks(action: BaseAction) -> list[Any]:
+    """The content blocks of one action (the default rule the reader's memo corrects)."""
+    kind = action.action_type
+    if kind in ("user_message", "assistant_message"):
+        content = action.content  # type: ignore[attr-defined]
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}]
+        return [encode_part(p) for p in content or []]
+    if kind == "thinking":
+        if action.content is None and action.signature is not None:  # type: ignore[attr-defined]
+            return [{"type": "redacted_thinking", "data": action.signature}]  # type: ignore[attr-defined]
+        return [{"type": "thinking", "thinking": action.content or "", "signature": action.signature or ""}]  # type: ignore[attr-defined]
+    if kind == "tool_call":
+        return [{"type": "tool_use", "id": action.tool_call_id, "name": action.tool_name, "input": action.args if isinstance(action.args, Mapping) else {}}]  # type: ignore[attr-defined]
+    if kind == "tool_return":
+        content = action.content  # type: ignore[attr-defined]
+        if isinstance(content, list):
+            content = [encode_part(p) for p in content]
+        elif not isinstance(content, str):
+            content = orjson.dumps(content).decode()
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": action.tool_call_id, "content": content}  # type: ignore[attr-defined]
+        if action.status != "success":  # type: ignore[attr-defined]
+            block["is_error"] = True
+        return [block]
+    return [action.data] if kind.startswith("system.") else []  # type: ignore[attr-defined]
+
+
+def default_message(actions: list[BaseAction]) -> Any:
+    first = actions[0]
+    if first.action_type == "system.message":
+        data = first.data if isinstance(first.data, Mapping) else {}  # type: ignore[attr-defined]
+        return {"role": SYSTEM, "content": data.get("content")}
+    if first.action_type == "system.unknown_message":
+        return first.data  # type: ignore[attr-defined]
+    role = "user" if first.action_type in _USER_SIDE else "assistant"
+    if len(actions) == 1 and first.action_type in ("user_message", "assistant_message") and isinstance(first.content, str):  # type: ignore[attr-defined]
+        return {"role": role, "content": first.content}  # type: ignore[attr-defined]
+    return {"role": role, "content": [block for a in actions for block in action_blocks(a)]}
+
+
+def _request(rest: Any, messages: list[Any]) -> Any:
+    body = dict(rest)
+    if messages and isinstance(messages[0], Mapping) and messages[0].get("role") == SYSTEM:
+        body[SYSTEM] = messages[0].get("content")
+        messages = messages[1:]
+    body["messages"] = messages
+    return body
+
+
+def _response(rest: Any, messages: list[Any]) -> Any:
+    content = messages[0].get("content") if messages and isinstance(messages[0], Mapping) else None
+    return {**rest, "content": content}
+
+
+def to_anthropic_messages(thread: Thread, agent: str | None = None, *, others: OthersPolicy = "summarize", prefix: str = "{agent:Name}: ") -> dict[str, Any]:
+    """``{"system": ..., "messages": [...]}`` from ``agent``'s view of ``thread`` (its id or
+    name; a thread of one agent needs none): ``client.messages.create(model=...,
+    max_tokens=..., **to_anthropic_messages(thread, agent="Researcher"))``. ``system`` is left
+    out when the thread has no system prompt. What the request cannot hold is named in a
+    ``WriteLoss`` warning."""
+    params, lost = _replay(thread, agent, others, prefix)
+    report_loss(NAME, thread.thread_id, loss_phrases(lost))
+    return params
+
+
+def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str) -> tuple[dict[str, Any], Counter[str]]:
+    agent_id = resolve_agent(thread, agent, NAME)
+    picked = view(thread, agent_id, others, prefix)
+    lost = foreign_losses(thread, picked, agent_id)
+    system: list[str] = []
+    messages: list[dict[str, Any]] = []
+
+    items: list[tuple[str, list[Any]]] = []
+
+    def add(role: str, blocks: list[Any]) -> None:
+        items.append((role, blocks))
+
+    for item in picked:
+        if isinstance(item, Said):
+            add("user", [{"type": "text", "text": item.text}])
+            continue
+        kind = item.action_type
+        if kind == "system.message":
+            content = item.data.get("content") if isinstance(item.data, Mapping) else item.data  # type: ignore[attr-defined]
+            system.append(content if isinstance(content, str) else orjson.dumps(content).decode())
+            continue
+        if kind == "thinking" and (item.provider_name != PROVIDER or not item.signature):  # type: ignore[attr-defined]
+            lost["thinking blocks without an Anthropic signature (the API refuses them)"] += 1
+            continue
+        if kind == "tool_return" and not isinstance(item.content, str | list):  # type: ignore[attr-defined]
+            lost["tool results that are not text (written as JSON text)"] += 1
+        add("user" if kind in _USER_SIDE else "assistant", action_blocks(item))
+    names = sorted({thread.agent_name(getattr(a, "agent_id", None)) or "" for a in picked if not isinstance(a, Said) and getattr(a, "agent_id", None)} - {AGENT, ""})
+    if names:
+        lost[f"agent names ({', '.join(names)}: Anthropic messages name no speaker)"] += 1
+    for role, blocks in _turns(results_after_uses(_turns(items))):  # alternating turns of blocks
+        messages.append({"role": role, "content": blocks})
+    for message in messages:  # the API wants a user turn's tool results before its text
+        if message["role"] == "user":
+            message["content"].sort(key=lambda block: block.get("type") != "tool_result" if isinstance(block, Mapping) else True)
+    params: dict[str, Any] = {"messages": messages}
+    if system:
+        params = {SYSTEM: "\n\n".join(system), **params}
+        if len(system) > 1:
+            lost["system prompts as separate messages (joined into one system parameter)"] += 1
+    return params, lost
+
+
+def _turns(items: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]]:
+    """Consecutive items of one role as one turn."""
+    out: list[tuple[str, list[Any]]] = []
+    for role, blocks in items:
+        if out and out[-1][0] == role:
+            out[-1] = (role, [*out[-1][1], *blocks])
+        else:
+            out.append((role, list(blocks)))
+    return out
+
+
+def results_after_uses(items: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]]:
+    """Each tool result moved up to follow the assistant turn that used the tool (the API
+    refuses a ``tool_result`` anywhere else; what others said meanwhile comes after)."""
+    out: list[tuple[str, list[Any]]] = []
+    taken: set[int] = set()
+    for i, (role, blocks) in enumerate(items):
+        if i in taken:
+            continue
+        if role == "user" and any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in blocks):  # no tool_use before it
+            blocks = [{"type": "text", "text": f"[tool result {b.get('tool_use_id')}: {b.get('content')}]"} if isinstance(b, Mapping) and b.get("type") == "tool_result" else b for b in blocks]
+        out.append((role, blocks))
+        ids = {b.get("id") for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_use"} if role == "assistant" else set()
+        following = range(i + 1, len(items)) if ids else range(0)
+        for j in following:
+            later = items[j][1]
+            if items[j][0] == "user" and later and all(isinstance(b, Mapping) and b.get("type") == "tool_result" and b.get("tool_use_id") in ids for b in later) and j not in taken:
+                out.append(items[j])
+                taken.add(j)
+    return out
+
+
+def write_anthropic(thread: Thread, agent: str | None = None) -> bytes:
+    return write_own_or_replay(thread, KEY, NAME, agent, default_message, _request, _response, "Message",
+                               lambda: _replay(thread, agent, "summarize", "{agent:Name}: "))

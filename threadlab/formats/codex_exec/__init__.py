@@ -1,0 +1,53 @@
+"""``codex exec --json`` output → one thread per run (and a thread back to such output).
+
+What the Codex CLI prints on stdout when run non-interactively with ``--json``, which scripts
+and CI jobs keep (the session's rollout, ``~/.codex/sessions/...``, is the ``codex`` format):
+JSON Lines of events, in two generations (``wire.py``): thread events (``thread.started``,
+``item.completed`` ...) and, in mid-2025 releases, Codex's protocol events (a configuration
+line, the prompt, ``{"id", "msg"}`` events)."""
+
+from __future__ import annotations
+
+import orjson
+
+from threadlab.core.model import Thread
+from threadlab.formats.codex_exec.reading import AGENT, KEY, read_stream
+from threadlab.formats.codex_exec.wire import is_config_line, is_prompt_line, is_protocol_event, is_thread_event
+from threadlab.formats.codex_exec.writing import write_stream
+from threadlab.formats.source import Source
+
+NAME = "codex-exec"
+
+
+def detect(source: Source) -> bool:
+    """JSON Lines whose first line is a thread event, a protocol event, or the protocol
+    generation's configuration line followed (within two lines: one may be damaged) by the
+    prompt or an event."""
+    if source.is_dir or source.is_object:
+        return False
+    lines = [line for line in source.head(65536).split(b"\n")[:4] if line.strip()]
+    first, *after = (_json(line) for line in lines[:3]) if lines else (None,)
+    if is_thread_event(first) or is_protocol_event(first):
+        return True
+    return is_config_line(first) and any(is_prompt_line(v) or is_protocol_event(v) for v in after)
+
+
+def _json(line: bytes) -> object:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def to_threads(source: Source) -> list[Thread]:
+    if not detect(source):
+        raise source.error("format", f"is not codex exec --json output (its first line is no event: {source.describe()})")
+    return [read_stream(source)]
+
+
+def from_thread(thread: Thread) -> bytes:
+    """The thread as ``codex exec --json`` output (see ``writing.py``)."""
+    return write_stream(thread)
+
+
+__all__ = ["AGENT", "KEY", "NAME", "detect", "from_thread", "to_threads"]

@@ -1,0 +1,98 @@
+"""LangChain / LangGraph messages → one thread per message list (and a thread back).
+
+Read: a JSON array of messages in any of LangChain's spellings (``messages_to_dict``,
+``dumpd``, ``model_dump``; see ``reading.py``), a LangGraph state holding them (``{"messages":
+[...], ...}``, or a thread state ``{"values": {"messages": [...]}, ...}`` as the LangGraph API
+returns it), and JSON Lines of messages (what ``FileChatMessageHistory`` and the SQL chat
+histories keep, one a row). Checkpoint databases are not read: their values are msgpack that
+LangGraph's own loader may turn into arbitrary objects, which is not safe on a file of unknown
+origin. A record is a message."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from threadlab.core.model import Thread
+from threadlab.formats.langchain.reading import KEY, LangChainReader, is_message
+from threadlab.formats.langchain.writing import write_langchain
+from threadlab.formats.source import Source
+
+NAME = "langchain"
+_MARKERS = (b'"data"', b'"kwargs"', b'"additional_kwargs"', b'"response_metadata"', b'"tool_call_id"')
+
+
+def _messages_in(value: Any) -> tuple[list[Any], list[str], dict[str, Any]] | None:
+    """(messages, the keys leading to them, the document around them) of a parsed value."""
+    if isinstance(value, list):
+        return (value, [], {}) if value and all(is_message(m) for m in value[:3]) else None
+    if not isinstance(value, Mapping) or "actions" in value:
+        return None
+    for path in (["messages"], ["values", "messages"]):
+        inner: Any = value
+        for key in path:
+            inner = inner.get(key) if isinstance(inner, Mapping) else None
+        if isinstance(inner, list) and inner and all(is_message(m) for m in inner[:3]):
+            around = {k: v for k, v in value.items() if k != path[0]}
+            if len(path) == 2:
+                around[path[0]] = {k: v for k, v in value[path[0]].items() if k != path[1]}
+            return inner, path, around
+    return None
+
+
+def detect(source: Source) -> bool:
+    if source.is_dir:
+        return False
+    if source.is_object:
+        return _messages_in(source.obj) is not None
+    head = source.head(65536)
+    if head.lstrip()[:1] not in (b"{", b"[") or not any(m in head for m in _MARKERS):
+        return False
+    value = source.try_json()
+    if value is not None:
+        return _messages_in(value) is not None
+    try:
+        return is_message(orjson.loads(head.lstrip().split(b"\n", 1)[0]))
+    except orjson.JSONDecodeError:
+        return False
+
+
+def to_threads(source: Source) -> list[Thread]:
+    stem = Path(source.name).stem if source.name and not source.name.startswith("<") else "messages"
+    reader = LangChainReader(stem, source.name)
+    value = source.try_json()
+    if value is not None:
+        found = _messages_in(value)
+        if found is None:
+            raise source.error("format", f"holds no LangChain messages ({source.describe()})")
+        messages, path, around = found
+        for i, message in enumerate(messages):
+            reader.add(message, i, None)
+        meta: dict[str, Any] = {"container": "json", "path": path}
+        if path:
+            meta["shell"] = around
+        return [reader.build(meta)]
+    index = 0
+    for number, raw in source.lines():
+        if not raw.strip():
+            continue
+        try:
+            message = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            reader.b.failed("json", f"line {number} is not JSON ({exc.msg}); skipped", line=number)
+            continue
+        reader.add(message, index, number)
+        index += 1
+    return [reader.build({"container": "jsonl"})]
+
+
+def from_thread(thread: Thread) -> bytes:
+    """The messages in the container and spellings they were read from; other threads as
+    ``messages_to_dict`` output (see ``writing.py``)."""
+    return write_langchain(thread)
+
+
+__all__ = ["KEY", "NAME", "detect", "from_thread", "to_threads"]

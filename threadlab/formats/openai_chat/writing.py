@@ -1,0 +1,169 @@
+"""A thread → OpenAI Chat Completions messages.
+
+A thread read from this format goes back to its container exactly (the list, request,
+response, pair, exchanges or JSON Lines it came from; a stream as the completion it assembled
+into). Any other thread, or ``agent=`` given, is replayed from one agent's view
+(``formats/replay.py``) as the ``messages`` list a ``client.chat.completions.create`` call
+takes: system prompts as ``system`` / ``developer`` messages, the user's as ``user``, the
+agent's own text and tool calls as ``assistant`` messages carrying its ``name``, tool returns as
+``tool`` messages, other agents' turns as user-side text. What the list cannot hold (thinking,
+tool error statuses, non-text tool results, times, usage) is named in a ``WriteLoss``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from threadlab.core.loss import report_loss
+from threadlab.core.model import AgentConfig, BaseAction, Thread
+from threadlab.formats.openai_chat.codec import KEY
+from threadlab.formats.openai_chat.reading import AGENT, encode_args, encode_content
+from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
+from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
+
+NAME = "openai-chat"
+
+
+def default_message(actions: list[BaseAction], agents: Mapping[str, AgentConfig] | None = None) -> Any:
+    """The Chat Completions message of one message's actions (the rule the reader's memo
+    corrects): a system prompt, a user message, a tool result, or an assistant message with
+    its reasoning, text and tool calls."""
+    first = actions[0]
+    kind = first.action_type
+    if kind == "system.message":
+        data = first.data if isinstance(first.data, Mapping) else {}  # type: ignore[attr-defined]
+        return {"role": data.get("role") or "system", "content": data.get("content")}
+    if kind.startswith("system."):
+        return first.data  # type: ignore[attr-defined]
+    if kind == "user_message":
+        return {"role": "user", "content": encode_content(first.content)}  # type: ignore[attr-defined]
+    if kind == "tool_return":
+        content = first.content  # type: ignore[attr-defined]
+        return {"role": "tool", "tool_call_id": first.tool_call_id, "content": content if isinstance(content, str | list) else orjson.dumps(content).decode()}  # type: ignore[attr-defined]
+    message: dict[str, Any] = {"role": "assistant"}
+    agent = agents.get(getattr(first, "agent_id", "")) if agents else None
+    text = next((a.content for a in actions if a.action_type == "assistant_message"), None)  # type: ignore[attr-defined]
+    message["content"] = encode_content(text) if text is not None else None
+    reasoning = next((a.content for a in actions if a.action_type == "thinking"), None)  # type: ignore[attr-defined]
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    calls = [a for a in actions if a.action_type == "tool_call"]
+    if calls:
+        message["tool_calls"] = [
+            {"id": c.tool_call_id, "type": "function", "function": {"name": c.tool_name, "arguments": encode_args(c.args)}}  # type: ignore[attr-defined]
+            for c in calls
+        ]
+    if agent is not None and agent.agent_name != AGENT:
+        message["name"] = agent.agent_name
+    return message
+
+
+def _request(rest: Any, messages: list[Any]) -> Any:
+    return {**rest, "messages": messages}
+
+
+def _response(rest: Any, messages: list[Any]) -> Any:
+    body = dict(rest)
+    queue = list(messages)
+    body["choices"] = [{**c, "message": queue.pop(0)} if isinstance(c, Mapping) and "message" not in c and queue else c for c in rest.get("choices") or []]
+    return body
+
+
+def to_openai_chat(thread: Thread, agent: str | None = None, *, others: OthersPolicy = "summarize", prefix: str = "{agent:Name}: ") -> list[dict[str, Any]]:
+    """The ``messages`` a Chat Completions request takes, from ``agent``'s view of ``thread``
+    (its id or name; a thread of one agent needs none), ready for
+    ``client.chat.completions.create(model=..., messages=...)``. What the list cannot hold is
+    named in a ``WriteLoss`` warning."""
+    messages, lost = _replay(thread, agent, others, prefix)
+    report_loss(NAME, thread.thread_id, loss_phrases(lost))
+    return messages
+
+
+def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str) -> tuple[list[dict[str, Any]], Counter[str]]:
+    agent_id = resolve_agent(thread, agent, NAME)
+    picked = view(thread, agent_id, others, prefix)
+    lost = foreign_losses(thread, picked, agent_id)
+    messages: list[dict[str, Any]] = []
+    turn: list[BaseAction] = []  # the assistant message being put together
+
+    def flush() -> None:
+        if turn:
+            messages.append(default_message(turn, thread.agents))
+            turn.clear()
+
+    for item in picked:
+        if isinstance(item, Said):
+            flush()
+            messages.append({"role": "user", "content": item.text})
+            continue
+        kind = item.action_type
+        if kind == "thinking":
+            lost["thinking blocks (Chat Completions requests hold none)"] += 1
+        elif kind == "assistant_message":
+            flush()
+            turn.append(item)
+        elif kind == "tool_call":
+            turn.append(item)
+        elif kind == "system.message":
+            flush()
+            messages.append(_system(item))
+        else:
+            flush()
+            _note(item, lost)
+            messages.append(default_message([item], thread.agents))
+    flush()
+    return answers_after_calls(messages, lost), lost
+
+
+def _system(action: BaseAction) -> dict[str, Any]:
+    """A system prompt of any format as a ``system`` (or ``developer``) message of text."""
+    data = action.data if isinstance(action.data, Mapping) else {"content": action.data}  # type: ignore[attr-defined]
+    role = data.get("role") if data.get("role") in ("system", "developer") else "system"
+    content = data.get("content")
+    if not isinstance(content, str):
+        texts = [p.get("text") for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)] if isinstance(content, list) else []
+        content = "\n\n".join(texts) if texts else orjson.dumps(content).decode()
+    return {"role": role, "content": content}
+
+
+def answers_after_calls(messages: list[dict[str, Any]], lost: Counter[str]) -> list[dict[str, Any]]:
+    """Each tool message moved up to follow the assistant message that made its call (the API
+    refuses a tool message after anything else; what others said meanwhile comes after, and
+    ``lost`` counts the results moved past it); one whose call is not written becomes
+    user-side text."""
+    out: list[dict[str, Any]] = []
+    taken: set[int] = set()
+    for i, message in enumerate(messages):
+        if i in taken:
+            continue
+        if message.get("role") == "tool":  # its call is not written: what it said, as user-side text
+            message = {"role": "user", "content": f"[tool result {message.get('tool_call_id')}: {message.get('content')}]"}
+        out.append(message)
+        ids = {c.get("id") for c in message.get("tool_calls") or []} if message.get("role") == "assistant" else set()
+        for j in range(i + 1, len(messages)) if ids else ():
+            if messages[j].get("role") == "tool" and messages[j].get("tool_call_id") in ids and j not in taken:
+                if any(messages[k].get("role") != "tool" for k in range(i + 1, j) if k not in taken):
+                    lost["tool results moved up to follow their call (Chat Completions puts nothing between them)"] += 1
+                out.append(messages[j])
+                taken.add(j)
+    return out
+
+
+def _note(action: BaseAction, lost: Counter[str]) -> None:
+    if action.action_type == "tool_return":
+        if action.status != "success":  # type: ignore[attr-defined]
+            lost["tool error statuses (a tool message has none)"] += 1
+        if not isinstance(action.content, str):  # type: ignore[attr-defined]
+            lost["tool results that are not text (written as JSON text)"] += 1
+    if action.action_type == "user_message" and isinstance(action.content, list):  # type: ignore[attr-defined]
+        odd = [p for p in action.content if (p.get("type") if isinstance(p, dict) else getattr(p, "type", None)) not in ("text", "image")]  # type: ignore[attr-defined]
+        if odd:
+            lost["content parts Chat Completions has no part for (written as they are)"] += len(odd)
+
+
+def write_chat(thread: Thread, agent: str | None = None) -> bytes:
+    return write_own_or_replay(thread, KEY, NAME, agent, lambda actions: default_message(actions, thread.agents), _request, _response,
+                               "chat.completion", lambda: _replay(thread, agent, "summarize", "{agent:Name}: "))

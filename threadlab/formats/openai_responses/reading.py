@@ -1,0 +1,151 @@
+"""OpenAI Responses input/output items → actions, through the mapping Codex CLI and Agents SDK
+sessions share (``formats/responses_items.py``).
+
+A record is an item (of a request's ``input`` or a response's ``output``); a request's
+``instructions`` (a non-empty string) and a plain-string ``input`` are one record each, read as
+a ``system.message`` (role ``instructions``) and a user message. A response's usage goes on
+its first message (else its first action), its model on every action it produced. Items are
+checked against the ``openai`` package's ``ResponseInputItemParam``, responses against
+``Response``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from threadlab.core.model import BaseAction, Usage
+from threadlab.formats.openai_chat.reading import put_usage
+from threadlab.formats.provider_kinds import RESPONSES, list_kind, request_kind, response_kind
+from threadlab.formats.provider_read import MessageReader
+from threadlab.formats.responses_items import ItemReader, action_item
+from threadlab.formats.sdk_types import check
+
+KEY = "openai_responses"
+AGENT = "assistant"
+PROVIDER = "openai"
+INSTRUCTIONS = "instructions"
+_STRING_INPUT = "\x00string"  # request_rest's mark: ``input`` was a plain string
+
+
+class ResponsesCodec:
+    def __init__(self, default: str = "chat") -> None:
+        self.default = default
+
+    def is_request(self, body: Mapping[str, Any]) -> bool:
+        return request_kind(body, self.default) == RESPONSES
+
+    def is_response(self, body: Mapping[str, Any]) -> bool:
+        return response_kind(body) == RESPONSES
+
+    def is_message_list(self, value: list[Any]) -> bool:
+        return list_kind(value, default=self.default) == RESPONSES
+
+    def request_messages(self, body: Mapping[str, Any]) -> list[Any]:
+        items = body.get("input")
+        out: list[Any] = [{"type": INSTRUCTIONS, "content": body[INSTRUCTIONS]}] if body.get(INSTRUCTIONS) else []
+        if isinstance(items, str):
+            return [*out, {"role": "user", "content": items}]
+        return [*out, *(items if isinstance(items, list) else [])]
+
+    def response_messages(self, body: Mapping[str, Any]) -> list[Any]:
+        return list(body.get("output") or [])
+
+
+def responses_usage(usage: Any) -> Usage | None:
+    if not isinstance(usage, Mapping):
+        return None
+    inp = usage.get("input_tokens_details") if isinstance(usage.get("input_tokens_details"), Mapping) else {}
+    out = usage.get("output_tokens_details") if isinstance(usage.get("output_tokens_details"), Mapping) else {}
+    fields = {
+        "input_tokens": usage.get("input_tokens"),
+        "output_tokens": usage.get("output_tokens"),
+        "total_tokens": usage.get("total_tokens"),
+        "cache_read_tokens": inp.get("cached_tokens"),
+        "thinking_tokens": out.get("reasoning_tokens"),
+    }
+    fields = {k: v for k, v in fields.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return Usage(**fields) if fields else None
+
+
+class ResponsesReader(MessageReader):
+    KEY = KEY
+    codec = ResponsesCodec(default=RESPONSES)
+
+    def __init__(self, thread_id: str, source: str) -> None:
+        super().__init__(thread_id, source)
+        self.items = ItemReader(self.b, KEY)
+
+    @staticmethod
+    def continues(request: Mapping[str, Any] | None, last_response: Mapping[str, Any] | None) -> bool:
+        """A request naming the previous response (``previous_response_id``) continues it
+        without repeating its items."""
+        return bool(request and last_response and request.get("previous_response_id") and request.get("previous_response_id") == last_response.get("id"))
+
+    def read_message(self, message: Any, index: int, line: int | None, *, response: Mapping[str, Any] | None = None) -> list[BaseAction]:
+        b = self.b
+        where = f"item {index + 1}" + (f" (line {line})" if line is not None else "")
+        if not isinstance(message, Mapping):
+            b.kept("schema", f"{where} is a JSON {type(message).__name__}, not an item; kept as system.unknown_item", line=line)
+            return [b.add("system.unknown_item", data=message)]
+        if message.get("type") == INSTRUCTIONS:
+            b.took()
+            return [b.add("system.message", data={"role": INSTRUCTIONS, "content": message.get("content")})]
+        if response is None:
+            reason = check("openai.responses.item", message)
+            if reason:
+                b.problem("schema", f"{where} is not a ResponseInputItemParam ({reason}); read as it is", line=line)
+        model = response.get("model") if response is not None and isinstance(response.get("model"), str) else None
+        meta = {"model_name": model, "provider_name": PROVIDER} if model and message.get("role") != "user" else None
+        actions = self.items.add(message, agent_id=b.agent(AGENT), meta=meta)
+        if actions is None:
+            b.kept("unknown-type", f"{where} of type {message.get('type')!r} is not one threadlab maps; kept as system.unknown_item", line=line)
+            return [b.add("system.unknown_item", data=dict(message))]
+        b.took()
+        return actions
+
+    def read_response(self, body: Mapping[str, Any], line: int | None, *, count: bool = True, checked: bool = True) -> list[int]:
+        if checked:
+            reason = check("openai.responses.response", body)
+            if reason:
+                self.b.problem("schema", f"the response {body.get('id', '')} is not a Response ({reason}); read as it is", line=line)
+        start = len(self.b.actions)
+        got = [self.add_message(item, line, response=body, count=count) for item in body.get("output") or []]
+        put_usage(self.b.actions[start:], responses_usage(body.get("usage")))
+        return got
+
+    def request_rest(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        rest = {k: v for k, v in body.items() if k != "input" and not (k == INSTRUCTIONS and v)}
+        if isinstance(body.get("input"), str):
+            rest["input"] = _STRING_INPUT
+        return rest
+
+    def response_rest(self, body: Mapping[str, Any]) -> Any:
+        return {k: v for k, v in body.items() if k != "output"}
+
+    def default_message(self, actions: list[BaseAction]) -> Any:
+        return default_item(actions)
+
+
+def default_item(actions: list[BaseAction]) -> Any:
+    first = actions[0]
+    if first.action_type == "system.message" and isinstance(first.data, Mapping) and first.data.get("role") == INSTRUCTIONS:  # type: ignore[attr-defined]
+        return {"type": INSTRUCTIONS, "content": first.data.get("content")}  # type: ignore[attr-defined]
+    if first.action_type.startswith("system.unknown"):
+        return first.data  # type: ignore[attr-defined]
+    return action_item(first, KEY, memo=False)
+
+
+def request_body(rest: Any, messages: list[Any]) -> Any:
+    body = dict(rest)
+    if messages and isinstance(messages[0], Mapping) and messages[0].get("type") == INSTRUCTIONS:
+        body[INSTRUCTIONS] = messages[0].get("content")
+        messages = messages[1:]
+    if body.get("input") == _STRING_INPUT:
+        body["input"] = messages[0].get("content") if messages and isinstance(messages[0], Mapping) else ""
+    else:
+        body["input"] = messages
+    return body
+
+
+def response_body(rest: Any, messages: list[Any]) -> Any:
+    return {**rest, "output": messages}

@@ -1,0 +1,53 @@
+"""A thread → OpenAI Responses items.
+
+A thread read from this format goes back to its container exactly (a stream as the response it
+ended with). Any other thread is written as the JSON array of input items a
+``client.responses.create(input=...)`` call takes, by the mapping Codex CLI and Agents SDK
+sessions share; items name no agent, hold no time and no tool status: what is lost is named
+in a ``WriteLoss``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from threadlab.core.loss import report_loss
+from threadlab.core.model import Thread
+from threadlab.formats.openai_responses.reading import AGENT, KEY, default_item, request_body, response_body
+from threadlab.formats.provider_write import foreign_losses, history_of, loss_phrases, own_meta, rebuild_container
+from threadlab.formats.replay import unmatched_returns
+from threadlab.formats.responses_items import action_item
+
+NAME = "openai-responses"
+
+
+def write_responses(thread: Thread) -> bytes:
+    if own_meta(thread, KEY) is not None:
+        history, stray = history_of(thread, KEY, default_item)
+        data, lost = rebuild_container(thread, KEY, history, request_body, response_body, "response")
+        if stray:
+            lost.append(f"{stray} actions added after the thread was read (they belong to no item)")
+        report_loss(NAME, thread.thread_id, lost)
+        return data
+    items: list[Any] = []
+    lost: Counter[str] = foreign_losses(thread, [], None)
+    lost.pop("actions of other agents (user-side text, or left out, in this agent's view)", None)
+    for action in thread.actions:
+        item = action_item(action, KEY, memo=False)
+        if item is None:
+            if not action.action_type.startswith("system."):
+                lost[f"{action.action_type} actions"] += 1
+            continue
+        if action.action_type == "tool_return" and action.status != "success":  # type: ignore[attr-defined]
+            lost["tool error statuses (an output item has none)"] += 1
+        items.append(item)
+    orphans = unmatched_returns(list(thread.actions))
+    if orphans:
+        lost["tool names of returns without a call (an output item names only its call_id)"] += orphans
+    names = sorted({a.agent_name for a in thread.agents.values()} - {AGENT})
+    if names:
+        lost[f"agent names ({', '.join(names)}: items name no speaker)"] += 1
+    report_loss(NAME, thread.thread_id, loss_phrases(lost))
+    return orjson.dumps(items, option=orjson.OPT_INDENT_2) + b"\n"
