@@ -43,11 +43,26 @@ def pd_isna(value) -> bool:
     return bool(pd.isna(value))
 
 
-def test_agents_started_by_open_calls_without_a_join_are_inferred_per_call() -> None:
+def test_agency_swarm_send_message_calls_are_joins_naming_their_call() -> None:
     frames = tl.load(DATA / "agency_swarm", progress=False)
     calls = _one(frames, parent_agent_id="ceo")
-    assert calls["kind"].tolist() == ["inferred", "inferred"]
+    assert calls["kind"].tolist() == ["agent_join", "agent_join"]  # the reader's join from each run's parent_run_id
     assert calls["tool_call_id"].tolist() == ["call_ceo_1", "call_ceo_2"]  # two send_message calls, two delegations
+    assert calls["child_actions"].tolist() == [2, 2]
+
+
+def test_agents_started_by_open_calls_without_a_join_are_inferred_per_call() -> None:
+    b = tl.ThreadBuilder("inferred")
+    ceo, worker = b.agent("CEO"), b.agent("Worker")
+    b.add("user_message", content="two tasks")
+    for n in (1, 2):
+        b.add("tool_call", agent_id=ceo, tool_name="send_message", tool_call_id=f"call_ceo_{n}", args={"recipient": "Worker"})
+        b.add("assistant_message", agent_id=worker, content=f"task {n} taken")
+        b.add("assistant_message", agent_id=worker, content=f"task {n} done")
+        b.add("tool_return", tool_call_id=f"call_ceo_{n}", tool_name="send_message", content="done")
+    calls = tl.frames_from_threads([b.build()]).delegations()
+    assert calls["kind"].tolist() == ["inferred", "inferred"]
+    assert calls["tool_call_id"].tolist() == ["call_ceo_1", "call_ceo_2"]  # two calls open when the worker acted: two delegations
     assert calls["child_actions"].tolist() == [2, 2]
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from threadlab.core.builder import ThreadBuilder, slug
-from threadlab.core.model import Thread
+from threadlab.core.builder import EPOCH, ThreadBuilder, slug
+from threadlab.core.model import Thread, action_class
 from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.aitp.shapes import ABSENT, CARRIED, META, split_document
 
@@ -267,8 +267,10 @@ def _restore(builder: ThreadBuilder, carried: Mapping[str, Any], when: Any, numb
     agent = fields.get("agent_id")
     if isinstance(agent, str) and agent not in builder.agents:
         _register(builder, agent, when, None)
-    try:
-        builder.add(str(carried.get("action_type")), timestamp=when, **fields)
+    kind = str(carried.get("action_type"))
+    try:  # checked before it is added: the builder would keep a broken one as it came, as a broken action
+        action_class(kind).model_validate({**fields, "action_type": kind, "timestamp": EPOCH, "sequence": 1})
+        builder.add(kind, timestamp=when, **fields)
     except (ValidationError, ValueError, TypeError) as exc:  # a damaged carried action is kept, not lost
         reason = str(exc).splitlines()[0]
         builder.kept("schema", f"message #{number}: metadata.{CARRIED} does not hold a valid action ({reason}); kept as system.log")

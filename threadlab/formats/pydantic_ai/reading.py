@@ -21,6 +21,7 @@ import orjson
 from pydantic_ai import DeferredToolResults
 
 from threadlab.core.builder import ThreadBuilder
+from threadlab.core.canonical import json_bytes
 from threadlab.core.model import AgentConfig, Thread
 from threadlab.formats.pydantic_ai import container, events
 from threadlab.formats.pydantic_ai.deferred import Spec, apply_resolutions
@@ -132,7 +133,11 @@ def _thread_id(messages: list[Message]) -> str:
             if msg.envelope.get(key):
                 return str(msg.envelope[key])
     body = [{**m.envelope, "parts": [p.raw if isinstance(p, BadPart) else p for p in m.parts]} for m in messages]
-    digest = hashlib.sha256(orjson.dumps(body, default=str)).hexdigest()
+    try:
+        text = orjson.dumps(body, default=str)
+    except orjson.JSONEncodeError:  # nested deeper than orjson writes (the canonical encoder takes any depth)
+        text = json_bytes(body)
+    digest = hashlib.sha256(text).hexdigest()
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"threadlab:pydantic-ai:{digest}"))
 
 

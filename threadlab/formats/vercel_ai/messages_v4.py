@@ -49,6 +49,8 @@ def is_v4_message(message: Mapping[str, Any]) -> bool:
     for part in parts[:64]:
         if isinstance(part, Mapping):
             kind = part.get("type")
+            if not isinstance(kind, str):
+                continue
             if kind in V4_PART_TYPES or (kind == "reasoning" and "reasoning" in part) or (kind == "file" and "mimeType" in part):
                 return True
     return False
