@@ -62,6 +62,7 @@ def _exec_counts(path: Path) -> dict[str, int]:
     lines = _lines(path)
     out = {"tool_call": 0, "tool_return": 0, "assistant_message": 0, "thinking": 0, "user_message": 0, "output_tokens": 0}
     tools = ("command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list")
+    started: set[str] = set()
     for x in lines:
         if "msg" in x:
             kind = x["msg"]["type"]
@@ -74,7 +75,9 @@ def _exec_counts(path: Path) -> dict[str, int]:
             out["user_message"] += 1
         elif x.get("type", "").startswith("item.") and x["type"] != "item.updated":
             item = x["item"]
-            out["tool_call"] += item["type"] in tools and x["type"] == "item.started"
+            # a call when first seen: item.started, or item.completed alone (Codex 0.50 writes a file_change only completed)
+            out["tool_call"] += item["type"] in tools and item["id"] not in started
+            started.add(item["id"])
             out["tool_return"] += item["type"] in tools and x["type"] == "item.completed"
             out["assistant_message"] += item["type"] == "agent_message"
             out["thinking"] += item["type"] == "reasoning"
