@@ -186,6 +186,30 @@ def test_transcript_media_are_links_unless_asked() -> None:
     assert 'src="https://example.org/cat.png"' in fetched
 
 
+def test_transcript_caps_each_text_and_says_how_much_is_cut() -> None:
+    """A 100 MB message must not become hundreds of MB of HTML: the head is shown, the rest up
+    to TEXT_MAX under "show more", what is beyond counted; the cut keeps every text escaped."""
+    from threadlab.widgets.text import TEXT_HEAD, TEXT_MAX
+
+    huge = "<script>x</script>" + "a" * (3 * TEXT_MAX)
+    b = tl.ThreadBuilder("huge")
+    a = b.agent("Worker")
+    b.add("user_message", content=huge)
+    b.add("thinking", agent_id=a, content=huge, provider_name="anthropic")
+    b.add("tool_call", agent_id=a, tool_name="dump", tool_call_id="c1", args={"blob": huge})
+    b.add("tool_return", tool_call_id="c1", tool_name="dump", content=huge)
+    b.add("assistant_message", agent_id=a, content=[{"type": "text", "text": "short"}, {"type": "text", "text": huge}])
+    html = tl.widgets.transcript_html(b.build())
+    assert len(html) < 6 * (TEXT_MAX + 10_000), len(html)  # five big texts, each written at most TEXT_MAX
+    assert "<script>" not in html and "&lt;script&gt;x&lt;/script&gt;" in html
+    assert html.count("show more (") == 5 and "short" in html
+    assert f"… {len(huge) - TEXT_MAX:,} more characters not shown" in html
+    assert f"show more ({len(huge) - TEXT_HEAD:,} more characters)" in html
+    small = tl.ThreadBuilder("small")
+    small.add("user_message", content="b" * TEXT_HEAD)
+    assert "show more" not in tl.widgets.transcript_html(small.build())
+
+
 # --- token usage ----------------------------------------------------------------------------
 
 

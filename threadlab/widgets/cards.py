@@ -19,7 +19,7 @@ from threadlab.core.model import (
     UserMessage,
 )
 from threadlab.widgets.colors import SYSTEM_COLOR, USER_COLOR, agent_color, status_color
-from threadlab.widgets.text import as_text, esc, preview, safe_url
+from threadlab.widgets.text import as_text, capped, esc, preview, safe_url
 
 
 def _field(part: Any, name: str) -> Any:
@@ -61,14 +61,14 @@ def content_html(content: Any, *, fetch_media: bool = False) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
-        return f'<div class="tl-text">{esc(content)}</div>'
+        return capped(content)
     if not isinstance(content, list):
-        return f"<pre>{esc(as_text(content))}</pre>"
+        return capped(as_text(content), "pre", "")
     pieces = []
     for part in content:
         kind = _field(part, "type")
         if kind == "text" and isinstance(_field(part, "text"), str):
-            pieces.append(f'<div class="tl-text">{esc(_field(part, "text"))}</div>')
+            pieces.append(capped(_field(part, "text")))
         elif kind == "image" and _field(part, "content_type") is None:
             media_type = _field(part, "media_type") or "image/*"
             pieces.append(media_html("image", media_type, _field(part, "image_url"), _field(part, "image_base64"), fetch_media=fetch_media))
@@ -78,7 +78,7 @@ def content_html(content: Any, *, fetch_media: bool = False) -> str:
             )
         else:
             raw = part.model_dump(mode="json") if hasattr(part, "model_dump") else part
-            pieces.append(f'<pre title="unknown part">{esc(as_text(raw))}</pre>')
+            pieces.append(capped(as_text(raw), "pre", "", title="unknown part"))
     return "".join(pieces)
 
 
@@ -116,8 +116,8 @@ def tool_card(call: ToolCall | None, ret: ToolReturn | None, thread: Thread) -> 
     if call is not None and ret is not None:
         latency = f" · {(ret.timestamp - call.timestamp).total_seconds():.2f} s"
     head = f"<span class=\"tl-meta\" style=\"margin:0 4px 0 0\">tool</span>{esc(either.tool_name)}{badge(status)}<span class=\"tl-meta\">{esc(who)} · #{either.sequence}{esc(latency)}</span>"
-    args = f"<div class=\"tl-meta\">args</div><pre>{esc(as_text(call.args))}</pre>" if call is not None else ""
-    result = f"<div class=\"tl-meta\">result #{ret.sequence}</div><pre>{esc(as_text(ret.content))}</pre>" if ret is not None else ""
+    args = f"<div class=\"tl-meta\">args</div>{capped(as_text(call.args), 'pre', '')}" if call is not None else ""
+    result = f"<div class=\"tl-meta\">result #{ret.sequence}</div>{capped(as_text(ret.content), 'pre', '')}" if ret is not None else ""
     if ret is None:
         result = '<div class="tl-note">waiting for a return (pending)</div>'
     return f'<div class="tl-tool" style="border-left-color:{border}"><div class="tl-who">{head}</div>{args}{result}</div>'
@@ -146,7 +146,7 @@ def action_card(action: BaseAction, thread: Thread, returns: dict[str, ToolRetur
         color = agent_color(action.agent_id)
         text = action.content or "(redacted)"
         summary = f"{esc(thread.agent_name(action.agent_id))} thinking · {len(action.content or '')} chars · #{action.sequence}"
-        return f'<details class="tl-think" style="border-left:3px dotted {color};padding-left:6px"><summary>{summary}</summary><pre>{esc(text)}</pre></details>'
+        return f'<details class="tl-think" style="border-left:3px dotted {color};padding-left:6px"><summary>{summary}</summary>{capped(text, "pre", "")}</details>'
     if isinstance(action, ToolCall):
         return tool_card(action, returns.get(action.tool_call_id), thread)
     if isinstance(action, ToolReturn):

@@ -17,6 +17,7 @@ CSS = """<style>
 .tl-sys{color:#6b7280;font-size:11px;text-align:center;border-top:1px dashed #c9ced6;margin:8px 0;padding-top:2px}
 .tl-media{display:inline-block;margin:4px 6px 0 0;font-size:12px}
 .tl-media img{max-width:160px;max-height:120px;border:1px solid #ddd;border-radius:4px}
+.tl-more>summary{cursor:pointer;color:#2563eb;font-size:12px}
 .tl-note{color:#6b7280;font-style:italic;font-size:12px}
 .tl-table{border-collapse:collapse;font-size:12px}
 .tl-root .tl-table th,.tl-root .tl-table td{border-bottom:1px solid #e5e7eb;padding:2px 8px;text-align:left;vertical-align:top}

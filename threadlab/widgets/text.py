@@ -43,6 +43,27 @@ def as_text(value: Any) -> str:
         return str(value)
 
 
+# A message is shown up to TEXT_HEAD characters, then under "show more" up to TEXT_MAX; what is
+# beyond is named, not drawn (a 100 MB tool result must not become hundreds of MB of HTML).
+TEXT_HEAD = 10_000
+TEXT_MAX = 200_000
+
+
+def capped(text: str, tag: str = "div", cls: str = "tl-text", title: str | None = None) -> str:
+    """``text`` escaped inside ``<tag class=cls>``, at most ``TEXT_HEAD`` characters shown and
+    ``TEXT_MAX`` written: the rest of the first ``TEXT_MAX`` under a "show more" fold, the
+    number of characters beyond it said (the thread holds them all)."""
+    attrs = (f' class="{cls}"' if cls else "") + (f' title="{esc(title)}"' if title else "")
+    if len(text) <= TEXT_HEAD:
+        return f"<{tag}{attrs}>{esc(text)}</{tag}>"
+    beyond = len(text) - TEXT_MAX
+    rest = f"<{tag}{attrs}>{esc(text[TEXT_HEAD:TEXT_MAX])}</{tag}>"
+    if beyond > 0:
+        rest += f'<div class="tl-note">… {beyond:,} more characters not shown (the thread holds the whole text)</div>'
+    summary = f"show more ({len(text) - TEXT_HEAD:,} more characters)"
+    return f'<{tag}{attrs}>{esc(text[:TEXT_HEAD])}</{tag}><details class="tl-more"><summary>{summary}</summary>{rest}</details>'
+
+
 def shorten(text: Any, limit: int = 160) -> str:
     """One line, at most ``limit`` characters (ellipsis when cut); NOT escaped."""
     flat = _SPACE.sub(" ", as_text(text)).strip()
