@@ -76,7 +76,7 @@ def measure(path: str) -> dict[str, float]:
     measures the neighbours."""
     import threadlab as tl
     from threadlab.core.derive import tool_pairs
-    from threadlab.core.validate import validate  # (the function: tl.validate was the module at times)
+    from threadlab.core.validation import validate
 
     out: dict[str, float] = {}
     started = time.process_time()

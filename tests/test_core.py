@@ -241,7 +241,7 @@ _BREAKS = (
 def test_quick_validity_check_agrees_with_the_walk(doc: dict[str, Any], rng: Any, n_breaks: int) -> None:
     """validate_dict confirms a valid thread by whole-column checks and walks action by action
     only otherwise: on threads broken at random both must give the same problems."""
-    from threadlab.core.validate import _walk, validate_dict
+    from threadlab.core.validation import _walk, validate_dict
 
     doc = copy.deepcopy(doc)
     for _ in range(n_breaks if doc["actions"] else 0):

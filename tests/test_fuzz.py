@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 import threadlab as tl
 from threadlab.core.canonical import json_bytes
-from threadlab.core.validate import validate
+from threadlab.core.validation import validate
 from threadlab.frames.frames import Frames
 from threadlab.loading.chunks import read_chunk
 from threadlab.loading.files import Chunk, FileRef

@@ -35,9 +35,9 @@ _WIDGETS = ("timeline", "tool_call_view", "token_usage", "transcript", "compare_
             "compare_runs")
 
 # name -> module that defines it. Each format's public functions are declared by its registry entry.
-# Core names go to their own module, not to the threadlab.core package: once the submodule
-# threadlab.core.validate is imported, the package's attribute ``validate`` is that module,
-# and threadlab.validate would be a module instead of the function.
+# Core names go to their own module, not to the threadlab.core package. No package names a
+# lazy attribute after one of its submodules: importing the submodule would set the package's
+# attribute to the module (tests/test_lazy_names.py).
 _LAZY: dict[str, str] = {
     **{name: _CORE_MODULES[name] for name in _CORE},
     "read": "threadlab.formats.reading",

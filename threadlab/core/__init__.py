@@ -45,8 +45,8 @@ _LAZY: dict[str, str] = {
     "ThreadError": "threadlab.core.problems",
     "format_timestamp": "threadlab.core.timefmt",
     "parse_timestamp": "threadlab.core.timefmt",
-    "validate": "threadlab.core.validate",
-    "validate_dict": "threadlab.core.validate",
+    "validate": "threadlab.core.validation",
+    "validate_dict": "threadlab.core.validation",
 }
 
 __getattr__ = lazy_getattr(globals(), _LAZY)

@@ -13,7 +13,7 @@ from typing import Any
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.nogc import no_gc
 from threadlab.core.problems import Problem, ThreadError, failure
-from threadlab.core.validate import validate_dict
+from threadlab.core.validation import validate_dict
 from threadlab.formats import detect_format, format_spec, get_format
 from threadlab.formats.source import Source
 from threadlab.formats.walk import expand_sources

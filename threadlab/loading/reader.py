@@ -2,7 +2,7 @@
 
 The fast path is for ThreadProtocol JSON: the file is read once and parsed once with orjson;
 each thread object that fits the models exactly (``shape.thread_fits``) and breaks none of the
-five rules (``core.validate.validate_dict``, run on the same parsed object) goes straight to the
+five rules (``core.validation.validate_dict``, run on the same parsed object) goes straight to the
 column extractor, without one pydantic object per action. Anything else (another wire format,
 a thread that breaks a rule or the schema, a file that is not JSON) goes the careful way,
 through ``read_all`` and the converters, with the bytes already read handed over, so the frames
@@ -19,7 +19,7 @@ import orjson
 from threadlab.core.account import Account
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError, failure
-from threadlab.core.validate import validate_dict
+from threadlab.core.validation import validate_dict
 from threadlab.formats.reading import read_documents
 from threadlab.formats.registry import FORMATS
 from threadlab.formats.source import Source, loads, open_regular, parse_json, read_regular
