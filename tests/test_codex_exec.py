@@ -16,6 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import threadlab
+from tests.counting import action_kinds as _kinds
+from tests.counting import token_total as _tokens
 from threadlab.core.loss import WriteLoss
 from threadlab.formats import get_format
 from threadlab.formats.source import Source
@@ -27,24 +29,6 @@ CODEX_EXEC = sorted((FIXTURES / "codex_exec").glob("codex-*/exec-*.jsonl"))
 
 def _lines(path: Path) -> list[dict[str, Any]]:
     return [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
-
-
-def _kinds(threads: list[Any]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for t in threads:
-        for a in t.actions:
-            out[a.action_type] = out.get(a.action_type, 0) + 1
-    return out
-
-
-def _tokens(threads: list[Any], key: str) -> int:
-    total = 0
-    for t in threads:
-        for a in t.actions:
-            u = getattr(a, "usage", None)
-            if u is not None:
-                total += (u.get(key) if isinstance(u, dict) else getattr(u, key)) or 0
-    return total
 
 
 @pytest.mark.parametrize("path", CODEX_EXEC, ids=lambda p: f"{p.parent.name}-{p.name}")

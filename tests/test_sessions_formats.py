@@ -16,6 +16,8 @@ import pytest
 
 import threadlab
 from tests.conformance.records import _zip_member
+from tests.counting import action_kinds as _kinds
+from tests.counting import token_total as _tokens
 from threadlab.core.loss import WriteLoss
 from threadlab.formats import get_format
 from threadlab.formats.source import Source
@@ -26,24 +28,6 @@ CODEX_RUNS = sorted((FIXTURES / "codex").glob("codex-*/rollout-*.jsonl"))  # wri
 INSPECT = sorted([*(FIXTURES / "inspect_ai").glob("*.eval"), *(FIXTURES / "inspect_ai").glob("*.json"), *(FIXTURES / "real" / "inspect_ai").glob("*.*")])
 INSPECT = [p for p in INSPECT if p.suffix in (".eval", ".json")]
 SESSIONS = FIXTURES / "openai_agents_session"
-
-
-def _kinds(threads: list[Any]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for t in threads:
-        for a in t.actions:
-            out[a.action_type] = out.get(a.action_type, 0) + 1
-    return out
-
-
-def _tokens(threads: list[Any], key: str) -> int:
-    total = 0
-    for t in threads:
-        for a in t.actions:
-            u = getattr(a, "usage", None)
-            if u is not None:
-                total += (u.get(key) if isinstance(u, dict) else getattr(u, key)) or 0
-    return total
 
 
 # --- Codex ---------------------------------------------------------------------------------

@@ -12,12 +12,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-import orjson
-
 from threadlab.core.model import Thread
 from threadlab.formats.codex.reading import AGENT, KEY, read_rollout
 from threadlab.formats.codex.wire import LINE_TYPES, is_bare_header, is_envelope, is_state_marker
 from threadlab.formats.codex.writing import write_rollout
+from threadlab.formats.json_lines import head_values
 from threadlab.formats.registry import FolderPlan
 from threadlab.formats.source import Source
 
@@ -31,22 +30,15 @@ def detect(source: Source) -> bool:
     generation's header followed by a state marker or an item)."""
     if source.is_dir or source.is_object:
         return False
-    lines = [line for line in source.head(65536).split(b"\n")[:4] if line.strip()]
-    if not lines:
+    values = head_values(source)
+    if not values:
         return False
-    first, *after = (_json(line) for line in lines[:3])
+    first, *after = values
     if is_envelope(first):
         return first["type"] in LINE_TYPES
     if is_bare_header(first):  # then a state marker or an item within two lines (one may be damaged)
         return any(is_state_marker(v) or (isinstance(v, dict) and v.get("type") in ("message", "reasoning", "function_call")) for v in after)
     return False
-
-
-def _json(line: bytes) -> object:
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
 
 
 def to_threads(source: Source) -> list[Thread]:

@@ -25,6 +25,7 @@ from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.codex.wire import LINE_TYPES, MODEL_OUTPUTS, is_bare_header, is_envelope, is_state_marker, token_info
+from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.responses_items import ItemReader
 from threadlab.formats.source import Source
 
@@ -78,14 +79,7 @@ class RolloutReader:
         self.last_total: Any = None
 
     def read(self) -> Thread:
-        for number, raw in self.source.lines():
-            if not raw.strip():
-                continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                self.b.failed("json", f"line {number} is not JSON ({exc.msg}); skipped", line=number)
-                continue
+        for number, obj in parsed_lines(self.source, self.b):
             self.line(obj, number)
         provisional, self.b.thread_id = self.b.thread_id, self.thread_id or _stem(self.source)
         self.b.problems = [replace(p, thread_id=self.b.thread_id) if p.thread_id == provisional else p for p in self.b.problems]

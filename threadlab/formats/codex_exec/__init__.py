@@ -8,12 +8,11 @@ line, the prompt, ``{"id", "msg"}`` events)."""
 
 from __future__ import annotations
 
-import orjson
-
 from threadlab.core.model import Thread
 from threadlab.formats.codex_exec.reading import AGENT, KEY, read_stream
 from threadlab.formats.codex_exec.wire import is_config_line, is_prompt_line, is_protocol_event, is_thread_event
 from threadlab.formats.codex_exec.writing import write_stream
+from threadlab.formats.json_lines import head_values
 from threadlab.formats.source import Source
 
 NAME = "codex-exec"
@@ -25,18 +24,10 @@ def detect(source: Source) -> bool:
     prompt or an event."""
     if source.is_dir or source.is_object:
         return False
-    lines = [line for line in source.head(65536).split(b"\n")[:4] if line.strip()]
-    first, *after = (_json(line) for line in lines[:3]) if lines else (None,)
+    first, *after = head_values(source) or [None]
     if is_thread_event(first) or is_protocol_event(first):
         return True
     return is_config_line(first) and any(is_prompt_line(v) or is_protocol_event(v) for v in after)
-
-
-def _json(line: bytes) -> object:
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
 
 
 def to_threads(source: Source) -> list[Thread]:

@@ -35,6 +35,7 @@ from threadlab.formats.codex_exec.wire import (
     is_protocol_event,
     is_thread_event,
 )
+from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.source import Source
 
 KEY = "codex_exec"
@@ -73,14 +74,7 @@ class StreamReader:
         self.turn: list[BaseAction] = []  # model outputs since the turn (thread events) or response (protocol events) began
 
     def read(self) -> Thread:
-        for number, raw in self.source.lines():
-            if not raw.strip():
-                continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError as exc:
-                self.b.failed("json", f"line {number} is not JSON ({exc.msg}); skipped", line=number)
-                continue
+        for number, obj in parsed_lines(self.source, self.b):
             self.line(obj, number)
         provisional, self.b.thread_id = self.b.thread_id, self.thread_id or _stem(self.source)
         self.b.problems = [p if p.thread_id != provisional else replace(p, thread_id=self.b.thread_id) for p in self.b.problems]

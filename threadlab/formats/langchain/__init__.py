@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.model import Thread
+from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.langchain.reading import KEY, LangChainReader, is_message
 from threadlab.formats.langchain.writing import write_langchain
 from threadlab.formats.source import Source
@@ -76,14 +77,7 @@ def to_threads(source: Source) -> list[Thread]:
             meta["shell"] = around
         return [reader.build(meta)]
     index = 0
-    for number, raw in source.lines():
-        if not raw.strip():
-            continue
-        try:
-            message = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            reader.b.failed("json", f"line {number} is not JSON ({exc.msg}); skipped", line=number)
-            continue
+    for number, message in parsed_lines(source, reader.b):
         reader.add(message, index, number)
         index += 1
     return [reader.build({"container": "jsonl"})]
