@@ -175,3 +175,20 @@ def test_deep_values_are_written_like_orjson_would() -> None:
     for _ in range(3000):
         value = [value]
     assert json_bytes(value).startswith(b"[" * 3000)  # beyond orjson's 254 levels: written anyway
+
+
+def test_deep_free_values_keep_every_object_whole() -> None:
+    """Beyond Python's recursion limit the canonical dict is rebuilt with a stack; each object's
+    values must be its own (a generator there read the loop's later object: a fuzzed Codex line
+    600 levels deep made read() fail with 'string indices must be integers')."""
+    from threadlab.core.canonical import _free, json_copy
+
+    value: Any = "leaf"
+    expected: Any = "leaf"
+    for n in range(1500):
+        value = {"z": [value, {"y": n, "x": "s"}], "a": n}
+        expected = {"a": n, "z": [expected, {"x": "s", "y": n}]}
+    assert json_bytes(_free(value)) == json_bytes(expected)
+    copied = json_copy(value)
+    assert copied is not value and json_bytes(copied) == json_bytes(value)
+    assert list(json_copy({"b": 1, "a": 2})) == ["b", "a"]

@@ -113,6 +113,15 @@ def places(value: Any, limit: int = 4000) -> list[tuple[Any, Any]]:
     return out
 
 
+def _copy(value: Any) -> Any:
+    """A copy of a JSON value; one nested deeper than orjson writes is shared instead (the
+    mutant is written out whole right after, so sharing a subtree changes nothing)."""
+    try:
+        return orjson.loads(orjson.dumps(value))
+    except TypeError:
+        return value
+
+
 def mutate_json(value: Any, data: st.DataObject) -> Any:
     spots = places(value)
     if not spots:
@@ -126,10 +135,10 @@ def mutate_json(value: Any, data: st.DataObject) -> Any:
         del container[key]
     elif op == "duplicate":
         if isinstance(container, list):
-            container.insert(key, orjson.loads(orjson.dumps(original)))
+            container.insert(key, _copy(original))
         else:
             container[f"{key}_copy"] = original
-            container[key] = orjson.loads(orjson.dumps(original))
+            container[key] = _copy(original)
     elif op == "wrap":
         container[key] = [original]
     else:

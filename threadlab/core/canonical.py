@@ -77,7 +77,7 @@ def _rebuild(value: Any, leaf: Callable[[Any], Any], *, sort_keys: bool) -> Any:
             if isinstance(item, dict):
                 keys = sorted(item, key=str) if sort_keys else list(item)
                 child: Any = {}
-                pairs: Any = ((str(k), item[k]) for k in keys)
+                pairs: Any = iter([(str(k), item[k]) for k in keys])  # now: ``item`` is rebound by the loop
             elif isinstance(item, list | tuple):
                 child = []
                 pairs = ((None, v) for v in item)
@@ -234,3 +234,27 @@ def write(thread: Thread, path: str | PathLike[str], *, indent: bool = True) -> 
     target = Path(path)
     target.write_bytes(dumps(thread, indent=indent) + b"\n")
     return target
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, scalars), at any depth: orjson's round trip
+    when it can write the value, else an iterative copy (a file may nest deeper than orjson
+    writes, 254 levels, and than Python's recursion allows)."""
+    try:
+        return orjson.loads(orjson.dumps(value))
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    root: list[Any] = [None]
+    todo: list[tuple[Any, Any, Any]] = [(root, 0, value)]  # (new container, key, old value)
+    while todo:
+        holder, key, old = todo.pop()
+        if isinstance(old, dict):
+            new: Any = dict.fromkeys(old)  # keys in their order; values filled in below
+            todo.extend((new, k, v) for k, v in old.items())
+        elif isinstance(old, list):
+            new = [None] * len(old)
+            todo.extend((new, i, v) for i, v in enumerate(old))
+        else:
+            new = old
+        holder[key] = new
+    return root[0]

@@ -79,8 +79,12 @@ class MessageReader:
         return index
 
     def tag(self, action: BaseAction, values: Mapping[str, Any]) -> None:
-        meta = action.metadata if action.metadata is not None else {}
-        meta[self.KEY] = {**meta.get(self.KEY, {}), **values}
+        meta = getattr(action, "metadata", None)  # an action kept as it came (InvalidAction) may have none
+        if meta is not None and not isinstance(meta, dict):
+            return  # a broken action's odd metadata is kept as it came, untagged
+        meta = meta if meta is not None else {}
+        mine = meta.get(self.KEY)
+        meta[self.KEY] = {**(mine if isinstance(mine, Mapping) else {}), **values}
         action.metadata = meta
 
     def read_exchange(self, ex: Exchange, repeated: int, *, count: bool = True) -> None:

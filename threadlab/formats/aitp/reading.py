@@ -181,7 +181,7 @@ def _content(raw: Any) -> tuple[Any, bool]:
         else:
             parts.append(dict(block) if isinstance(block, Mapping) else {"type": "unknown", "value": block})
     keep = not all(_plain_block(b) for b in blocks)
-    if len(parts) == 1 and parts[0].get("type") == "text":
+    if len(parts) == 1 and parts[0].get("type") == "text" and isinstance(parts[0].get("text"), str):
         return parts[0]["text"], keep
     if not parts:
         return "", keep
@@ -191,7 +191,9 @@ def _content(raw: Any) -> tuple[Any, bool]:
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "\n".join(p.get("text") or json.dumps(p.get("data", p)) for p in content if isinstance(p, Mapping))
+    if not isinstance(content, list):
+        return json.dumps(content)
+    return "\n".join(p["text"] if isinstance(p.get("text"), str) and p["text"] else json.dumps(p.get("data", p)) for p in content if isinstance(p, Mapping))
 
 
 def _add_message(builder: ThreadBuilder, message: Mapping[str, Any], number: int, default_agent: str | None, opener: str | None) -> None:

@@ -26,7 +26,7 @@ _DELTA_TEXT = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "t
 
 
 def is_event(value: Any) -> bool:
-    return isinstance(value, Mapping) and value.get("type") in EVENTS
+    return isinstance(value, Mapping) and isinstance(value.get("type"), str) and value["type"] in EVENTS
 
 
 class MessageAssembler:

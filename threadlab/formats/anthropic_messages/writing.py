@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.canonical import json_bytes
 from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM
@@ -48,7 +49,7 @@ def action_blocks(action: BaseAction) -> list[Any]:
         content = action.content  # type: ignore[attr-defined]
         if isinstance(content, str):
             return [{"type": "text", "text": content}]
-        return [encode_part(p) for p in content or []]
+        return [encode_part(p) for p in content] if isinstance(content, list) else [{"type": "text", "text": "" if content is None else json_bytes(content).decode()}]  # a broken action's odd content, as JSON text
     if kind == "thinking":
         if action.content is None and action.signature is not None:  # type: ignore[attr-defined]
             return [{"type": "redacted_thinking", "data": action.signature}]  # type: ignore[attr-defined]

@@ -78,10 +78,10 @@ def is_claude_line(obj: Any) -> bool:
     ``summary``/snapshot/queue line."""
     if not isinstance(obj, Mapping):
         return False
-    if obj.get("__class__") in SDK_MESSAGE_CLASSES:
+    if isinstance(obj.get("__class__"), str) and obj["__class__"] in SDK_MESSAGE_CLASSES:
         return True
     kind = obj.get("type")
-    if kind not in KNOWN_TYPES:
+    if not isinstance(kind, str) or kind not in KNOWN_TYPES:
         return False
     if "sessionId" in obj or "session_id" in obj or "parentUuid" in obj:
         return True

@@ -21,9 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from threadlab.core.builder import ThreadBuilder, slug
+from threadlab.core.canonical import json_copy
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.formats.codex_exec.wire import (
     BEGIN_EVENTS,
@@ -121,7 +120,7 @@ class StreamReader:
         """A message, reasoning or tool item as its core action; False when the line stays a
         system action (an item started that is no tool call, an error item); an unknown item type
         is kept with a problem."""
-        line = orjson.loads(orjson.dumps(obj))
+        line = json_copy(obj)
         item_type, item_id = item["type"], item.get("id")
         if item_type in ("agent_message", "reasoning"):
             if kind == "item.started":
@@ -168,7 +167,7 @@ class StreamReader:
     def protocol_event(self, obj: dict[str, Any], number: int) -> None:
         msg = obj["msg"]
         kind = msg["type"]
-        line = orjson.loads(orjson.dumps(obj))
+        line = json_copy(obj)
         call_id = msg.get("call_id")
         text_field = "message" if kind == "agent_message" else "text"
         if kind in ("agent_message", "agent_reasoning") and isinstance(msg.get(text_field), str):

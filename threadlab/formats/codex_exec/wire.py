@@ -44,7 +44,7 @@ END_EVENTS: dict[str, str] = {"exec_command_end": "stdout", "patch_apply_end": "
 
 
 def is_thread_event(obj: Any) -> bool:
-    return isinstance(obj, dict) and obj.get("type") in THREAD_EVENTS and obj.keys() <= _THREAD_EVENT_KEYS
+    return isinstance(obj, dict) and isinstance(obj.get("type"), str) and obj["type"] in THREAD_EVENTS and obj.keys() <= _THREAD_EVENT_KEYS
 
 
 def is_protocol_event(obj: Any) -> bool:

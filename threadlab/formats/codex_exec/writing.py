@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.canonical import json_copy
 from threadlab.core.derive import iter_text
 from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
@@ -47,7 +48,7 @@ def native_line(action: BaseAction, memo: dict[str, Any]) -> Any:
         return getattr(action, "data", None)
     if not isinstance(memo.get("line"), dict):
         return None
-    line = orjson.loads(orjson.dumps(memo["line"]))
+    line = json_copy(memo["line"])
     for path, field, key in memo.get("slots") or []:
         value = getattr(action, field, None)
         if key is not None:

@@ -67,6 +67,7 @@ def interpret(raw: RawSpan) -> Span:
     span.conversation_id = _str(a.get(G.GEN_AI_CONVERSATION_ID)) or _str(a.get(OI.SESSION_ID))
     span.agent_name = _str(a.get(G.GEN_AI_AGENT_NAME)) or _str(a.get(PAI_AGENT_NAME)) or _str(a.get(OI.AGENT_NAME))
     op = a.get(G.GEN_AI_OPERATION_NAME)
+    op = op if isinstance(op, str) or op is None else str(op)  # a list or object there names no operation we know
     kind = a.get(OI.OPENINFERENCE_SPAN_KIND)
     kind = kind.upper() if isinstance(kind, str) else None
     if op == Ops.INVOKE_AGENT.value or (op is None and raw.name == "agent run" and PAI_AGENT_NAME in a):

@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 import pydantic
+import pydantic_core
 from pydantic_ai import messages as pai
 
 MISSING = "_missing"  # key of a normalised part or envelope: keys the file did not have
@@ -147,10 +148,10 @@ class Normaliser:
         part_problems: dict[int, tuple[str, str]] = {}
         try:
             whole = pai.ModelMessagesTypeAdapter.validate_python([prepared])
-        except pydantic.ValidationError:
+            dumped = pai.ModelMessagesTypeAdapter.dump_python(whole, mode="json")[0]
+        except (pydantic.ValidationError, pydantic_core.PydanticSerializationError):  # one part at a time, each named
             envelope, parts = self._piecewise(prepared, index, problems, part_problems)
         else:
-            dumped = pai.ModelMessagesTypeAdapter.dump_python(whole, mode="json")[0]
             parts = dumped.pop("parts")
             envelope = dumped
         for position, keys in missing.items():
@@ -205,6 +206,10 @@ class Normaliser:
         for position, part in enumerate(raw["parts"]):
             try:
                 parts.append(adapter.dump_python(adapter.validate_python(part), mode="json"))
+            except pydantic_core.PydanticSerializationError as exc:  # validated, but pydantic-ai cannot write it back
+                kind = part.get("part_kind") if isinstance(part, Mapping) else None
+                parts.append(BadPart(part, "schema", f"message #{index + 1} part #{position + 1} ({kind}) cannot be written by pydantic-ai ({str(exc)[:120]}); kept as it came"))
+                continue
             except pydantic.ValidationError as exc:
                 salvaged = _salvage_prompt(part, side)
                 if salvaged is None:
