@@ -76,7 +76,10 @@ def measure(path: str) -> dict[str, float]:
     measures the neighbours."""
     import threadlab as tl
     from threadlab.core.derive import tool_pairs
-    from threadlab.core.validation import validate
+    try:
+        from threadlab.core.validation import validate
+    except ModuleNotFoundError:  # a checkout from before the module was renamed
+        from threadlab.core.validate import validate  # type: ignore[no-redef]
 
     out: dict[str, float] = {}
     started = time.process_time()
