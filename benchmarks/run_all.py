@@ -10,9 +10,11 @@ HERE = Path(__file__).resolve().parent
 
 # (script, arguments)
 SCRIPTS: list[tuple[str, list[str]]] = [
-    # three rounds: this machine is noisy, and the report gives each ratio's median and spread
+    # three rounds: this machine is noisy, and the report gives each ratio's median and spread;
+    # both corpus shapes (many short threads, few long ones), side by side
     ("load.py", ["200MB", "--repeat", "3"]),
     # naive pandas would take a quarter of an hour at 1 GB; the 1 GB targets are about threadlab
+    # (both shapes too)
     ("load.py", ["1GB", "--methods", "threadlab,orjson,duckdb,cached", "--repeat", "2"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     ("spans.py", ["20MB", "--repeat", "3"]),
