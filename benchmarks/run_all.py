@@ -16,6 +16,8 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     # naive pandas would take a quarter of an hour at 1 GB; the 1 GB targets are about threadlab
     # (both shapes too)
     ("load.py", ["1GB", "--methods", "threadlab,orjson,duckdb,cached", "--repeat", "2"]),
+    # import threadlab, threadlab --help and a first tl.load("data/") in fresh processes, against python -c pass
+    ("first_use.py", ["--rounds", "10"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     ("spans.py", ["20MB", "--repeat", "3"]),
     # "run cell" to "figure drawn" for 1k/10k/100k/1M-action timelines, and the explorer's filters over 30,000 threads,
