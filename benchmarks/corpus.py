@@ -7,7 +7,13 @@ tools (some fail, some fail validation, the last call of some threads is still p
 over with ``system.*`` actions, and report usage with real model names so genai-prices finds a
 cost. About one action in twelve carries multi-KB text (a pasted document, a long answer).
 
+Two shapes: ``short`` (many short threads, about 50 actions each, sizes scattered: multi-agent
+runs) and ``long`` (few long threads of about 1,000 actions each: long coding sessions, as
+Claude Code users have). The same bytes make far fewer files in the long shape, so per-file
+costs weigh less and per-action costs more.
+
     python benchmarks/corpus.py 200MB benchmarks/corpus/200mb
+    python benchmarks/corpus.py 200MB benchmarks/corpus/200mb-long --shape long
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ WORDS = (
 ).split()
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 ACTIONS_PER_TURN = 5.5  # average actions one turn adds (for sizing)
+SHAPES = ("short", "long")
+LONG_ACTIONS = 1000  # actions in every thread of the long shape
 
 
 def _stamp(moment: datetime) -> str:
@@ -110,8 +118,9 @@ class _Thread:
         self.add("assistant_message", agent_id=agent_id, content=text, finish_reason="stop", usage=self.usage(text), metadata=meta)
 
 
-def thread_doc(seed: int, index: int, *, target_bytes: int = 40_000) -> dict[str, Any]:
-    """One thread's JSON object; its size scatters around ``target_bytes``."""
+def thread_doc(seed: int, index: int, *, target_bytes: int = 40_000, actions: int | None = None) -> dict[str, Any]:
+    """One thread's JSON object; its size scatters around ``target_bytes``, or, with ``actions``,
+    turns are added until it has at least that many actions (a turn adds a few at once)."""
     rng = random.Random(seed * 1_000_003 + index)
     thread = _Thread(rng, index)
     created = thread.now
@@ -126,6 +135,8 @@ def thread_doc(seed: int, index: int, *, target_bytes: int = 40_000) -> dict[str
         for agent_id, name, model, _ in AGENTS
     }
     turns = max(1, int(rng.lognormvariate(0, 0.6) * target_bytes / 600 / ACTIONS_PER_TURN))
+    if actions is not None:
+        turns = sys.maxsize  # stopped below, once the thread is long enough
     thread.add("user_message", content=_text(rng))
     current = AGENTS[0]
     for turn in range(turns):
@@ -135,7 +146,10 @@ def thread_doc(seed: int, index: int, *, target_bytes: int = 40_000) -> dict[str
             current = nxt
         if rng.random() < 0.2:
             thread.add("user_message", content=_text(rng))
-        thread.turn(current, pending_ok=turn == turns - 1)
+        last = turn == turns - 1 or (actions is not None and len(thread.actions) >= actions - ACTIONS_PER_TURN)
+        thread.turn(current, pending_ok=last)
+        if last:
+            break
     return {
         "version": "1.0.0",
         "thread_id": f"bench-{seed}-{index:07d}",
@@ -148,12 +162,15 @@ def thread_doc(seed: int, index: int, *, target_bytes: int = 40_000) -> dict[str
     }
 
 
-def write_corpus(folder: str | Path, total_bytes: int, *, seed: int = 0, files_per_dir: int = 1000) -> list[Path]:
-    """Write thread files (indented, as ``threadlab.write`` does) until ``total_bytes`` are on
-    disk; returns the paths in order. An existing corpus of the same size is kept."""
+def write_corpus(folder: str | Path, total_bytes: int, *, seed: int = 0, files_per_dir: int = 1000, shape: str = "short") -> list[Path]:
+    """Write thread files (indented, as ``threadlab.write`` does) of one of the ``SHAPES`` until
+    ``total_bytes`` are on disk; returns the paths in order. An existing corpus of the same size
+    and shape is kept."""
+    if shape not in SHAPES:
+        raise ValueError(f"shape {shape!r} is none of {SHAPES}")
     root = Path(folder)
     stamp = root / ".corpus"
-    wanted = f"{seed} {total_bytes}"
+    wanted = f"{seed} {total_bytes}" + ("" if shape == "short" else f" {shape}")
     if stamp.exists() and stamp.read_text() == wanted:
         return sorted(root.rglob("thread-*.json"))
     root.mkdir(parents=True, exist_ok=True)
@@ -162,7 +179,7 @@ def write_corpus(folder: str | Path, total_bytes: int, *, seed: int = 0, files_p
     with multiprocessing.get_context("fork").Pool(os.cpu_count() or 1) as pool:
         # files are made in parallel but taken in index order, so the corpus does not depend
         # on the number of cores
-        jobs = pool.imap(_write_one, ((root, seed, index, files_per_dir) for index in itertools.count()), chunksize=8)
+        jobs = pool.imap(_write_one, ((root, seed, index, files_per_dir, shape) for index in itertools.count()), chunksize=8)
         for path, size in jobs:
             paths.append(path)
             written += size
@@ -176,12 +193,12 @@ def write_corpus(folder: str | Path, total_bytes: int, *, seed: int = 0, files_p
     return paths
 
 
-def _write_one(job: tuple[Path, int, int, int]) -> tuple[Path, int]:
-    root, seed, index, files_per_dir = job
+def _write_one(job: tuple[Path, int, int, int, str]) -> tuple[Path, int]:
+    root, seed, index, files_per_dir, shape = job
     folder = root / f"batch-{index // files_per_dir:04d}"
     folder.mkdir(exist_ok=True)
     path = folder / f"thread-{index:07d}.json"
-    data = orjson.dumps(thread_doc(seed, index), option=orjson.OPT_INDENT_2) + b"\n"
+    data = orjson.dumps(thread_doc(seed, index, actions=LONG_ACTIONS if shape == "long" else None), option=orjson.OPT_INDENT_2) + b"\n"
     path.write_bytes(data)
     return path, len(data)
 
@@ -199,10 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("size", type=parse_size, help="total bytes, e.g. 10MB, 200MB, 1GB")
     parser.add_argument("folder", type=Path)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--shape", choices=SHAPES, default="short", help="many short threads or few long ones")
     args = parser.parse_args(argv)
-    paths = write_corpus(args.folder, args.size, seed=args.seed)
+    paths = write_corpus(args.folder, args.size, seed=args.seed, shape=args.shape)
     total = sum(p.stat().st_size for p in paths)
-    print(f"{len(paths)} files, {total / 1e6:.1f} MB in {args.folder}")
+    print(f"{len(paths)} files ({args.shape} threads), {total / 1e6:.1f} MB in {args.folder}")
     return 0
 
 

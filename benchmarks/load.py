@@ -1,6 +1,12 @@
 """How fast is ``threadlab.load``? Timed against the alternatives on the same corpus, in one run.
 
     python benchmarks/load.py 200MB 1GB          # corpora are made under benchmarks/corpus/
+    python benchmarks/load.py 100MB --shapes long --repeat 3
+
+Every size is measured on two corpus shapes (``benchmarks/corpus.py``): many short threads
+(about 50 actions a file) and few long ones (about 1,000 actions a file); the same bytes, so
+per-file costs weigh on the first and per-action costs on the second. A last table puts the
+shapes side by side.
 
 Each method runs in its own subprocess (a cold interpreter, the corpus already in the OS page
 cache after a warm-up read) so its peak memory is its own: RSS of the process and all its
@@ -9,12 +15,14 @@ children (pool workers), sampled every 20 ms.
     threadlab   threadlab.load(folder): all five frames (default workers, no cache)
     naive       json.load each file + pandas.json_normalize(actions) + concat: one flat table
     orjson      orjson.loads of every file, nothing else: the parse floor (one process)
+    orjson2     the same in two processes (a pool started before the clock, as threadlab's is)
     duckdb      DuckDB read_json + unnest(actions) to an Arrow table: one flat table
     cached      threadlab.load(folder, cache=...) again after a first load filled the cache
 
-Targets (issue #6): 200 MB at least 8x faster than naive, at most 1.5x the orjson floor, no
-slower than DuckDB; 1 GB in under 15 s with peak RSS under 3x the corpus; cached reload of
-1 GB at least 5x faster; frames memory (deep) no more than the corpus bytes."""
+Targets (issue #16), on both shapes: at least 8x faster than naive; at most 3x the one-process
+orjson floor; short threads at most 0.67x DuckDB's time, long threads no slower than DuckDB;
+1 GB in under 15 s with peak RSS at most 1.2x the corpus; cached reload of 1 GB at least 10x
+faster than the first load."""
 
 from __future__ import annotations
 
@@ -33,9 +41,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks.corpus import parse_size, write_corpus  # noqa: E402
+from benchmarks.corpus import SHAPES, parse_size, write_corpus  # noqa: E402
 
-METHODS = ("threadlab", "naive", "orjson", "duckdb", "cached")
+METHODS = ("threadlab", "naive", "orjson", "orjson2", "duckdb", "cached")
 
 
 # --- one method, in a subprocess ------------------------------------------------------------
@@ -104,6 +112,21 @@ def run_orjson(folder: Path) -> dict[str, Any]:
     return {"rows": n}
 
 
+def _count_actions(paths: list[Path]) -> int:
+    import orjson
+
+    return sum(len(orjson.loads(path.read_bytes())["actions"]) for path in paths)
+
+
+_POOL: Any = None  # orjson2's two worker processes, started before the clock
+
+
+def run_orjson2(folder: Path) -> dict[str, Any]:
+    paths = _files(folder)
+    chunks = [paths[i:i + 64] for i in range(0, len(paths), 64)]
+    return {"rows": sum(_POOL.map(_count_actions, chunks))}
+
+
 def run_duckdb(folder: Path) -> dict[str, Any]:
     import duckdb
 
@@ -127,6 +150,12 @@ def _import_first(method: str) -> None:
         warm_up()
     if method == "duckdb":
         import duckdb  # noqa: F401
+    if method == "orjson2":
+        import multiprocessing
+
+        global _POOL
+        _POOL = multiprocessing.get_context("fork").Pool(2)
+        _POOL.map(_count_actions, [[], []])  # both workers up
 
 
 def child(method: str, folder: Path, cache: Path) -> None:
@@ -135,6 +164,7 @@ def child(method: str, folder: Path, cache: Path) -> None:
         "threadlab": lambda: run_threadlab(folder),
         "naive": lambda: run_naive(folder),
         "orjson": lambda: run_orjson(folder),
+        "orjson2": lambda: run_orjson2(folder),
         "duckdb": lambda: run_duckdb(folder),
         "cached": lambda: run_threadlab(folder, cache),
         "fill-cache": lambda: run_threadlab(folder, cache),
@@ -189,15 +219,22 @@ def _warm(folder: Path) -> int:
     return sum(len(p.read_bytes()) for p in _files(folder))
 
 
-def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int = 1) -> dict[str, Any]:
+def size_label(size: int, shape: str = "short") -> str:
+    """``200MB``, ``1GB``; ``200MB-long`` for the long shape (also the corpus folder's name)."""
+    label = f"{size / (1 << 20):.0f}MB" if size < 1 << 30 else f"{size / (1 << 30):.0f}GB"
+    return label if shape == "short" else f"{label}-{shape}"
+
+
+def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int = 1, shape: str = "short") -> dict[str, Any]:
     """Every method ``repeat`` times, in rounds (the order turns each round, so no method
     always runs first or last); the report gives medians and each ratio's spread over rounds."""
-    label = f"{size / (1 << 20):.0f}MB" if size < 1 << 30 else f"{size / (1 << 30):.0f}GB"
+    label = size_label(size, shape)
     folder = root / label.lower()
     made = time.perf_counter()
-    paths = write_corpus(folder, size)
+    paths = write_corpus(folder, size, shape=shape)
     corpus_bytes = _warm(folder)
-    print(f"\n## corpus {label}: {len(paths)} files, {corpus_bytes / 1e6:.0f} MB ({time.perf_counter() - made:.0f} s to make/check)", flush=True)
+    print(f"\n## corpus {label}: {len(paths)} files ({shape} threads), {corpus_bytes / 1e6:.0f} MB "
+          f"({time.perf_counter() - made:.0f} s to make/check)", flush=True)
     cache = root / f".cache-{label.lower()}"
     rounds: list[dict[str, Any]] = []
     for turn in range(repeat):
@@ -213,7 +250,7 @@ def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int = 1) -> d
         rounds.append(results)
     shutil.rmtree(cache, ignore_errors=True)
     report(label, corpus_bytes, rounds)
-    return {"label": label, "files": len(paths), "corpus_bytes": corpus_bytes, "rounds": rounds}
+    return {"label": label, "shape": shape, "files": len(paths), "corpus_bytes": corpus_bytes, "rounds": rounds}
 
 
 def _median(values: list[float]) -> float:
@@ -261,6 +298,7 @@ def report(label: str, corpus_bytes: int, rounds: list[dict[str, Any]]) -> None:
     print("\nratios (threadlab time / other time, per round):")
     print(f"  a/b naive        {ratio('naive')}")
     print(f"  a/c orjson floor {ratio('orjson')}")
+    print(f"  a/c2 orjson, 2 processes {ratio('orjson2')}")
     print(f"  a/d duckdb       {ratio('duckdb')}")
     a = results.get("threadlab", {})
     cpu = a.get("cpu_total")
@@ -280,11 +318,31 @@ def report(label: str, corpus_bytes: int, rounds: list[dict[str, Any]]) -> None:
         print(f"frames memory (deep) {frames_bytes / 1e6:.0f} MB = {frames_bytes / corpus_bytes:.2f} x corpus bytes")
 
 
+def side_by_side(summaries: list[dict[str, Any]]) -> None:
+    """One size's shapes in one table: each method's median seconds, and threadlab's time over
+    it (median of the per-round ratios)."""
+    if len(summaries) < 2:
+        return
+    print("\n| method | " + " | ".join(f"{s['label']}: s | threadlab / it" for s in summaries) + " |")
+    print("|---|" + "---:|---:|" * len(summaries))
+    names = list(dict.fromkeys(name for s in summaries for r in s["rounds"] for name in r))
+    for name in names:
+        cells = []
+        for s in summaries:
+            seconds = _typical(s["rounds"], name).get("seconds")
+            found = _spread(s["rounds"], "threadlab", name) if name not in ("threadlab", "fill-cache") else None
+            cells.append(f"{seconds:.2f}" if seconds is not None else "n/a")
+            cells.append(f"{found[0]:.2f}" if found else "")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print("  (" + "; ".join(f"{s['label']}: {s['files']} files, {s['corpus_bytes'] / 1e6:.0f} MB" for s in summaries) + ")")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="threadlab.load against naive pandas, the orjson floor and DuckDB")
     parser.add_argument("sizes", nargs="*", type=parse_size, default=[parse_size("200MB")], help="corpus sizes (10MB .. 1GB)")
     parser.add_argument("--root", type=Path, default=HERE / "corpus")
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--shapes", default=",".join(SHAPES), help=f"corpus shapes, of {','.join(SHAPES)}")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of every method (medians are reported)")
     parser.add_argument("--delete-over", type=parse_size, default=parse_size("500MB"), help="delete corpora at least this big afterwards")
     parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
@@ -296,11 +354,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# threadlab.load benchmark — {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     out_dir = HERE / "out"
     out_dir.mkdir(exist_ok=True)
+    shapes = [shape for shape in args.shapes.split(",") if shape]
+    if unknown := set(shapes) - set(SHAPES):
+        parser.error(f"unknown shapes {sorted(unknown)}: use {','.join(SHAPES)}")
     for size in args.sizes:
-        summary = bench(size, args.root, tuple(args.methods.split(",")), max(1, args.repeat))
-        (out_dir / f"load-{summary['label'].lower()}.json").write_text(json.dumps(summary, indent=2))
-        if size >= args.delete_over:
-            shutil.rmtree(args.root / summary["label"].lower(), ignore_errors=True)
+        summaries = []
+        for shape in shapes:
+            summary = bench(size, args.root, tuple(args.methods.split(",")), max(1, args.repeat), shape)
+            summaries.append(summary)
+            (out_dir / f"load-{summary['label'].lower()}.json").write_text(json.dumps(summary, indent=2))
+            if size >= args.delete_over:
+                shutil.rmtree(args.root / summary["label"].lower(), ignore_errors=True)
+        side_by_side(summaries)
     return 0
 
 

@@ -10,10 +10,14 @@ HERE = Path(__file__).resolve().parent
 
 # (script, arguments)
 SCRIPTS: list[tuple[str, list[str]]] = [
-    # three rounds: this machine is noisy, and the report gives each ratio's median and spread
+    # three rounds: this machine is noisy, and the report gives each ratio's median and spread;
+    # both corpus shapes (many short threads, few long ones), side by side
     ("load.py", ["200MB", "--repeat", "3"]),
     # naive pandas would take a quarter of an hour at 1 GB; the 1 GB targets are about threadlab
+    # (both shapes too)
     ("load.py", ["1GB", "--methods", "threadlab,orjson,duckdb,cached", "--repeat", "2"]),
+    # import threadlab, threadlab --help and a first tl.load("data/") in fresh processes, against python -c pass
+    ("first_use.py", ["--rounds", "10"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     ("spans.py", ["20MB", "--repeat", "3"]),
     # "run cell" to "figure drawn" for 1k/10k/100k/1M-action timelines, and the explorer's filters over 30,000 threads,

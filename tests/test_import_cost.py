@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "threadprotocol" / "research_team.thread.json"
+DATA = Path(__file__).resolve().parents[1] / "data"
+SAMPLE = DATA / "threadprotocol" / "research_team.thread.json"
 HEAVY = ("pandas", "pyarrow", "pydantic", "pydantic_ai", "plotly", "ipywidgets", "numpy")
 
 
@@ -29,3 +30,19 @@ def test_names_load_on_first_use() -> None:
     assert "pydantic" in _loaded_after("import threadlab\nthreadlab.Thread")
     assert {"pandas", "pyarrow"} <= _loaded_after("from threadlab import load")
     assert "pydantic_ai" not in _loaded_after(f"import threadlab\nthreadlab.read({str(SAMPLE)!r})")
+
+
+def test_load_imports_no_parquet_writer() -> None:
+    """pyarrow.parquet (with its filesystems and ssl) is for Parquet folders, not for load."""
+    probe = "from threadlab import load\nimport sys\nprint('pyarrow.parquet' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_loading_claude_code_imports_no_pydantic_ai() -> None:
+    """Formats tried before Claude Code in detection order (Vercel AI SDK streams and messages,
+    pydantic-ai) sniff without importing pydantic-ai: a second or more per process, and per
+    pool worker, for users who have none of those files."""
+    loaded = _loaded_after(f"import threadlab\nassert len(threadlab.load({str(DATA / 'claude_code')!r}, progress=False).actions)")
+    assert "pandas" in loaded
+    assert "pydantic_ai" not in loaded

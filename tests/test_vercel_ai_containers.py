@@ -219,3 +219,12 @@ def test_a_byte_order_mark_costs_no_record(tmp_path: Path) -> None:
         thread = threadlab.read(path)
         assert thread.account.records == count_events(path) and thread.account.unconverted == 0
         assert same_thread(thread, threadlab.read(SSE))
+
+
+def test_sniff_knows_every_chunk_type_the_models_read() -> None:
+    """The sniffer rules out values by ``type`` before importing pydantic-ai's chunk models: its
+    list must be exactly the types the models read, or a real stream would go unclaimed."""
+    from threadlab.formats.vercel_ai.chunks import chunk_models
+    from threadlab.formats.vercel_ai.sniff import CHUNK_TYPES
+
+    assert set(chunk_models()) == CHUNK_TYPES

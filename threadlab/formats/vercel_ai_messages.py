@@ -12,8 +12,6 @@ import orjson
 
 from threadlab.core.model import Thread
 from threadlab.formats.source import Source
-from threadlab.formats.vercel_ai import from_ui_messages
-from threadlab.formats.vercel_ai.write_messages import ui_messages_body
 
 NAME = "vercel-ai-messages"
 
@@ -61,10 +59,14 @@ def detect(source: Source) -> bool:
 
 
 def to_threads(source: Source) -> list[Thread]:
+    from threadlab.formats.vercel_ai.messages import from_ui_messages  # pydantic-ai: not imported to sniff
+
     return [from_ui_messages(source.json(), name=source.name)]
 
 
 def from_thread(thread: Thread) -> bytes:
     """The thread as ``UIMessage[]`` JSON (``{"id", "messages"}`` when that is what keeps the
     chat id); a ``WriteLoss`` warning names what the messages cannot hold."""
+    from threadlab.formats.vercel_ai.write_messages import ui_messages_body
+
     return orjson.dumps(ui_messages_body(thread), option=orjson.OPT_INDENT_2) + b"\n"

@@ -7,16 +7,28 @@ This module is the registry's ``vercel-ai-stream`` format (the SSE body of a cha
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from threadlab._lazy import lazy_getattr
 from threadlab.core.model import Thread
 from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai import sniff
-from threadlab.formats.vercel_ai.assemble import AgentOf, default_agent_of
-from threadlab.formats.vercel_ai.messages import from_ui_messages
-from threadlab.formats.vercel_ai.stream import UIStreamReader, from_ui_chunks, from_ui_stream
-from threadlab.formats.vercel_ai.write_messages import to_ui_messages
-from threadlab.formats.vercel_ai.write_stream import to_ui_stream, ui_chunks
+
+if TYPE_CHECKING:  # pydantic-ai is imported on first use, not when the registry sniffs a file
+    from threadlab.formats.vercel_ai.assemble import AgentOf, default_agent_of
+    from threadlab.formats.vercel_ai.messages import from_ui_messages
+    from threadlab.formats.vercel_ai.stream import UIStreamReader, from_ui_chunks, from_ui_stream
+    from threadlab.formats.vercel_ai.write_messages import to_ui_messages
+    from threadlab.formats.vercel_ai.write_stream import to_ui_stream, ui_chunks
+
+_PUBLIC = {
+    **dict.fromkeys(("AgentOf", "default_agent_of"), ".assemble"),
+    **dict.fromkeys(("from_ui_messages",), ".messages"),
+    **dict.fromkeys(("UIStreamReader", "from_ui_chunks", "from_ui_stream"), ".stream"),
+    **dict.fromkeys(("to_ui_messages",), ".write_messages"),
+    **dict.fromkeys(("to_ui_stream", "ui_chunks"), ".write_stream"),
+}
+__getattr__ = lazy_getattr(globals(), _PUBLIC)
 
 NAME = "vercel-ai-stream"
 
@@ -46,10 +58,14 @@ def _object_is_stream(obj: Any) -> bool:
 
 
 def to_threads(source: Source) -> list[Thread]:
+    from threadlab.formats.vercel_ai.stream import from_ui_stream
+
     return [from_ui_stream(source, name=source.name)]
 
 
 def from_thread(thread: Thread) -> bytes:
+    from threadlab.formats.vercel_ai.write_stream import to_ui_stream
+
     return "".join(to_ui_stream(thread)).encode("utf-8")
 
 

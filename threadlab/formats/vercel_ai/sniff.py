@@ -5,7 +5,9 @@ chunks saved as a JSON array or as JSON Lines. Many other tools write ``data: {.
 (OpenAI ``chat.completion.chunk`` streams, Anthropic Messages streams, ...) and JSON Lines of
 objects with a ``type``: the container says nothing. So the detector parses the first few
 chunks of the head and claims the input only when they are AI SDK chunk types that validate
-against the chunk models (a ``.sse`` suffix alone claims nothing)."""
+against the chunk models (a ``.sse`` suffix alone claims nothing). The models (pydantic-ai's)
+are imported only for values of a chunk type: sniffing a Claude Code transcript, whose lines
+have a ``type`` too, costs no pydantic-ai import."""
 
 from __future__ import annotations
 
@@ -15,20 +17,32 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from threadlab.formats.vercel_ai.chunks import chunk_model
-
 BOM = b"\xef\xbb\xbf"
 SAMPLE = 16  # chunks looked at
 HEAD = 1 << 15
 # chunk types other producers use too: not enough on their own to call a stream an AI SDK one
 _GENERIC = frozenset({"start", "finish", "error", "abort"})
+# every chunk type ``chunks.chunk_models`` has a model for (a test keeps the two equal), and
+# ``data-*``: what may be a chunk before the models are asked
+CHUNK_TYPES = frozenset({
+    "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end", "error",
+    "tool-input-start", "tool-input-delta", "tool-input-available", "tool-input-error", "tool-output-available",
+    "tool-output-error", "tool-approval-request", "tool-output-denied", "source-url", "source-document", "file",
+    "start-step", "finish-step", "start", "finish", "abort", "message-metadata",
+    "tool-approval-response", "custom", "reasoning-file", "steering-message", "reset-step",
+})
 
 
 def is_chunk(value: Any) -> bool:
     """An object of an AI SDK chunk type that validates against that type's model."""
     if not isinstance(value, dict):
         return False
-    model = chunk_model(value.get("type"))
+    kind = value.get("type")
+    if not isinstance(kind, str) or (kind not in CHUNK_TYPES and not kind.startswith("data-")):
+        return False
+    from threadlab.formats.vercel_ai.chunks import chunk_model  # pydantic-ai's models, for a chunk type only
+
+    model = chunk_model(kind)
     if model is None:
         return False
     try:
