@@ -13,8 +13,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, repeat
+from operator import attrgetter
 from typing import Any
 
+import msgspec
 import orjson
 
 from threadlab.core.account import Account
@@ -60,6 +62,7 @@ class ThreadRecord:
     format: str | None
     problems: Sequence[Problem] = field(default_factory=tuple)
     account: Account | None = None  # None: not read from an input (a Thread built in memory)
+    typed: bool = False  # actions are msgspec Structs (``loading.structs``), read by attribute
 
 
 def empty_columns(table: str) -> Columns:
@@ -128,10 +131,6 @@ def count_media(action: Mapping[str, Any]) -> int:
     return n
 
 
-def _int(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
 def _role(kind: Any) -> str:
     role = _ROLE.get(kind) if isinstance(kind, str) else None
     if role is not None:
@@ -186,10 +185,13 @@ def _extract_block(
     """Append the rows of ``records`` (threads ``first_thread``... whose actions start at row
     ``first_action``; ``names``/``models`` count threads from ``base``); returns the number of
     actions."""
-    per_thread = [[a for a in (r.doc.get("actions") or []) if type(a) is dict or isinstance(a, Mapping)] for r in records]
+    per_thread = [
+        list(r.doc["actions"]) if r.typed else [a for a in (r.doc.get("actions") or []) if type(a) is dict or isinstance(a, Mapping)]
+        for r in records
+    ]
     acts = list(chain.from_iterable(per_thread))
-    plain = _plain(acts)
-    col = _getter(acts, plain)
+    mode = _mode(acts)
+    col = _getter(acts, mode)
     kinds = [k if type(k) is str else None for k in col("action_type")]
     agent_ids = col("agent_id")
     call_ids = col("tool_call_id")
@@ -198,12 +200,20 @@ def _extract_block(
     kind_set = set(kinds)  # a handful of kinds: what depends on the kind only is looked up per kind
     field_of = {k: _TEXT_FIELD.get(k) or ("data" if k is not None and k.startswith("system.") else "content") for k in kind_set}
     fields = list(map(field_of.__getitem__, kinds))
-    values = list(map(dict.get, acts, fields)) if plain else [x.get(f) for x, f in zip(acts, fields, strict=True)]
+    if mode == "dict":
+        values = list(map(dict.get, acts, fields))
+    elif mode == "attr":
+        values = list(map(getattr, acts, fields))
+    else:
+        values = [x.get(f) for x, f in zip(acts, fields, strict=True)]
     dumps, sort = orjson.dumps, _SORTED  # a call's args, a return's content: dicts straight to canonical JSON
     try:
         texts = [v if type(v) is str else dumps(v, option=sort).decode() if type(v) is dict else to_text(v) for v in values]
     except TypeError:  # orjson refused a value (an integer beyond 64 bits, nested past 254 deep)
         texts = [v if type(v) is str else to_text(v) for v in values]
+    sequences = [v if type(v) is int else None for v in col("sequence")]
+    stamps = col("timestamp")
+    tool_names = col("tool_name")
     thread_index: list[int] = []
     pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]] = []
     start = 0
@@ -219,15 +229,15 @@ def _extract_block(
         _pair_tools(out, record, acts, texts, mine, kinds, agent_ids, statuses, call_ids, names(offset - base), pairs)
         _thread_row(out, record, names(offset - base))
         start = end
-    _tool_call_rows(out, pairs, acts, texts)
     for i in tool_rows:  # a tool_return's status is its own
         if kinds[i] == "tool_return":
             statuses[i] = acts[i].get("status")
+    _tool_call_rows(out, pairs, _Rows(call_ids, agent_ids, tool_names, sequences, stamps, statuses, texts))
 
     a = out["actions"]
     a[THREAD_INDEX] += thread_index
-    a["sequence"] += [v if type(v) is int else None for v in col("sequence")]
-    a["timestamp"] += col("timestamp")
+    a["sequence"] += sequences
+    a["timestamp"] += stamps
     a["action_type"] += kinds
     role_of = {k: _ROLE.get(k) or _role(k) for k in kind_set}
     a["role"] += list(map(role_of.__getitem__, kinds))
@@ -235,7 +245,7 @@ def _extract_block(
     shared = isinstance(names, SharedMap) and isinstance(models, SharedMap)
     local = thread_index if shared else [t - base for t in thread_index]  # (unused with shared maps)
     a["agent_name"] += _names_of(names, local, agent_ids)
-    a["tool_name"] += col("tool_name")
+    a["tool_name"] += tool_names
     a["tool_call_id"] += call_ids
     a["status"] += statuses
     a["text"] += texts
@@ -243,12 +253,16 @@ def _extract_block(
     metas = col("metadata")
     metas = [m if type(m) is dict else _EMPTY for m in metas]
     a["model_name"] += _models_of(models, local, agent_ids, metas)
-    a["n_media"] += [count_media(x) if type(x.get("content")) is list or "attachments" in x else 0 for x in acts]
+    a["n_media"] += [
+        count_media(x) if type(c) is list or m is not None else 0 for x, c, m in zip(acts, col("content"), col("attachments"), strict=True)
+    ]
     usages = col("usage")
-    usage_rows = [i for i, u in enumerate(usages) if u is not None and (type(u) is dict or isinstance(u, Mapping))]
+    usage_rows = [
+        i for i, u in enumerate(usages) if u is not None and (type(u) is dict or isinstance(u, Mapping) or isinstance(u, msgspec.Struct))
+    ]
     a[HAS_USAGE] += [first_action + i for i in usage_rows]  # row numbers of the actions that carry usage
     used = [usages[i] for i in usage_rows]
-    token = _getter(used, _plain(used))
+    token = _getter(used, _mode(used))
     for key in TOKEN_KEYS:  # for the usage rows only; arrow.py spreads them over the actions
         a[key] += [v if type(v) is int else None for v in token(key)]
     a[PROVIDER] += [
@@ -257,16 +271,26 @@ def _extract_block(
     return len(acts)
 
 
-def _plain(rows: list[Any]) -> bool:
-    """Every row a plain dict (what JSON parsing and ``to_dict`` give): ``dict.get`` mapped
-    over them is about twice as fast as a comprehension calling ``.get``."""
-    return not rows or set(map(type, rows)) == {dict}
+def _mode(rows: list[Any]) -> str:
+    """How to read the rows: ``dict`` when every row is a plain dict (what JSON parsing and
+    ``to_dict`` give: ``dict.get`` mapped over them is about twice as fast as a comprehension
+    calling ``.get``), ``attr`` when every row is a msgspec Struct (of the typed fast path:
+    every field it is asked for is one of its attributes, read by ``attrgetter``, faster still),
+    else ``get`` (``.get`` on each row)."""
+    kinds = set(map(type, rows))
+    if not rows or kinds == {dict}:
+        return "dict"
+    if all(issubclass(k, msgspec.Struct) for k in kinds):
+        return "attr"
+    return "get"
 
 
-def _getter(rows: list[Any], plain: bool) -> Any:
+def _getter(rows: list[Any], mode: str) -> Any:
     """``key`` → the list of ``row.get(key)`` over ``rows``."""
-    if plain:
+    if mode == "dict":
         return lambda key: list(map(dict.get, rows, repeat(key)))
+    if mode == "attr":
+        return lambda key: list(map(attrgetter(key), rows))
     return lambda key: [row.get(key) for row in rows]
 
 
@@ -389,37 +413,44 @@ def _pair_tools(
     h["n_pending"].append(sum(1 for call, ret in found if call is not None and ret is None))
 
 
-def _tool_call_rows(
-    out: Batch,
-    pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]],
-    acts: list[Mapping[str, Any]],
-    texts: list[str | None],
-) -> None:
-    """The tool_calls rows of a block (pairs of call and return rows), one column at a time."""
+@dataclass(slots=True)
+class _Rows:
+    """A block's action columns the tool_calls rows are taken from (by row number)."""
+
+    call_ids: list[Any]
+    agent_ids: list[Any]  # a call's as it gave it (only returns' are set, to their call's)
+    tool_names: list[Any]
+    sequences: list[int | None]
+    stamps: list[Any]
+    statuses: list[Any]  # a return's own status
+    texts: list[str | None]
+
+
+def _tool_call_rows(out: Batch, pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]], rows: _Rows) -> None:
+    """The tool_calls rows of a block (pairs of call and return rows), one column at a time,
+    each taken from the actions' columns by row."""
     if not pairs:
         return
-    calls = [acts[ci] if ci is not None else None for ci, _, _, _ in pairs]
-    rets = [acts[ri] if ri is not None else None for _, ri, _, _ in pairs]
+    calls = [p[0] for p in pairs]
+    rets = [p[1] for p in pairs]
     either = [c if c is not None else r for c, r in zip(calls, rets, strict=True)]
-    agent_ids = [c.get("agent_id") if c is not None else None for c in calls]
+    agent_ids = [rows.agent_ids[c] if c is not None else None for c in calls]
     t = out["tool_calls"]
     t["source"] += [p[2].source for p in pairs]
     t["thread_id"] += [p[2].doc.get("thread_id") for p in pairs]
-    t["tool_call_id"] += [e.get("tool_call_id") for e in either]  # type: ignore[union-attr]
+    t["tool_call_id"] += [rows.call_ids[e] for e in either]  # type: ignore[index]
     t["agent_id"] += agent_ids
     t["agent_name"] += [
         p[3].get(x, x) if type(x) is str else x for p, x in zip(pairs, agent_ids, strict=True)
     ]  # (a list names no agent)
-    t["tool_name"] += [e.get("tool_name") for e in either]  # type: ignore[union-attr]
-    t["call_sequence"] += [_int(c.get("sequence")) if c is not None else None for c in calls]
-    t["return_sequence"] += [_int(r.get("sequence")) if r is not None else None for r in rets]
-    t["call_time"] += [c.get("timestamp") if c is not None else None for c in calls]
-    t["return_time"] += [r.get("timestamp") if r is not None else None for r in rets]
-    t["status"] += [
-        "orphan_return" if c is None else ("pending" if r is None else r.get("status")) for c, r in zip(calls, rets, strict=True)
-    ]
-    t["args"] += [texts[p[0]] if p[0] is not None else None for p in pairs]
-    t["result"] += [texts[p[1]] if p[1] is not None else None for p in pairs]
+    t["tool_name"] += [rows.tool_names[e] for e in either]  # type: ignore[index]
+    t["call_sequence"] += [rows.sequences[c] if c is not None else None for c in calls]
+    t["return_sequence"] += [rows.sequences[r] if r is not None else None for r in rets]
+    t["call_time"] += [rows.stamps[c] if c is not None else None for c in calls]
+    t["return_time"] += [rows.stamps[r] if r is not None else None for r in rets]
+    t["status"] += ["orphan_return" if c is None else ("pending" if r is None else rows.statuses[r]) for c, r in zip(calls, rets, strict=True)]
+    t["args"] += [rows.texts[c] if c is not None else None for c in calls]
+    t["result"] += [rows.texts[r] if r is not None else None for r in rets]
 
 
 def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> None:

@@ -1,7 +1,9 @@
 """One file → thread records (JSON objects ready for ``frames.extract``) and file problems.
 
-The fast path is for ThreadProtocol JSON: the file is read once and parsed once with orjson;
-each thread object that fits the models exactly (``shape.thread_fits``) and breaks none of the
+The fast path is for ThreadProtocol JSON. First the typed decode (``structs.decode``: msgspec
+Structs, one per action kind, checking every JSON type while parsing) and the rules over whole
+columns (``struct_rules.rules_hold``); a file either refuses goes on as below, as if the typed
+decode had never been tried. Then the file is parsed once with orjson; each thread object that fits the models exactly (``shape.thread_fits``) and breaks none of the
 five rules (``core.validation.validate_dict``, run on the same parsed object) goes straight to the
 column extractor, without one pydantic object per action. Anything else (another wire format,
 a thread that breaks a rule or the schema, a file that is not JSON) goes the careful way,
@@ -27,6 +29,8 @@ from threadlab.formats.threadprotocol import NAME as THREADPROTOCOL
 from threadlab.formats.threadprotocol import broken_line_thread, is_thread_doc, thread_from_dict
 from threadlab.frames.extract import ThreadRecord
 from threadlab.loading.shape import thread_fits
+from threadlab.loading.struct_rules import rules_hold
+from threadlab.loading.structs import decode
 
 Item = ThreadRecord | Problem
 _FAST_FORMATS = ("auto", *(n for spec in FORMATS if spec.fast_path for n in spec.names()))
@@ -69,10 +73,25 @@ def fast_record(doc: Any, name: str) -> ThreadRecord | None:
     return ThreadRecord(doc, name, THREADPROTOCOL, (), Account(converted=len(doc["actions"])))
 
 
+def typed_records(data: bytes, name: str, *, single: bool = False) -> list[ThreadRecord] | None:
+    """The records of ``data`` by the typed decode, when every thread in it fits the models and
+    breaks no rule; else None (and the caller reads ``data`` the usual way)."""
+    if b'"actions"' not in data:  # no thread object: not worth a parse
+        return None
+    docs = decode(data, single=single)
+    if docs is None or not all(rules_hold(doc["actions"], doc["agents"]) for doc in docs):
+        return None
+    return [ThreadRecord(doc, name, THREADPROTOCOL, (), Account(converted=len(doc["actions"])), typed=True) for doc in docs]
+
+
 def _whole(path: Path, name: str, format: str) -> Iterator[Item]:
     data = read_regular(path)
     if data.lstrip()[:1] not in (b"{", b"["):
         yield from careful(Source(path, data=data), format)
+        return
+    typed = typed_records(data, name)
+    if typed is not None:
+        yield from typed
         return
     try:
         obj = loads(data)
@@ -124,6 +143,10 @@ def _each_line(lines: Any, name: str) -> Iterator[Item]:
     for number, raw in lines:
         line = raw.rstrip(b"\r\n")
         if not line.strip():
+            continue
+        typed = typed_records(line, name, single=True)
+        if typed is not None:
+            yield typed[0]
             continue
         try:
             doc = parse_json(line, name)

@@ -1,0 +1,92 @@
+"""The five rules over a thread's actions as decoded by ``structs`` (whole columns at a time).
+
+``core.validation._columns_valid`` does the same over dicts; the Structs have already checked
+every JSON type (sequences are integers, timestamps text, kinds core or ``system.<name>``), so
+what is left is cheaper. True only when ``validate_dict`` would find nothing; any doubt answers
+False and the file goes the usual way, where ``validate_dict`` names each problem."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from itertools import islice
+from operator import attrgetter, le
+from typing import Any
+
+from threadlab.core.validation import AGENT_KEYS_IN_SYSTEM_DATA
+from threadlab.loading.structs import StructUsage
+
+_TOOL_KINDS = frozenset(("tool_call", "tool_return"))
+_TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens", "thinking_tokens", "cache_read_tokens", "cache_write_tokens")
+_sequence = attrgetter("sequence")
+_kind = attrgetter("action_type")
+_agent = attrgetter("agent_id")
+_usage = attrgetter("usage")
+_stamp = attrgetter("timestamp")
+_tokens = attrgetter(*_TOKEN_KEYS)
+
+
+def rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
+    """Whether the actions (Structs) of a thread whose ``agents`` fit the models break none of
+    the rules (nor carry a negative token count)."""
+    try:
+        return _rules_hold(actions, agents)
+    except TypeError:  # an unhashable value where a name belongs
+        return False
+
+
+def _rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
+    if not actions:
+        return True
+    if list(map(_sequence, actions)) != list(range(1, len(actions) + 1)):
+        return False
+    kinds = list(map(_kind, actions))
+    kind_set = set(kinds)
+    usages = [u for u in map(_usage, actions) if u is not None]
+    for usage in usages:
+        if not isinstance(usage, StructUsage):  # usage on a kind without it: a free-form value
+            return False
+        if any(type(v) is int and v < 0 for v in _tokens(usage)):
+            return False
+    system_kinds = {k for k in kind_set if k.startswith("system.")}
+    if system_kinds:  # system data may name agents
+        datas = [a.data for a, k in zip(actions, kinds, strict=True) if k in system_kinds]
+        refs = {d.get(key) for d in datas if type(d) is dict for key in AGENT_KEYS_IN_SYSTEM_DATA}
+        refs.discard(None)
+        if not refs <= agents.keys():
+            return False
+    agent_ids = set(map(_agent, actions))
+    agent_ids.discard(None)
+    if not all(type(a) is str and a in agents for a in agent_ids):
+        return False
+    if not _TOOL_KINDS.isdisjoint(kind_set) and not _tools_match([a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]):
+        return False
+    try:
+        # ISO text straight through the C parser (as _columns_valid does): aware datetimes of
+        # any offset compare as instants; a naive one makes the comparison raise
+        moments = list(map(datetime.fromisoformat, map(_stamp, actions)))
+        if not all(map(le, moments, islice(moments, 1, None))) or moments[0].tzinfo is None:
+            return False
+        moments[0].astimezone(UTC), moments[-1].astimezone(UTC)  # years 1-9999 in UTC
+        return True
+    except (ValueError, TypeError, OverflowError):
+        return False
+
+
+def _tools_match(tools: list[Any]) -> bool:
+    """Every return answers an earlier call of its id and tool; no id reused while open."""
+    calls: dict[Any, Any] = {}
+    unanswered: set[str] = set()
+    for action in tools:
+        call_id = action.tool_call_id
+        if action.action_type == "tool_call":
+            if type(call_id) is str:
+                if call_id in unanswered:
+                    return False
+                calls[call_id] = action.tool_name
+                unanswered.add(call_id)
+        elif type(call_id) is not str or call_id not in calls or calls[call_id] != action.tool_name:
+            return False
+        else:
+            unanswered.discard(call_id)
+    return True
