@@ -18,6 +18,9 @@ children (pool workers), sampled every 20 ms.
     orjson2     the same in two processes (a pool started before the clock, as threadlab's is)
     duckdb      DuckDB read_json + unnest(actions) to an Arrow table: one flat table
     cached      threadlab.load(folder, cache=...) again after a first load filled the cache
+    against     threadlab.load(folder) of another checkout (``--against /path/to/checkout``: its
+                own benchmarks/load.py runs the child, so its threadlab is imported), in the same
+                rounds: this checkout's time over it is the speed-up, measured side by side
 
 Targets (issue #16), on both shapes: at least 8x faster than naive; at most 3x the one-process
 orjson floor; short threads at most 0.67x DuckDB's time, long threads no slower than DuckDB;
@@ -180,11 +183,15 @@ def child(method: str, folder: Path, cache: Path) -> None:
 # --- the driver ------------------------------------------------------------------------------
 
 
+AGAINST: list[Path] = []  # the other checkout of ``--against``
+
+
 def measure(method: str, folder: Path, cache: Path) -> dict[str, Any]:
     """Run one method in a child; its peak memory (with all its descendants) is sampled here,
     and its CPU time (all of them, after the imports) from the rusage of reaped children."""
+    script = str(AGAINST[0] / "benchmarks" / "load.py") if method == "against" else __file__
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--child", method, str(folder), "--cache", str(cache)],
+        [sys.executable, script, "--child", "threadlab" if method == "against" else method, str(folder), "--cache", str(cache)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
@@ -300,6 +307,8 @@ def report(label: str, corpus_bytes: int, rounds: list[dict[str, Any]]) -> None:
     print(f"  a/c orjson floor {ratio('orjson')}")
     print(f"  a/c2 orjson, 2 processes {ratio('orjson2')}")
     print(f"  a/d duckdb       {ratio('duckdb')}")
+    if "against" in results:
+        print(f"  a/e the other checkout (--against) {ratio('against')}")
     a = results.get("threadlab", {})
     cpu = a.get("cpu_total")
     floor = results.get("orjson", {}).get("cpu_total")
@@ -345,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shapes", default=",".join(SHAPES), help=f"corpus shapes, of {','.join(SHAPES)}")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of every method (medians are reported)")
     parser.add_argument("--delete-over", type=parse_size, default=parse_size("500MB"), help="delete corpora at least this big afterwards")
+    parser.add_argument("--against", type=Path, help="another checkout whose threadlab.load runs in the same rounds (method 'against')")
     parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
     parser.add_argument("--cache", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -352,6 +362,10 @@ def main(argv: list[str] | None = None) -> int:
         child(args.child[0], Path(args.child[1]), args.cache)
         return 0
     print(f"# threadlab.load benchmark — {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    methods = tuple(args.methods.split(","))
+    if args.against:
+        AGAINST.append(args.against.resolve())
+        methods = (*methods, "against") if "against" not in methods else methods
     out_dir = HERE / "out"
     out_dir.mkdir(exist_ok=True)
     shapes = [shape for shape in args.shapes.split(",") if shape]
@@ -360,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     for size in args.sizes:
         summaries = []
         for shape in shapes:
-            summary = bench(size, args.root, tuple(args.methods.split(",")), max(1, args.repeat), shape)
+            summary = bench(size, args.root, methods, max(1, args.repeat), shape)
             summaries.append(summary)
             (out_dir / f"load-{summary['label'].lower()}.json").write_text(json.dumps(summary, indent=2))
             if size >= args.delete_over:

@@ -211,7 +211,7 @@ def _extract_block(
         texts = [v if type(v) is str else dumps(v, option=sort).decode() if type(v) is dict else to_text(v) for v in values]
     except TypeError:  # orjson refused a value (an integer beyond 64 bits, nested past 254 deep)
         texts = [v if type(v) is str else to_text(v) for v in values]
-    sequences = [v if type(v) is int else None for v in col("sequence")]
+    sequences = col("sequence") if mode == "attr" else [v if type(v) is int else None for v in col("sequence")]  # (a Struct's is int)
     stamps = col("timestamp")
     tool_names = col("tool_name")
     thread_index: list[int] = []
@@ -257,9 +257,12 @@ def _extract_block(
         count_media(x) if type(c) is list or m is not None else 0 for x, c, m in zip(acts, col("content"), col("attachments"), strict=True)
     ]
     usages = col("usage")
-    usage_rows = [
-        i for i, u in enumerate(usages) if u is not None and (type(u) is dict or isinstance(u, Mapping) or isinstance(u, msgspec.Struct))
-    ]
+    if mode == "attr":  # a Struct's usage is a Struct (else the typed path refused the file)
+        usage_rows = [i for i, u in enumerate(usages) if u is not None]
+    else:
+        usage_rows = [
+            i for i, u in enumerate(usages) if u is not None and (type(u) is dict or isinstance(u, Mapping) or isinstance(u, msgspec.Struct))
+        ]
     a[HAS_USAGE] += [first_action + i for i in usage_rows]  # row numbers of the actions that carry usage
     used = [usages[i] for i in usage_rows]
     token = _getter(used, _mode(used))

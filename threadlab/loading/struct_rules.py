@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from itertools import islice
+from itertools import chain, islice
 from operator import attrgetter, le
 from typing import Any
 
@@ -24,6 +24,8 @@ _agent = attrgetter("agent_id")
 _usage = attrgetter("usage")
 _stamp = attrgetter("timestamp")
 _tokens = attrgetter(*_TOKEN_KEYS)
+_call_id = attrgetter("tool_call_id")
+_tool = attrgetter("tool_name")
 
 
 def rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
@@ -43,10 +45,11 @@ def _rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
     kinds = list(map(_kind, actions))
     kind_set = set(kinds)
     usages = [u for u in map(_usage, actions) if u is not None]
-    for usage in usages:
-        if not isinstance(usage, StructUsage):  # usage on a kind without it: a free-form value
+    if usages:
+        if not all(issubclass(t, StructUsage) for t in set(map(type, usages))):  # usage on a kind without it: free-form
             return False
-        if any(type(v) is int and v < 0 for v in _tokens(usage)):
+        counts = [v for v in chain.from_iterable(map(_tokens, usages)) if v is not None]  # (integers, by their Struct)
+        if counts and min(counts) < 0:
             return False
     system_kinds = {k for k in kind_set if k.startswith("system.")}
     if system_kinds:  # system data may name agents
@@ -59,8 +62,10 @@ def _rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
     agent_ids.discard(None)
     if not all(type(a) is str and a in agents for a in agent_ids):
         return False
-    if not _TOOL_KINDS.isdisjoint(kind_set) and not _tools_match([a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]):
-        return False
+    if not _TOOL_KINDS.isdisjoint(kind_set):
+        tools = [a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]
+        if not _tools_match(list(map(_kind, tools)), list(map(_call_id, tools)), list(map(_tool, tools))):
+            return False
     try:
         # ISO text straight through the C parser (as _columns_valid does): aware datetimes of
         # any offset compare as instants; a naive one makes the comparison raise
@@ -73,19 +78,19 @@ def _rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
         return False
 
 
-def _tools_match(tools: list[Any]) -> bool:
-    """Every return answers an earlier call of its id and tool; no id reused while open."""
+def _tools_match(kinds: list[str], call_ids: list[Any], names: list[Any]) -> bool:
+    """Every return answers an earlier call of its id and tool; no id reused while open (the
+    tool actions' columns, in order)."""
     calls: dict[Any, Any] = {}
     unanswered: set[str] = set()
-    for action in tools:
-        call_id = action.tool_call_id
-        if action.action_type == "tool_call":
+    for kind, call_id, name in zip(kinds, call_ids, names, strict=True):
+        if kind == "tool_call":
             if type(call_id) is str:
                 if call_id in unanswered:
                     return False
-                calls[call_id] = action.tool_name
+                calls[call_id] = name
                 unanswered.add(call_id)
-        elif type(call_id) is not str or call_id not in calls or calls[call_id] != action.tool_name:
+        elif type(call_id) is not str or call_id not in calls or calls[call_id] != name:
             return False
         else:
             unanswered.discard(call_id)
