@@ -55,14 +55,15 @@ MAX_SYSTEM_KINDS = 64  # distinct system.* kinds one process makes Structs for
 _MAX_RECURSION = 1024
 
 
-class StructAction(msgspec.Struct, kw_only=True, tag_field="action_type"):
-    """Base of the action Structs; ``get`` lets code written for dicts read one."""
+class StructAction(msgspec.Struct, kw_only=True, tag_field="action_type", gc=False):
+    """Base of the action Structs; ``get`` lets code written for dicts read one. ``gc=False``:
+    decoded JSON holds no cycles, and untracked Structs decode about a tenth faster."""
 
     def get(self, key: str, default: Any = None) -> Any:
         return getattr(self, key, default)
 
 
-class StructUsage(msgspec.Struct, kw_only=True):
+class StructUsage(msgspec.Struct, kw_only=True, gc=False):
     """Usage (its token counts; the model's unknown keys are neither read nor checked here)."""
 
     def get(self, key: str, default: Any = None) -> Any:
