@@ -214,6 +214,7 @@ def _extract_block(
     sequences = col("sequence") if mode == "attr" else [v if type(v) is int else None for v in col("sequence")]  # (a Struct's is int)
     stamps = col("timestamp")
     tool_names = col("tool_name")
+    own_status = col("status") if tool_rows else statuses  # (read by row for tool actions only)
     thread_index: list[int] = []
     pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]] = []
     start = 0
@@ -226,12 +227,12 @@ def _extract_block(
         while row is not None and row < end:
             mine.append(row)
             row = next(rows, None)
-        _pair_tools(out, record, acts, texts, mine, kinds, agent_ids, statuses, call_ids, names(offset - base), pairs)
+        _pair_tools(out, record, own_status, mine, kinds, agent_ids, statuses, call_ids, names(offset - base), pairs)
         _thread_row(out, record, names(offset - base))
         start = end
     for i in tool_rows:  # a tool_return's status is its own
         if kinds[i] == "tool_return":
-            statuses[i] = acts[i].get("status")
+            statuses[i] = own_status[i]
     _tool_call_rows(out, pairs, _Rows(call_ids, agent_ids, tool_names, sequences, stamps, statuses, texts))
 
     a = out["actions"]
@@ -265,11 +266,12 @@ def _extract_block(
         ]
     a[HAS_USAGE] += [first_action + i for i in usage_rows]  # row numbers of the actions that carry usage
     used = [usages[i] for i in usage_rows]
+    providers = col("provider_name") if usage_rows else []
     token = _getter(used, _mode(used))
     for key in TOKEN_KEYS:  # for the usage rows only; arrow.py spreads them over the actions
         a[key] += [v if type(v) is int else None for v in token(key)]
     a[PROVIDER] += [
-        metas[i].get("provider_name") or (acts[i].get("provider_name") if kinds[i] == "thinking" else None) for i in usage_rows
+        metas[i].get("provider_name") or (providers[i] if kinds[i] == "thinking" else None) for i in usage_rows
     ]
     return len(acts)
 
@@ -373,8 +375,7 @@ def _agent_maps(doc: Mapping[str, Any]) -> tuple[dict[Any, Any], dict[Any, Any]]
 def _pair_tools(
     out: Batch,
     record: ThreadRecord,
-    acts: list[Mapping[str, Any]],
-    texts: list[str | None],
+    own_status: list[Any],
     rows: list[int],
     kinds: list[Any],
     agent_ids: list[Any],
@@ -409,7 +410,7 @@ def _pair_tools(
         call = found[at][0]
         found[at][1] = i
         agent_ids[i] = agent_ids[call]  # type: ignore[index]
-        statuses[call] = acts[i].get("status")  # type: ignore[index]
+        statuses[call] = own_status[i]  # type: ignore[index]
     pairs.extend((call, ret, record, names) for call, ret in found)
     h = out["threads"]
     h["n_tool_calls"].append(n_calls)
