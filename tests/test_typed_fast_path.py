@@ -231,3 +231,29 @@ def test_raw_json_edge_cases_equal_both_ways() -> None:
     doc3["actions"].append({"action_type": "system.first_met_kind_xyz", "sequence": len(doc3["actions"]) + 1,
                             "timestamp": "2030-01-01T00:00:00Z", "data": {"agent_id": "planner"}})
     assert _assert_equal_both_ways(_dumps(doc3))
+
+
+def test_a_chunk_mixing_typed_and_untyped_files_equals_the_old_read(tmp_path: Path) -> None:
+    """Typed records (Structs) and old ones (dicts) extracted in one block, as a chunk of files
+    of both kinds gives them: the same tables as the old read."""
+    from threadlab.loading.chunks import read_chunk
+    from threadlab.loading.files import Chunk, FileRef
+
+    paths = []
+    for i in range(6):
+        doc = thread_doc(1, i, target_bytes=2_500)
+        if i % 2:  # content parts: read the old way
+            user = next(a for a in doc["actions"] if a["action_type"] == "user_message")
+            user["content"] = [{"type": "text", "text": "hi"}, {"type": "image", "image_url": "https://example.org/a.png"}]
+            user["usage"] = {"input_tokens": 4}
+        path = tmp_path / f"t{i}.json"
+        path.write_bytes(_dumps(doc))
+        paths.append(path)
+    assert [typed_records(p.read_bytes(), "t") is not None for p in paths] == [True, False] * 3
+    chunk = Chunk(tuple(FileRef.of(p) for p in paths), "auto")
+    typed = read_chunk(chunk)
+    with untyped():
+        old = read_chunk(chunk)
+    for name in old:
+        assert typed[name].equals(old[name]), name
+    assert typed["actions"]["n_media"].to_pylist().count(1) == 3
