@@ -104,3 +104,14 @@ def test_frames_from_the_cache_equal_a_fresh_load(tmp_path: Path, monkeypatch: p
         assert_same_frames(frames, fresh)
         for name, frame in fresh.tables().items():
             assert frame.dtypes.equals(frames.tables()[name].dtypes)
+
+
+@pytest.mark.parametrize("n", [126, 127, 128, 32766, 32767, 32768])
+def test_codes_width_at_the_boundaries(n: int) -> None:
+    values = [f"v{i:06d}" for i in range(n)] + [None]
+    want = _categorical(pa.chunked_array([pa.array(values, pa.large_string())]))
+    half = len(values) // 2
+    chunks = [pc.dictionary_encode(pa.array(values[:half], pa.large_string())), pc.dictionary_encode(pa.array(values[half:], pa.large_string()))]
+    got = categorical(pa.chunked_array(chunks, type=LABEL_TYPE))
+    assert got.codes.dtype == want.codes.dtype
+    assert_same_categorical(got, want)

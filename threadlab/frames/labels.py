@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -61,27 +62,29 @@ def concat(parts: Sequence[dict[str, pa.Table]]) -> dict[str, pa.Table]:
 
 def categorical(column: pa.ChunkedArray | pa.Array) -> pd.Categorical:
     """A dictionary-encoded column (chunks with dictionaries of their own) → a categorical of
-    the values used, sorted; nulls are code -1."""
+    the values used, sorted; nulls are code -1. Arrow merges the chunks' dictionaries (a hash
+    of their few values, not of the rows); the rows cost one numpy take."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     if any(chunk.type != LABEL_TYPE for chunk in chunks):
         chunks = [pc.dictionary_encode(chunk.cast(pa.large_string())) for chunk in chunks]
-    indices, used = [], []
-    for chunk in chunks:
-        at = pc.fill_null(chunk.indices, -1).to_numpy() if chunk.indices.null_count else chunk.indices.to_numpy()
-        seen = np.zeros(len(chunk.dictionary) + 1, dtype=bool)  # (the last slot takes the nulls' -1)
-        seen[at] = True
-        indices.append(at)
-        used.append(chunk.dictionary.filter(pa.array(seen[:-1])) if not seen[:-1].all() else chunk.dictionary)
-    values = pc.unique(pa.concat_arrays(used)) if used else pa.array([], pa.large_string())
-    categories = values.take(pc.array_sort_indices(values))
-    codes = []
-    for chunk, at in zip(chunks, indices, strict=True):
-        # a value's position among the categories (an unused one has none: -1, never taken)
-        rank = pc.fill_null(pc.index_in(chunk.dictionary, value_set=categories), -1).to_numpy()
-        codes.append(np.append(rank, -1)[at])
-    merged = np.concatenate(codes) if codes else np.empty(0, dtype=np.int64)
-    dtype = pd.CategoricalDtype(pd.Index(pd.arrays.ArrowStringArray(categories)))
-    return pd.Categorical.from_codes(merged, dtype=dtype)
+    if not chunks:
+        chunks = [pa.array([], LABEL_TYPE)]
+    unified = pa.Table.from_arrays([pa.chunked_array(chunks, LABEL_TYPE)], names=["labels"]).unify_dictionaries().column(0)
+    merged = unified.combine_chunks() if unified.num_chunks > 1 else unified.chunk(0)
+    dictionary = merged.dictionary
+    at = (pc.fill_null(merged.indices, -1) if merged.indices.null_count else merged.indices).to_numpy()
+    used = np.zeros(len(dictionary) + 1, dtype=bool)  # (the last slot takes the nulls' -1)
+    used[at] = True
+    kept = np.flatnonzero(used[:-1])  # a value no row uses is no category
+    values = dictionary if len(kept) == len(dictionary) else dictionary.take(pa.array(kept))
+    order = pc.array_sort_indices(values).to_numpy()
+    # a dictionary position → its code, in the narrowest type pandas keeps codes in (so
+    # from_codes copies nothing); the codes are in range by construction, so not checked again
+    width = next(t for t in (np.int8, np.int16, np.int32, np.int64) if len(order) < np.iinfo(t).max or t is np.int64)
+    code = np.full(len(dictionary) + 1, -1, dtype=width)
+    code[kept[order]] = np.arange(len(order), dtype=width)
+    dtype = pd.CategoricalDtype(pd.Index(pd.arrays.ArrowStringArray(values.take(pa.array(order)))))
+    return pd.Categorical.from_codes(code[at], dtype=dtype, validate=False)
 
 
 def _to_series(table: pa.Table, kind: str, name: str) -> pd.Series:
@@ -93,7 +96,7 @@ def _to_series(table: pa.Table, kind: str, name: str) -> pd.Series:
 
 def table_to_frame(name: str, table: pa.Table) -> pd.DataFrame:
     """One frame of a plain or compact table, each column with its declared dtype."""
-    return pd.DataFrame({c.name: _to_series(table, c.kind, c.name) for c in TABLES[name]}, copy=False)
+    return pd.DataFrame({c.name: _to_series(table, c.kind, c.name).array for c in TABLES[name]}, copy=False)
 
 
 def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
@@ -107,9 +110,9 @@ def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
 
         with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
             series = list(pool.map(lambda job: _to_series(tables[job[0]], job[1], job[2]), jobs))
-    columns: dict[str, dict[str, pd.Series]] = {name: {} for name in SCHEMAS}
+    columns: dict[str, dict[str, Any]] = {name: {} for name in SCHEMAS}
     for (name, _, column), values in zip(jobs, series, strict=True):
-        columns[name][column] = values
+        columns[name][column] = values.array  # (arrays, not Series: no index to align)
     return {name: pd.DataFrame(columns[name], copy=False) for name in SCHEMAS}
 
 

@@ -1,8 +1,8 @@
 """The load cache: the frames of a chunk of unchanged files, kept on disk.
 
 An entry is a folder named by a hash of the threadlab version, the entry layout, the format
-asked for and every file's (path, size, mtime); it holds one Arrow IPC file (LZ4-compressed)
-per frame, label columns dictionary-encoded as the chunk reader made them
+asked for and every file's (path, size, mtime); it holds one Arrow IPC file (uncompressed: see
+below) per frame, label columns dictionary-encoded as the chunk reader made them
 (``frames/labels.py``), and a manifest with each file's size and XXH3-128 checksum. A file that
 changes changes its chunk's key, so that chunk is read again; the old entry is simply never
 used again.
@@ -22,8 +22,12 @@ A cache folder that cannot be written is a ``CacheWarning`` and a load without t
 
 Arrow IPC ("Feather") rather than Parquet: the cache is read far more often than it is
 written, and on the benchmark corpus reading its frames back took 0.30 s as LZ4 Feather against
-1.38 s as uncompressed Parquet, in about half the disk space (79 MB against 149 MB). Parquet is
-what ``Frames.to_parquet`` writes for sharing; the cache is threadlab's own."""
+1.38 s as uncompressed Parquet. Parquet is what ``Frames.to_parquet`` writes for sharing; the
+cache is threadlab's own. Uncompressed rather than LZ4: reading, checking and decoding the
+entries of the 75 MB corpus took 16 ms of CPU uncompressed against 47-63 ms as LZ4, a fifth
+of a cached reload, for entries 2.8 times bigger (68 MB against 24.5 MB, 0.86 times the JSON
+they come from). Cold from a slow disk LZ4 would read faster; a reload is most often of files
+read minutes before, from the page cache."""
 
 from __future__ import annotations
 
@@ -47,7 +51,8 @@ from threadlab.frames.labels import COMPACT_SCHEMAS, compact
 from threadlab.loading.files import Chunk
 
 DEFAULT_FOLDER = ".threadlab-cache"
-ENTRY_FORMAT = "arrow-lz4-labels-xxh3"  # part of every key: entries of another layout are never read
+ENTRY_FORMAT = "arrow-labels-xxh3"
+COMPRESSION = "uncompressed"  # (or "lz4": see above)  # part of every key: entries of another layout are never read
 MANIFEST = "manifest.json"
 TMP_PREFIX = ".tmp-"
 STALE_TMP_SECONDS = 24 * 3600  # a temporary folder this old was left by a killed process
@@ -196,7 +201,7 @@ def write_entry(folder: Path, chunk: Chunk, tables: dict[str, pa.Table]) -> None
         files: dict[str, Any] = {}
         for name, table in compact(tables).items():
             sink = pa.BufferOutputStream()
-            feather.write_feather(table, sink, compression="lz4")
+            feather.write_feather(table, sink, compression=COMPRESSION)
             data = sink.getvalue()
             (tmp / f"{name}.feather").write_bytes(data)
             files[name] = {"bytes": data.size, "xxh3_128": checksum(data)}
