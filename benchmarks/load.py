@@ -56,18 +56,25 @@ class PeakRSS:
     """Peak resident memory of a process and all its descendants (pool workers, a forkserver
     and its workers), sampled every 20 ms from outside: a sampling thread inside the measured
     process would change what it measures (threadlab forks workers only when no other thread
-    runs)."""
+    runs). RSS counts a page shared by forked workers once per process (the interpreter and
+    its imports, about 200 MB, two or three times); PSS (Linux) shares it out, so the PSS peak
+    is what the machine really gave. ``base`` is the tree's RSS after the imports, before the
+    clock: what is left of the peak is the load's own."""
 
     def __init__(self, pid: int) -> None:
         import psutil
 
         self.proc = psutil.Process(pid)
         self.peak = 0
+        self.peak_pss = 0
+        self.base = 0
+        self.sample()
+        self.base, self.peak, self.peak_pss = self.peak, 0, 0
 
     def sample(self) -> None:
         import psutil
 
-        total = 0
+        total = pss = 0
         try:
             tree = [self.proc, *self.proc.children(recursive=True)]
         except psutil.Error:
@@ -75,9 +82,11 @@ class PeakRSS:
         for proc in tree:
             try:
                 total += proc.memory_info().rss
-            except psutil.Error:
+                pss += getattr(proc.memory_full_info(), "pss", 0)
+            except (psutil.Error, OSError):
                 pass
         self.peak = max(self.peak, total)
+        self.peak_pss = max(self.peak_pss, pss)
 
 
 def _files(folder: Path) -> list[Path]:
@@ -215,6 +224,8 @@ def measure(method: str, folder: Path, cache: Path) -> dict[str, Any]:
         return {"error": (err.strip().splitlines() or ["failed"])[-1]}
     result = json.loads(lines[-1])
     result["peak_rss"] = rss.peak
+    result["peak_pss"] = rss.peak_pss
+    result["base_rss"] = rss.base
     # CPU of the child and all its workers over the child's whole life: its imports are in it
     # too (about a second, much the same for every method)
     result["cpu_total"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
@@ -288,15 +299,18 @@ def report(label: str, corpus_bytes: int, rounds: list[dict[str, Any]]) -> None:
     names = list(dict.fromkeys(name for r in rounds for name in r))
     results = {name: _typical(rounds, name) for name in names}
     note = f" (median of {len(rounds)} rounds)" if len(rounds) > 1 else ""
-    print(f"\n| {label}{note} | seconds | CPU s (all processes, with imports) | MB/s | peak RSS MB | RSS / corpus | rows | frames MB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"\n| {label}{note} | seconds | CPU s (all processes, with imports) | MB/s | peak RSS MB | RSS / corpus | "
+          "peak PSS MB | PSS / corpus | RSS after imports MB | (peak RSS - it) / corpus | rows | frames MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for method, r in results.items():
         if "seconds" not in r:
             print(f"| {method} | failed: {r.get('error', '?')} |")
             continue
         frames = f"{r['frames_bytes'] / 1e6:.0f}" if "frames_bytes" in r else ""
+        pss, base = r.get("peak_pss", 0), r.get("base_rss", 0)
         print(f"| {method} | {r['seconds']:.2f} | {r['cpu_total']:.2f} | {mb / r['seconds']:.0f} | {r['peak_rss'] / 1e6:.0f} | "
-              f"{r['peak_rss'] / corpus_bytes:.2f} | {r['rows']:,} | {frames} |")
+              f"{r['peak_rss'] / corpus_bytes:.2f} | {pss / 1e6:.0f} | {pss / corpus_bytes:.2f} | {base / 1e6:.0f} | "
+              f"{(r['peak_rss'] - base) / corpus_bytes:.2f} | {r['rows']:,} | {frames} |")
 
     def ratio(other: str) -> str:
         found = _spread(rounds, "threadlab", other)

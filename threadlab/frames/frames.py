@@ -15,8 +15,9 @@ import pyarrow as pa
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem
-from threadlab.frames.arrow import batch_to_tables, frame_to_table, tables_to_frames
+from threadlab.frames.arrow import batch_to_tables, frame_to_table
 from threadlab.frames.extract import Batch, ThreadRecord, extract
+from threadlab.frames.labels import tables_to_frames
 
 TABLE_NAMES = ("actions", "tool_calls", "usage", "threads", "problems")
 
@@ -66,7 +67,8 @@ class Frames:
 
     @classmethod
     def from_tables(cls, tables: dict[str, pa.Table], threads: dict[Any, Thread] | None = None) -> Frames:
-        """Frames of typed Arrow tables (``threadlab.frames.arrow.SCHEMAS``); ``threads`` are the
+        """Frames of typed Arrow tables (``threadlab.frames.arrow.SCHEMAS``, or label columns
+        dictionary-encoded: ``frames/labels.py``); ``threads`` are the
         Thread objects already in memory, keyed by ``ThreadKey`` (or by bare thread id)."""
         return cls(**tables_to_frames(tables), _threads=_keyed(threads))
 

@@ -14,9 +14,10 @@ import pyarrow as pa
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.source import Source
-from threadlab.frames.arrow import batch_to_tables, concat_tables
+from threadlab.frames.arrow import batch_to_tables
 from threadlab.frames.extract import ThreadRecord, extract
 from threadlab.frames.frames import Frames
+from threadlab.frames.labels import concat
 from threadlab.loading.cache import cache_folder, writable_cache
 from threadlab.loading.chunks import failed_file_tables, no_gc
 from threadlab.loading.files import CHUNK_BYTES, Chunk, FileRef, file_refs, make_chunks
@@ -88,7 +89,7 @@ def load(
         else:
             parts.append(_object_tables(seg, format, kept))
     with no_gc():
-        frames = Frames.from_tables(concat_tables(parts), kept)
+        frames = Frames.from_tables(concat(parts), kept)
     if strict and len(frames.problems):
         raise ThreadError(problems_of(frames.problems))
     return frames

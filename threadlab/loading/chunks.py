@@ -15,6 +15,7 @@ from threadlab.core.nogc import no_gc
 from threadlab.core.problems import Problem, failure
 from threadlab.frames.arrow import batch_to_tables, concat_tables
 from threadlab.frames.extract import BLOCK_ACTIONS, ThreadRecord, extract, new_batch
+from threadlab.frames.labels import compact
 from threadlab.loading.cache import read_entry, write_entry
 from threadlab.loading.files import Chunk
 from threadlab.loading.reader import Item, read_items
@@ -24,15 +25,17 @@ FLUSH_ACTIONS = 50_000  # column lists are turned into Arrow this often (bounds 
 
 
 def load_chunk(chunk: Chunk, cache_dir: str | None = None, *, lookup: bool = True) -> dict[str, pa.Table]:
-    """The frames of ``chunk``: from the cache when it has them, else read (and cached).
-    ``lookup=False``: the caller has just looked in the cache and missed."""
+    """The frames of ``chunk``, label columns dictionary-encoded (``frames/labels.py``: done
+    here, in the worker, so the loading process only merges small dictionaries): from the
+    cache when it has them, else read (and cached). ``lookup=False``: the caller has just
+    looked in the cache and missed."""
     folder = Path(cache_dir) if cache_dir else None
     if folder is not None and lookup:
         cached = read_entry(folder, chunk)
         if cached is not None:
             return cached
     with no_gc():
-        tables = _read_or_split(chunk)
+        tables = compact(_read_or_split(chunk))
     if folder is not None:
         write_entry(folder, chunk, tables)
     return tables

@@ -15,8 +15,8 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from threadlab.frames.arrow import table_to_frame
 from threadlab.frames.frames import TABLE_NAMES, Frames
+from threadlab.frames.labels import table_to_frame
 from threadlab.frames.table import empty_frame
 from threadlab.loading.chunks import load_chunk
 from threadlab.loading.files import Chunk

@@ -138,7 +138,7 @@ def _alive(pid: int) -> bool:
 def _one_file_at_a_time(chunk: Chunk, cache_dir: str | None, context: Any, spool: str) -> dict[str, pa.Table]:
     """A chunk whose worker died, read again one file per fresh process (so a file that kills
     its worker again is found and costs only itself)."""
-    from threadlab.frames.arrow import concat_tables
+    from threadlab.frames.labels import concat
 
     parts = []
     for n, ref in enumerate(chunk.files):
@@ -150,7 +150,7 @@ def _one_file_at_a_time(chunk: Chunk, cache_dir: str | None, context: Any, spool
             parts.append(failed_file_tables(ref.path, "the process reading it died (a crash or the out-of-memory killer)"))
         except Exception as exc:  # the pool machinery itself failed on this file
             parts.append(failed_file_tables(ref.path, exc))
-    tables = concat_tables(parts)
+    tables = concat(parts)
     if cache_dir is not None:
         from threadlab.loading.cache import write_entry
 
