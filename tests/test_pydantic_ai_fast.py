@@ -112,7 +112,19 @@ _VALUES = [None, "", "x", 0, 1, -1, 1.5, 0.0, True, False, [], ["a"], [1], {}, {
            "2026-03-02T08:15:00Z", "2026-03-02T08:15:00.000000Z", "2026-03-02T08:15:00.5Z", "2026-03-02T08:15:00+00:00",
            "2026-03-02T08:15:00", "2026-02-30T08:15:00Z", "2026-03-02T08:15:00.123456Z", "request", "response",
            "complete", "interrupted", "stop", "tool_call", "search_tools", "conversation", "success", "denied",
-           "tool-call", "text", "user-prompt", "retry-prompt", "system-prompt", [{"type": "x"}], [[{"kind": 1}]]]
+           "tool-call", "text", "user-prompt", "retry-prompt", "system-prompt", [{"type": "x"}], [[{"kind": 1}]],
+           ["a", {"url": "https://a/b.jpg", "force_download": False, "vendor_metadata": None, "kind": "image-url", "media_type": "image/jpeg",
+                  "identifier": "03973b"}],
+           [{"url": "https://a/b", "force_download": "allow-local", "vendor_metadata": None, "kind": "image-url", "media_type": "image/png",
+             "identifier": "x"}],
+           [{"url": "https://a/b.jpg", "force_download": False, "vendor_metadata": {}, "kind": "image-url", "media_type": "", "identifier": "x"}],
+           [{"data": "aGVsbG8=", "media_type": "image/png", "vendor_metadata": None, "kind": "binary", "identifier": "aaf4c6"}],
+           [{"data": "aGVsbG8", "media_type": "image/png", "vendor_metadata": None, "kind": "binary", "identifier": "aaf4c6"}],
+           [{"data": "a+/A", "media_type": "image/png", "vendor_metadata": None, "kind": "binary", "identifier": "1"}],
+           [{"data": "aGVsbG9=", "media_type": "text/plain", "vendor_metadata": None, "kind": "binary", "identifier": "1"}],
+           [{"data": "", "media_type": "application/pdf", "vendor_metadata": None, "kind": "binary", "identifier": "1"}],
+           {"cause": "model_retry", "attempt": 1, "max_retries": 1}, {"cause": "other", "attempt": 1, "max_retries": 1},
+           {"cause": "validation_error", "attempt": None, "max_retries": True}]
 
 
 @st.composite
@@ -181,3 +193,37 @@ def test_loading_pydantic_ai_histories_imports_no_pydantic_ai() -> None:
             "print('pydantic_ai' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _samples() -> list[tuple[Any, int | None]]:
+    """One fixture message the fast route takes per part kind (and per envelope side), with the
+    position of that part (None: the envelope)."""
+    found: dict[str, tuple[Any, int | None]] = {}
+    for raw in MESSAGES:
+        if fast.message(raw) is None:
+            continue
+        found.setdefault(raw["kind"], (raw, None))
+        for position, part in enumerate(raw["parts"]):
+            key = part["part_kind"] + ("-media" if isinstance(part.get("content"), list) else "")
+            found.setdefault(key, (raw, position))
+    return list(found.values())
+
+
+def test_every_value_in_every_field_leaves_the_fast_route_or_matches() -> None:
+    """A sweep: each value of ``_VALUES`` in each field of each kind of part and envelope."""
+    samples = _samples()
+    assert len(samples) >= 8
+    taken = 0
+    for raw, position in samples:
+        target_keys = sorted(raw if position is None else raw["parts"][position])
+        for key in target_keys:
+            if key == "parts":
+                continue
+            for value in _VALUES:
+                changed = copy.deepcopy(raw)
+                (changed if position is None else changed["parts"][position])[key] = copy.deepcopy(value)
+                got = fast.message(copy.deepcopy(changed))
+                if got is not None:
+                    taken += 1
+                    assert got == _careful(changed), (key, value)
+    assert taken > 100

@@ -33,6 +33,7 @@ _FINISH = frozenset({"stop", "length", "content_filter", "tool_call", "error"})
 _USAGE_INTS = ("input_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cache_read_tokens", "output_tokens",
                "output_reasoning_tokens", "input_audio_tokens", "cache_audio_read_tokens", "output_audio_tokens")
 USAGE_KEYS = (*_USAGE_INTS, "audio_seconds", "details", "cost")
+_RETRY_CAUSES = frozenset({"validation_error", "model_retry", "unknown_tool", "unavailable_tool"})
 DIGESTS = "content_file_digests"  # written beside a tool return's content when it is not a scalar
 
 
@@ -102,9 +103,44 @@ def _args(value: Any) -> bool:
     return value is None or type(value) in (str, dict)
 
 
+_URL_KINDS = frozenset({"image-url", "audio-url", "video-url", "document-url"})
+URL_ITEM = ("url", "force_download", "vendor_metadata", "kind", "media_type", "identifier")
+BINARY_ITEM = ("data", "media_type", "vendor_metadata", "kind", "identifier")
+_BASE64 = re.compile(r"(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)?")
+
+
+def _canonical_base64(value: str) -> bool:
+    """URL-safe base64 with padding, as pydantic-ai writes binary data (and the last character's
+    unused bits zero, so decoding and encoding again gives it back)."""
+    if _BASE64.fullmatch(value) is None:
+        return False
+    import base64
+
+    return base64.urlsafe_b64encode(base64.urlsafe_b64decode(value)).decode() == value
+
+
+def _media(item: dict[str, Any]) -> bool:
+    """A file URL or binary content with every field pydantic-ai writes, media type and
+    identifier given (not inferred)."""
+    kind = item.get("kind")
+    keys = URL_ITEM if kind in _URL_KINDS else BINARY_ITEM if kind == "binary" else None
+    if keys is None or len(item) != len(keys) or any(k not in item for k in keys) or item["vendor_metadata"] is not None:
+        return False
+    if not (type(item["media_type"]) is str and item["media_type"] and type(item["identifier"]) is str and item["identifier"]):
+        return False
+    if kind == "binary":
+        return type(item["data"]) is str and _canonical_base64(item["data"])
+    return type(item["url"]) is str and type(item["force_download"]) is bool
+
+
 def _prompt(value: Any) -> bool:
-    """User prompt content: text, or a list of texts (media go the careful way)."""
-    return type(value) is str or (type(value) is list and all(type(v) is str for v in value))
+    """User prompt content: text, or a list of texts and media pydantic-ai wrote whole."""
+    return type(value) is str or (type(value) is list and all(type(v) is str or (type(v) is dict and _media(v)) for v in value))
+
+
+def _retry(value: Any) -> bool:
+    return value is None or (type(value) is dict and len(value) == 3 and type(value.get("cause")) is str
+                             and value["cause"] in _RETRY_CAUSES and all(v is None or type(v) is int for v in (value.get("attempt", ""), value.get("max_retries", ""))))
 
 
 def _usage(value: Any) -> bool:
@@ -156,7 +192,7 @@ PARTS: dict[str, dict[str, Callable[[Any], bool]]] = {
     "user-prompt": {"content": _prompt, "timestamp": _timestamp, "part_kind": _one_of("user-prompt")},
     "tool-return": {"tool_name": _tool_name, "content": lambda v: True, "tool_call_id": _call_id, "tool_kind": _none,
                     "metadata": _none, "timestamp": _timestamp,
-                    "outcome": _one_of("success", "failed", "denied", "interrupted", "retried"), "retry": _none,
+                    "outcome": _one_of("success", "failed", "denied", "interrupted", "retried"), "retry": _retry,
                     "part_kind": _one_of("tool-return")},
     "text": {"content": _str, "id": _opt_str, "provider_name": _opt_str, "provider_details": _opt_dict, "citations": _none,
              "part_kind": _one_of("text")},
@@ -254,4 +290,15 @@ def normal(rebuilt: dict[str, Any]) -> dict[str, Any] | None:
     defaults = PART_DEFAULTS.get(kind) if type(kind) is str else None
     if defaults is None:
         return None
-    return part({**defaults, **rebuilt})
+    filled = {**defaults, **rebuilt}
+    content = filled.get("content")
+    if kind == "user-prompt" and type(content) is list:
+        filled["content"] = [_media_defaults(item) if type(item) is dict else item for item in content]
+    return part(filled)
+
+
+def _media_defaults(item: dict[str, Any]) -> dict[str, Any]:
+    """A media item as specs rebuild it (defaults left out), with pydantic-ai's defaults, in its order."""
+    keys = URL_ITEM if item.get("kind") in _URL_KINDS else BINARY_ITEM
+    filled = {"force_download": False, "vendor_metadata": None, **item} if keys is URL_ITEM else {"vendor_metadata": None, **item}
+    return {k: filled[k] for k in keys if k in filled} if set(filled) <= set(keys) else item
