@@ -16,6 +16,7 @@ installed the fast route is off."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -25,7 +26,9 @@ from typing import Any
 from threadlab.formats.pydantic_ai.message import Message
 
 VERSION = "2.68"  # the pydantic-ai-slim release the table was taken from
-ENABLED = True  # tests turn the fast route off to compare it with the careful one
+# tests turn the fast route off to compare it with the careful one; THREADLAB_PYDANTIC_AI_FAST=0
+# turns it off in a process and its pool workers (benchmarks/pydantic_ai_folder.py: today's route)
+ENABLED = os.environ.get("THREADLAB_PYDANTIC_AI_FAST", "1") != "0"
 
 _TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{6}))?Z")
 _SPECIAL_TOOLS = frozenset({"search_tools", "load_capability", "tool_search"})  # tools with part classes of their own
