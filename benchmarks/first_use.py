@@ -4,6 +4,12 @@ run (interleaved rounds, medians), so the figures say what threadlab adds to a b
 
     python benchmarks/first_use.py                  # 10 rounds, both bytecode states
     python benchmarks/first_use.py --rounds 5 --states compiled
+    python benchmarks/first_use.py --states compiled --before /tmp/before   # and an older tree's first load
+
+``--before DIR`` times the first load of another source tree too (a folder holding a
+``threadlab`` package, e.g. ``git archive <commit> threadlab | tar -x -C DIR``), in the same
+rounds and with the same interpreter and libraries, so a change is measured side by side rather
+than against a figure taken in another minute of a shared machine.
 
 Python's start-up is dominated by reading modules, so the bytecode cache matters more than any
 code of ours. Two states are measured, each with its own cache folder (``PYTHONPYCACHEPREFIX``;
@@ -35,17 +41,28 @@ TARGETS = {"import threadlab": 0.3, "threadlab --help": 0.5, 'first tl.load("dat
 STATES = ("compiled", "source")
 
 
-def cases() -> dict[str, list[str]]:
+def _from_tree(tree: Path, code: str) -> str:
+    """``code`` run with threadlab imported from ``tree`` (the editable install's finder set aside)."""
+    return ("import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]; "
+            f"sys.path.insert(0, {str(tree)!r}); {code}")
+
+
+def cases(before: Path | None = None) -> dict[str, list[str]]:
     """Each case's command line; ``threadlab --help`` runs the console script a user runs."""
     py = sys.executable
     script = Path(py).with_name("threadlab")
     help_cmd = [str(script), "--help"] if script.exists() else [py, "-m", "threadlab", "--help"]
-    return {
+    load = 'import threadlab as tl; tl.load("data/")'
+    out = {
         "python -c pass": [py, "-c", "pass"],
         "import threadlab": [py, "-c", "import threadlab"],
         "threadlab --help": help_cmd,
-        'first tl.load("data/")': [py, "-c", 'import threadlab as tl; tl.load("data/")'],
+        'first tl.load("data/")': [py, "-c", load],
     }
+    if before is not None:
+        out['first tl.load("data/"), this tree'] = [py, "-c", _from_tree(ROOT, load)]
+        out['first tl.load("data/"), --before tree'] = [py, "-c", _from_tree(before, load)]
+    return out
 
 
 def state_env(state: str, cache: Path) -> dict[str, str]:
@@ -92,9 +109,9 @@ def median(values: list[float]) -> float:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def measure(state: str, cache: Path, rounds: int) -> None:
+def measure(state: str, cache: Path, rounds: int, before: Path | None = None) -> None:
     env = state_env(state, cache)
-    commands = cases()
+    commands = cases(before)
     for cmd in commands.values():  # fills the compiled state's cache (the source state's stays empty)
         wall(cmd, env)
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -113,6 +130,11 @@ def measure(state: str, cache: Path, rounds: int) -> None:
         met = "" if target is None or state != "compiled" else ("yes" if m < target else "no")
         print(f"| {name} | {m:.3f} | {m - base:.3f} | {m / base:.1f} | {'' if target is None else f'< {target}'} | {met} |")
     print(f"`import threadlab` by -X importtime (cumulative): median {median(inner):.3f} s")
+    if before is not None:
+        this, that = times['first tl.load("data/"), this tree'], times['first tl.load("data/"), --before tree']
+        per_round = ", ".join(f"{a / b:.2f}" for a, b in zip(this, that, strict=True))
+        print(f"first load, this tree / --before tree: {median(this) / median(that):.2f} "
+              f"(medians {median(this):.3f} s / {median(that):.3f} s; per round {per_round})")
     code = 'import threadlab as tl; tl.load("data/")'
     top = heaviest_imports(env, code)
     print(f"import time of a first load by package (one run, self s, {sum(secs for _, secs in top):.2f} s in these): "
@@ -123,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--states", default=",".join(STATES), help=f"bytecode states, of {','.join(STATES)}")
+    parser.add_argument("--before", type=Path, help="a folder holding another threadlab tree: its first load is timed too")
     args = parser.parse_args(argv)
     states = [s for s in args.states.split(",") if s]
     if unknown := set(states) - set(STATES):
@@ -131,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(tempfile.mkdtemp(prefix="threadlab-first-use-"))
     try:
         for state in states:
-            measure(state, cache, max(1, args.rounds))
+            measure(state, cache, max(1, args.rounds), args.before)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return 0

@@ -46,3 +46,13 @@ def test_loading_claude_code_imports_no_pydantic_ai() -> None:
     loaded = _loaded_after(f"import threadlab\nassert len(threadlab.load({str(DATA / 'claude_code')!r}, progress=False).actions)")
     assert "pandas" in loaded
     assert "pydantic_ai" not in loaded
+
+
+def test_first_load_of_data_imports_no_pydantic_ai() -> None:
+    """The first ``load("data/")`` a new user runs (every bundled format, pydantic-ai histories and
+    AI SDK streams among them) reads pydantic-ai's histories by the fast route and the AI SDK
+    files with pydantic-ai's models loaded on their own: pydantic-ai itself (0.6 s and its schemas
+    built on first use) is not imported."""
+    loaded = _loaded_after(f"import threadlab\nf = threadlab.load({str(DATA)!r}, progress=False)\nassert len(f.threads) > 300")
+    assert "pandas" in loaded
+    assert "pydantic_ai" not in loaded

@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
-
-import pydantic
-from pydantic_ai import messages as pai
+from typing import TYPE_CHECKING, Any
 
 from threadlab.core.model import MediaPart, TextPart, UnknownPart
 from threadlab.core.timefmt import format_timestamp
+from threadlab.formats.pydantic_ai import fast
+
+if TYPE_CHECKING:  # pydantic-ai is imported when a part is not one the fast route vouches for
+    import pydantic
 
 KEY = "pydantic_ai"  # metadata key of everything pydantic-ai specific
 SYSTEM_PREFIX = "system.pydantic_ai."  # framework-only parts travel as system.pydantic_ai.<kind>
@@ -37,11 +38,17 @@ _CATEGORY_URL = {v: k for k, v in _URL_CATEGORY.items()}
 
 @cache
 def request_part_adapter() -> pydantic.TypeAdapter[Any]:
+    import pydantic
+    from pydantic_ai import messages as pai
+
     return pydantic.TypeAdapter(pai.ModelRequestPart)
 
 
 @cache
 def response_part_adapter() -> pydantic.TypeAdapter[Any]:
+    import pydantic
+    from pydantic_ai import messages as pai
+
     return pydantic.TypeAdapter(pai.ModelResponsePart)
 
 
@@ -51,8 +58,17 @@ def normalise_part(side: str, part: Mapping[str, Any]) -> dict[str, Any]:
     return adapter.dump_python(adapter.validate_python(dict(part)), mode="json")
 
 
-@cache
 def envelope_defaults(side: str) -> dict[str, Any]:
+    if fast.enabled():
+        return fast.ENVELOPE_DEFAULTS[side]
+    return pydantic_envelope_defaults(side)
+
+
+@cache
+def pydantic_envelope_defaults(side: str) -> dict[str, Any]:
+    """What pydantic-ai writes for a message with no fields given (timestamp aside)."""
+    from pydantic_ai import messages as pai
+
     message = pai.ModelRequest(parts=[]) if side == "request" else pai.ModelResponse(parts=[])
     dumped = pai.ModelMessagesTypeAdapter.dump_python([message], mode="json")[0]
     dumped.pop("parts")
@@ -85,6 +101,11 @@ def rest_of(full: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> dict[str, An
     """The keys of ``full`` that the part rebuilt from canonical fields does not reproduce
     (``_missing``, the keys the file did not have, among them)."""
     rebuilt = {k: v for k, v in rebuilt.items() if not (k == "timestamp" and v is None)}
+    normal = fast.normal(rebuilt) if fast.enabled() else None
+    if normal is not None:
+        return {k: v for k, v in full.items() if k not in normal or normal[k] != v}
+    import pydantic
+
     try:
         normal = normalise_part("request" if rebuilt["part_kind"] in REQUEST_PART_KINDS else "response", rebuilt)
     except pydantic.ValidationError:  # content kept as it came (a kind pydantic-ai does not take): compared as it is

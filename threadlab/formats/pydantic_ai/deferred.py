@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
-
-from pydantic_ai import DeferredToolResults, ToolApproved, ToolDenied
-from pydantic_ai.exceptions import ModelRetry, ToolFailed
-from pydantic_ai.messages import ToolReturn
+from typing import TYPE_CHECKING, Any
 
 from threadlab.formats.pydantic_ai import _parts as P
+
+if TYPE_CHECKING:  # pydantic-ai is imported only when there are resolutions to apply
+    from pydantic_ai import DeferredToolResults
 
 
 @dataclass
@@ -88,6 +87,10 @@ def apply_resolutions(specs: list[Spec], results: DeferredToolResults, agent_id:
 
 
 def _resolutions(results: DeferredToolResults) -> Iterable[tuple[str, tuple[str, dict[str, Any], Any]]]:
+    from pydantic_ai import ToolApproved, ToolDenied
+    from pydantic_ai.exceptions import ModelRetry, ToolFailed
+    from pydantic_ai.messages import ToolReturn
+
     for call_id, approval in results.approvals.items():
         if approval is True or isinstance(approval, ToolApproved):
             override = approval.override_args if isinstance(approval, ToolApproved) else None

@@ -15,19 +15,24 @@ import heapq
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from pydantic_ai import DeferredToolResults
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import json_bytes
 from threadlab.core.model import AgentConfig, Thread
-from threadlab.formats.pydantic_ai import container, events
+from threadlab.formats.pydantic_ai import container, fast
 from threadlab.formats.pydantic_ai.deferred import Spec, apply_resolutions
+from threadlab.formats.pydantic_ai.message import BadPart, Message
 from threadlab.formats.pydantic_ai.specs import history_specs, usage_from_pai
-from threadlab.formats.pydantic_ai.wire import BadPart, Message, Normaliser
 from threadlab.formats.source import Source
+
+if TYPE_CHECKING:  # pydantic-ai is imported only for what the fast route does not vouch for
+    from pydantic_ai import DeferredToolResults
+
+    from threadlab.formats.pydantic_ai.events import Resolution
+    from threadlab.formats.pydantic_ai.wire import Normaliser
 
 __all__ = ["from_pydantic_ai", "from_pydantic_ai_runs", "read_source", "usage_from_pai"]
 
@@ -37,26 +42,36 @@ class _History:
     what its other records came to."""
 
     def __init__(self, conversation: container.Conversation) -> None:
-        normaliser = Normaliser()
+        self._normaliser: Normaliser | None = None
+        self._fast = fast.enabled()
         self.messages: list[Message] = []
         for entry in conversation.entries:
-            message = normaliser.message(entry.raw, len(self.messages), line=entry.line, counted=entry.counted)
-            if message is not None:
-                self.messages.append(message)
-        stream = events.resolve(conversation.events, self.messages)
+            self._add(entry.raw, entry.line, entry.counted)
+        stream = _resolve(conversation.events, self.messages)
         for raw in stream.messages:
-            message = normaliser.message(raw, len(self.messages), counted=False)
-            if message is not None:
-                self.messages.append(message)
+            self._add(raw, None, False)
         self.conversation = conversation
         self.stream = stream
-        self.made_up = normaliser.made_up
+        self.made_up = self._normaliser.made_up if self._normaliser is not None else 0
+
+    def _add(self, raw: Any, line: int | None, counted: bool) -> None:
+        """The message, by the fast route when it vouches for it, else validated by pydantic-ai
+        (one normaliser per history: made-up tool call ids pair up across its messages)."""
+        message = fast.message(raw, line=line, counted=counted) if self._fast else None
+        if message is None:
+            if self._normaliser is None:
+                from threadlab.formats.pydantic_ai.wire import Normaliser
+
+                self._normaliser = Normaliser()
+            message = self._normaliser.message(raw, len(self.messages), line=line, counted=counted)
+        if message is not None:
+            self.messages.append(message)
 
     def extra_specs(self) -> list[Spec]:
         """Stream events kept as they came (after the messages)."""
         out = []
         for line, raw, reason in self.stream.kept:
-            spec = Spec(events.EVENT_ACTION, None, {"data": raw})
+            spec = Spec(EVENT_ACTION, None, {"data": raw})
             spec.records, spec.kept, spec.line = 1, ("stream-event", reason), line
             out.append(spec)
         return out
@@ -71,6 +86,28 @@ class _History:
         if self.made_up:
             builder.problem("schema", f"{self.made_up} tool call(s) or return(s) have no tool_call_id: ids are made up "
                                       "(pyd_ai_missing_<message>_<part>) and a return answers the last unanswered call of its tool")
+
+
+EVENT_ACTION = "system.pydantic_ai.event"  # events.EVENT_ACTION (a test keeps them equal)
+
+
+class _NoEvents:
+    """What a conversation without stream events comes to (``events.Resolution`` of nothing),
+    without importing pydantic-ai for it."""
+
+    messages: tuple[()] = ()
+    kept: tuple[()] = ()
+    converted = 0
+    failed: tuple[()] = ()
+    problems: tuple[()] = ()
+
+
+def _resolve(found: list[tuple[int | None, dict[str, Any]]], messages: list[Message]) -> Resolution | _NoEvents:
+    if not found:
+        return _NoEvents()
+    from threadlab.formats.pydantic_ai import events
+
+    return events.resolve(found, messages)
 
 
 def read_source(source: Source, *, agent: Any = "assistant") -> list[Thread]:

@@ -32,7 +32,7 @@ from threadlab.core.model import Usage
 from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.pydantic_ai import _parts as P
 from threadlab.formats.pydantic_ai.deferred import Spec, mark_denials
-from threadlab.formats.pydantic_ai.wire import BadPart, Message
+from threadlab.formats.pydantic_ai.message import BadPart, Message
 
 _FINISH = ("stop", "tool_call", "length", "content_filter")
 _OUTCOME = {"success": "success", "error": "failed", "validation_error": "retried"}

@@ -12,7 +12,8 @@ from functools import cache
 from typing import Any, Literal
 
 from pydantic import ConfigDict
-from pydantic_ai.ui.vercel_ai import response_types as rt
+
+from threadlab.formats.vercel_ai.pai_models import response_types as rt
 
 BaseChunk = rt.BaseChunk
 ProviderMetadata = rt.ProviderMetadata

@@ -15,7 +15,6 @@ from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from pydantic_ai.ui.vercel_ai import request_types as rq
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
@@ -24,6 +23,7 @@ from threadlab.formats.vercel_ai.assemble import AgentOf, Assembler, Slot, Turn,
 from threadlab.formats.vercel_ai.chunks import extra_of, keep_extra
 from threadlab.formats.vercel_ai.losses import MESSAGES_FORMAT
 from threadlab.formats.vercel_ai.messages_v4 import is_v4_message, read_v4
+from threadlab.formats.vercel_ai.pai_models import request_types as rq
 
 MEDIA_PARTS = ("file", "source-url", "source-document", "reasoning-file")
 
