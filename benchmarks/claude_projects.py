@@ -20,6 +20,8 @@ a few thousands of lines long).
 Methods, each in a fresh subprocess (imports before the clock), in rotating order each round:
 
     threadlab    threadlab.load(folder): all five frames (default workers, no cache)
+    careful      the same with the Claude frames route off (``to_documents``): a Thread of
+                 models per session, then its JSON object, as load read Claude Code before
     naive        pandas.read_json(path, lines=True) of every .jsonl, concatenated: one table
     normalize    json.loads of every line + pandas.json_normalize per file, concatenated
     orjson       orjson.loads of every line of every .jsonl, nothing else: the parse floor
@@ -53,7 +55,7 @@ sys.path.insert(0, str(HERE.parent))
 from benchmarks.corpus import parse_size  # noqa: E402
 from benchmarks.load import PeakRSS, _median, _spread, _typical, size_label  # noqa: E402
 
-METHODS = ("threadlab", "naive", "normalize", "orjson")
+METHODS = ("threadlab", "careful", "naive", "normalize", "orjson")
 SESSIONS_PER_PROJECT = 40
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 VERSION = "2.1.330"
@@ -328,13 +330,17 @@ def run_orjson(folder: Path) -> dict[str, Any]:
 def child(method: str, folder: Path) -> None:
     import pandas  # noqa: F401
 
-    if method == "threadlab":
+    if method == "careful":
+        import threadlab.formats.claude
+
+        threadlab.formats.claude.to_documents = lambda source: None  # type: ignore[assignment]
+    if method in ("threadlab", "careful"):
         from threadlab.formats.registry import folder_planners
         from threadlab.loading.pool import warm_up
 
         folder_planners()
         warm_up()
-    run = {"threadlab": run_threadlab, "naive": run_naive, "normalize": run_normalize, "orjson": run_orjson}[method]
+    run = {"threadlab": run_threadlab, "careful": run_threadlab, "naive": run_naive, "normalize": run_normalize, "orjson": run_orjson}[method]
     print("ready", flush=True)
     sys.stdin.readline()
     start = time.perf_counter()

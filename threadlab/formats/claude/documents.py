@@ -19,7 +19,7 @@ written for) sends the whole file the careful way: ``to_documents`` returns None
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -29,7 +29,7 @@ from threadlab.core.builder import EPOCH, ThreadBuilder
 from threadlab.core.canonical import _plan, model_to_dict
 from threadlab.core.model import Thread, action_class
 from threadlab.core.timefmt import format_timestamp
-from threadlab.loading.shape import fits
+from threadlab.loading.shape import _compiled
 
 _KEEP_NONE = ("args", "content", "data")  # the fields ThreadBuilder.add keeps when None (as the models then hold them)
 
@@ -41,23 +41,36 @@ class DocBuilder(ThreadBuilder):
         super().__init__(*args, **kwargs)
         self.actions: list[Any] = []  # each action's JSON object
         self.times: list[datetime] = []
+        self._kinds: dict[str, tuple[Any, Any, frozenset[str]]] = {}  # action_type → (its model's check, canonical plan, fields)
+        self._stamped: datetime | None = None
+        self._text = ""
 
     def add(self, action_type: str, /, *, timestamp: Any = None, **fields: Any) -> Any:
-        cls = action_class(action_type)
+        kind = self._kinds.get(action_type)
+        if kind is None:
+            cls = action_class(action_type)
+            kind = self._kinds[action_type] = (_compiled(cls, True), _plan(cls), _fields(cls))
+        check, plan, known = kind
         values = {k: v for k, v in fields.items() if v is not None or k in _KEEP_NONE}
         values["action_type"] = action_type
         values["timestamp"] = ""  # (its text is checked by validate_dict, as on the fast path)
         values["sequence"] = len(self.actions) + 1
-        if not fits(cls, values, True):  # the careful way, with the model's own problems
+        if not check(values):  # the careful way, with the model's own problems
             action = super().add(action_type, timestamp=timestamp, **fields)
             self.actions[-1] = model_to_dict(action)
             self.times.append(action.timestamp)
             return action
-        moment = self._time(timestamp)
-        values["timestamp"] = format_timestamp(moment)
-        doc = {name: values[name] for name, required in _plan(cls) if values.get(name) is not None or (required and name in values)}
+        if type(timestamp) is datetime and timestamp.tzinfo is UTC:  # what the chain ordering gives: no parse
+            moment = timestamp
+            if self._last_time is None or moment > self._last_time:
+                self._last_time = moment
+        else:
+            moment = self._time(timestamp)
+        if moment is not self._stamped:  # (the blocks of one line share its time)
+            self._stamped, self._text = moment, format_timestamp(moment)
+        values["timestamp"] = self._text
+        doc = {name: values[name] for name, required in plan if values.get(name) is not None or (required and name in values)}
         if len(doc) != len(values):  # fields the model keeps as extra ones (a system action's agent_id), after its own
-            known = _fields(cls)
             doc.update((k, values[k]) for k in sorted(values) if k not in known)
         self.actions.append(doc)
         self.times.append(moment)
