@@ -37,6 +37,7 @@ import json
 import multiprocessing
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -358,6 +359,7 @@ def measure(method: str, folder: Path) -> dict[str, Any]:
         proc.wait()
         return {"error": (proc.stderr.read().strip().splitlines() or ["failed"])[-1]}
     rss = PeakRSS(proc.pid)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc.stdin.write("go\n")
     proc.stdin.flush()
     lines: list[str] = []
@@ -370,7 +372,12 @@ def measure(method: str, folder: Path) -> dict[str, Any]:
     proc.wait()
     if proc.returncode != 0 or not lines:
         return {"error": (err.strip().splitlines() or ["failed"])[-1]}
-    return {**json.loads(lines[-1]), "peak_rss": rss.peak}
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds of the child and its workers over the child's whole life (imports included,
+    # much the same for every method): on a machine shared with other work, CPU time says
+    # more than the clock
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {**json.loads(lines[-1]), "peak_rss": rss.peak, "cpu_total": cpu}
 
 
 # --- the driver -----------------------------------------------------------------------------------
@@ -393,16 +400,17 @@ def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int, seed: in
             results[method] = r = measure(method, folder)
             print(f"  round {turn + 1}: {method:<10} " + (f"{r['seconds']:8.2f} s" if "seconds" in r else r.get("error", "?")), flush=True)
         rounds.append(results)
-    print(f"\n| {label} (median of {repeat}) | seconds | range | MB/s | peak RSS MB | rows |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(f"\n| {label} (median of {repeat}) | seconds | range | MB/s | CPU s (all processes, with imports) | peak RSS MB | rows |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for method in methods:
         r = _typical(rounds, method)
         times = [x[method]["seconds"] for x in rounds if "seconds" in x.get(method, {})]
         if not times:
             print(f"| {method} | failed: {r.get('error', '?')} |")
             continue
+        cpus = [x[method]["cpu_total"] for x in rounds if "cpu_total" in x.get(method, {})]
         print(f"| {method} | {_median(times):.2f} | {min(times):.2f}-{max(times):.2f} | {corpus / 1e6 / _median(times):.0f} | "
-              f"{r['peak_rss'] / 1e6:.0f} | {r['rows']:,} |")
+              f"{_median(cpus):.2f} | {r['peak_rss'] / 1e6:.0f} | {r['rows']:,} |")
     print("\nper round, median (range):")
     for other in methods:
         if other != "threadlab":
