@@ -227,15 +227,15 @@ def write_projects(folder: Path, total_bytes: int, *, seed: int = 0) -> list[Pat
 
 def _drop_beyond(root: Path, seed: int, count: int) -> None:
     """Sessions the pool made ahead, past the size asked for, are removed (so the corpus does
-    not depend on the number of cores): their ids are remade from (seed, index)."""
-    index = count
-    while True:
+    not depend on the number of cores): their ids are remade from (seed, index). Workers
+    finish chunks out of order, so a window of indexes is looked at, not only the next ones."""
+    for index in range(count, count + 512):
         rng = random.Random(f"{seed}-{index}")
         project = root / f"-home-user-code-project-{index // SESSIONS_PER_PROJECT:03d}"
         sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         session = project / f"{sid}.jsonl"
         if not session.exists():
-            return
+            continue
         session.unlink()
         shutil.rmtree(project / sid, ignore_errors=True)
         for beside in project.glob("agent-*.jsonl"):
@@ -243,7 +243,6 @@ def _drop_beyond(root: Path, seed: int, count: int) -> None:
                 beside.unlink()
         if not any(project.iterdir()):
             project.rmdir()
-        index += 1
 
 
 def jsonl_files(folder: Path) -> list[Path]:
