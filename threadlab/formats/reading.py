@@ -33,15 +33,20 @@ def read_documents(source: Any, format: str = "auto", *, documents: bool = True)
     src = source if isinstance(source, Source) else Source(source)
     module = detect_format(src) if format == "auto" else get_format(format)
     with no_gc():  # a big thread is millions of objects, all alive until the end: nothing to collect
-        threads = _converted(module, src)
+        built = _built_documents(module, src) if documents else None
+        threads = _converted(module, src) if built is None else [thread for thread, _ in built]
         if module.NAME != THREADPROTOCOL:
-            _no_actions(threads, src)
+            _no_actions(threads, src, built)
         wire = [None] * len(threads) if documents else _wire_documents(src, module.NAME, threads)
+        made = [doc for _, doc in built] if built is not None else wire
         out = []
-        for thread, raw in zip(threads, wire, strict=True):
+        for thread, raw, ready in zip(threads, wire, made, strict=True):
             doc = None
             found = validate_dict(raw) if raw is not None and not thread.problems else None
-            if found != []:
+            if ready is not None and raw is None:  # the format gave the object itself (no models per action)
+                doc = ready
+                found = validate_dict(doc)
+            elif found != []:
                 doc = thread.to_dict()
                 found = validate_dict(doc)
             thread.problems = _unique([p.with_source(src.name) for p in (*thread.problems, *found)])
@@ -64,6 +69,13 @@ def _converted(module: Any, source: Source) -> list[Thread]:
         ) from exc
 
 
+def _built_documents(module: Any, source: Source) -> list[tuple[Thread, Any]] | None:
+    """(thread without actions, its canonical JSON object) from a format that makes the object
+    directly (``to_documents``, where frames are all that is wanted); None: use ``to_threads``."""
+    make = getattr(module, "to_documents", None)
+    return make(source) if make is not None else None
+
+
 def _wire_documents(source: Source, format: str, threads: list[Thread]) -> list[Any]:
     """The JSON object each ThreadProtocol thread was built from, when the source was parsed
     whole (one thread or an array of them; not JSON Lines, not in-memory Threads), else None."""
@@ -74,10 +86,12 @@ def _wire_documents(source: Source, format: str, threads: list[Thread]) -> list[
     return docs
 
 
-def _no_actions(threads: list[Thread], source: Source) -> None:
+def _no_actions(threads: list[Thread], source: Source, built: list[tuple[Thread, Any]] | None = None) -> None:
     """A non-empty input of a conversation format that gave no message, thinking, tool call or
     return is a problem, not an empty thread (ThreadProtocol is exempt: an empty thread is a
     thread)."""
+    if built is not None and any(a.get("action_type") in _CORE for _, doc in built for a in doc["actions"]):
+        return
     if any(a.action_type in _CORE for t in threads for a in t.actions):
         return
     problem = Problem("no-actions", f"{source.name} gave no message, thinking, tool call or tool return", source=source.name)

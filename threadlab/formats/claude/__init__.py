@@ -19,7 +19,7 @@ from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.claude.agents import MAIN_AGENT
 from threadlab.formats.claude.layout import is_claude_folder, plan_folder, session_files
-from threadlab.formats.claude.reader import stream_threads, transcript_thread
+from threadlab.formats.claude.reader import stream_threads, transcript_builder, transcript_thread
 from threadlab.formats.claude.wire import (
     entries_from_objects,
     first_entry,
@@ -80,6 +80,24 @@ def to_threads(source: Source) -> list[Thread]:
     if _is_stream(entries):
         return stream_threads(entries, name=source.name)
     return [transcript_thread(source, entries=entries)]
+
+
+def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
+    """The frames route (``documents.py``): a session transcript file → its thread (without
+    actions: problems and account) and its JSON object, with no model per action. None for
+    any other input (a folder, a stream, an array, objects), and for a file the route gives
+    up on: ``to_threads`` reads those, with the same results."""
+    from threadlab.formats.claude.documents import DocBuilder
+
+    try:
+        if source.is_dir or source.is_object or source.path is None or _container(source) is not None:
+            return None
+        entries = read_lines(source, source.name)
+        if not entries or _is_stream(entries):
+            return None
+        return [transcript_builder(source, DocBuilder, entries=entries).build_document()]
+    except Exception:  # whatever it was, the careful way meets it again and says what it is
+        return None
 
 
 def _is_stream(entries: list[Any]) -> bool:

@@ -40,12 +40,14 @@ class Converter:
         self.usage_given: set[str] = set()
         self.tool_names: dict[str, str] = {}
         self.session = SessionInfo(keys=STREAM_KEYS if stream else SESSION_KEYS)
-        for entry in entries:  # the thread's value of each repeated field: the first a line gives
-            for key in self.session.keys:
-                if key in entry.raw and key not in self.session.fields:
-                    self.session.fields[key] = entry.raw[key]
+        for key in self.session.keys:  # the thread's value of each repeated field: the first a line gives
+            found = next((e.raw for e in entries if key in e.raw), None)  # (nearly always the first line or two)
+            if found is not None:
+                self.session.fields[key] = found[key]
         self.agents = Agents(builder)
         self.pending: list[dict[str, Any]] = []  # stream events waiting for the next action
+        # the session fields some line gives (all of them are known now: read from every line above)
+        self.present = tuple(k for k in self.session.keys if k in self.session.fields)
 
     # --- emission -------------------------------------------------------------------------
     def emit(self, kind: str, entry: Entry | None, meta: dict[str, Any] | None, **fields: Any) -> BaseAction:
@@ -57,7 +59,8 @@ class Converter:
             meta.setdefault("claude", {})["stream_events"] = self.pending
             self.pending = []
         if entry is not None and entry.problem is None:
-            absent = [k for k in self.session.keys if k in self.session.fields and k not in entry.raw]
+            raw = entry.raw
+            absent = [k for k in self.present if k not in raw]
             if absent:
                 meta = meta if meta is not None else {}
                 meta.setdefault("claude", {})["absent"] = absent
@@ -87,15 +90,9 @@ class Converter:
         elif kind == "stream_event":  # deltas of lines the stream also holds whole
             self.pending.append(self.own(entry, ()))
         else:
-            handler = {
-                "assistant": self._assistant,
-                "user": self._user,
-                "attachment": self._attachment,
-                "system": self._system,
-                "result": self._result,
-            }.get(kind)
+            handler = _HANDLERS.get(kind)
             if handler is not None:
-                handler(entry)
+                handler(self, entry)
             elif kind in KNOWN_TYPES and kind != BAD_LINE:
                 self._bookkeeping(entry)
             else:
@@ -104,8 +101,14 @@ class Converter:
 
     def own(self, entry: Entry, drop: tuple[str, ...]) -> dict[str, Any]:
         """The line's fields but ``drop`` and the session fields that repeat the thread's."""
-        fields, keys = self.session.fields, self.session.keys
-        return {k: v for k, v in entry.raw.items() if k not in drop and not (k in keys and fields.get(k, _MISSING) == v)}
+        out = dict(entry.raw)  # (a copy with keys deleted: several times cheaper than a filtering comprehension)
+        for key in drop:
+            out.pop(key, None)
+        fields = self.session.fields
+        for key in self.present:
+            if key in out and fields.get(key, _MISSING) == out[key]:
+                del out[key]
+        return out
 
     def _meta(self, entry: Entry, agent: str | None, drop: tuple[str, ...]) -> dict[str, Any]:
         meta: dict[str, Any] = {"claude": self.own(entry, drop)}
@@ -296,6 +299,15 @@ class Converter:
         self.b.kept("unknown-type", f"{entry.where()} {reason}; kept as system.unknown_entry", line=entry.line, n=records)
         agent = entry.agent if entry.agent not in (None, MAIN_AGENT) else None
         self.emit("system.unknown_entry", entry, {"claude": {"line": "whole"}}, agent_id=agent, data=self.own(entry, ()))
+
+
+_HANDLERS = {
+    "assistant": Converter._assistant,
+    "user": Converter._user,
+    "attachment": Converter._attachment,
+    "system": Converter._system,
+    "result": Converter._result,
+}
 
 
 def _is_error(block: Mapping[str, Any]) -> bool:

@@ -69,10 +69,16 @@ def session_id(entry: Entry) -> str | None:
 def transcript_thread(source: Source, *, base: Path | None = None, entries: list[Entry] | None = None) -> Thread:
     """One session: its lines (read from ``source``, or given) and, when read from disk, its
     subagent files."""
+    return transcript_builder(source, ThreadBuilder, base=base, entries=entries).build()
+
+
+def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path | None = None, entries: list[Entry] | None = None) -> Any:
+    """The builder (of class ``make``) that has read one session: ``ThreadBuilder`` for a
+    Thread, ``documents.DocBuilder`` for its JSON object only."""
     path = source.path
     label = _label(path, base) if path is not None else source.name
     lines = entries if entries is not None else read_lines(source, label)
-    builder = ThreadBuilder(thread_id(source.name, lines), source=source.name)
+    builder = make(thread_id(source.name, lines), source=source.name)
     sidecars = {e.raw["agentId"]: e for e in lines if e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str)}
     lines = [e for e in lines if not (e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str))]
     builder.took(len(sidecars))  # each is in its agent's metadata
@@ -107,7 +113,8 @@ def transcript_thread(source: Source, *, base: Path | None = None, entries: list
     for entry in merged:
         conv.add(entry)
     conv.finish()
-    return _finish(builder, conv)
+    _describe(builder, conv)
+    return builder
 
 
 def split_sidechains(entries: list[Entry]) -> tuple[list[Entry], dict[str, list[Entry]]]:
@@ -300,11 +307,11 @@ def stream_threads(entries: list[Entry], *, name: str) -> list[Thread]:
         for entry in group:
             conv.add(entry)
         conv.finish()
-        threads.append(_finish(builder, conv))
+        _describe(builder, conv)
+        threads.append(builder.build())
     return threads
 
 
-def _finish(builder: ThreadBuilder, conv: Converter) -> Thread:
+def _describe(builder: ThreadBuilder, conv: Converter) -> None:
     builder.metadata.update(conv.session.metadata())
     builder.title = conv.session.title()
-    return builder.build()

@@ -1,0 +1,216 @@
+"""How fast does ``threadlab.load`` read a ``~/.claude/projects`` folder? Against the naive way,
+side by side in one run (issue #16: 1 GB → frames at least 10x faster than naive, under 60 s).
+
+    python benchmarks/claude_projects.py 200MB --repeat 3   # corpus under benchmarks/corpus/claude-200mb/
+    python benchmarks/claude_projects.py 1GB
+
+The corpus is generated, deterministic by seed (each session a function of (seed, index)), in
+the layout Claude Code 2.1 writes and with the shapes of the real transcripts in
+``tests/fixtures/real/claude`` and ``tests/fixtures/claude/projects``: project folders of
+session ``.jsonl`` files; per session queue operations, a prompt, attachments, assistant
+messages written one content block a line (thinking with a signature, text, tool_use) with the
+message's usage repeated on each, tool results with their ``toolUseResult`` (which repeats the
+output, as the CLI does), ``uuid``/``parentUuid`` chains that fork at parallel tool calls,
+``last-prompt``/``file-history-snapshot``/``system`` lines, a ``cost-state`` and a title. Some
+sessions launch subagents (``<session>/subagents/agent-<id>.jsonl`` with a ``.meta.json``
+sidecar; in older sessions ``agent-<id>.jsonl`` beside the session, without one); some older
+ones open with ``summary`` lines. Session lengths are spread (log-normal: most sessions short,
+a few thousands of lines long).
+
+Methods, each in a fresh subprocess (imports before the clock), in rotating order each round:
+
+    threadlab    threadlab.load(folder): all five frames (default workers, no cache)
+    careful      the same with the Claude frames route off (``to_documents``): a Thread of
+                 models per session, then its JSON object, as load read Claude Code before
+    naive        pandas.read_json(path, lines=True) of every .jsonl, concatenated: one table
+    normalize    json.loads of every line + pandas.json_normalize per file, concatenated
+    orjson       orjson.loads of every line of every .jsonl, nothing else: the parse floor
+
+Medians over rounds, and each ratio's median and range over rounds, are printed (timing
+helpers from ``benchmarks/load.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from benchmarks.claude_corpus import jsonl_files, write_projects  # noqa: E402
+from benchmarks.corpus import parse_size  # noqa: E402
+from benchmarks.load import PeakRSS, _median, _spread, _typical, size_label  # noqa: E402
+
+METHODS = ("threadlab", "careful", "naive", "normalize", "orjson")
+
+
+# --- the methods, each in a subprocess ------------------------------------------------------------
+
+
+def run_threadlab(folder: Path) -> dict[str, Any]:
+    import threadlab
+
+    frames = threadlab.load(folder / "projects", progress=False)
+    memory = sum(int(df.memory_usage(deep=True).sum()) for df in frames.tables().values())
+    return {"rows": len(frames.actions), "frames_bytes": memory, "problems": len(frames.problems)}
+
+
+def run_naive(folder: Path) -> dict[str, Any]:
+    import pandas as pd
+
+    table = pd.concat([pd.read_json(path, lines=True) for path in jsonl_files(folder)], ignore_index=True)
+    return {"rows": len(table), "frames_bytes": int(table.memory_usage(deep=False).sum())}
+
+
+def run_normalize(folder: Path) -> dict[str, Any]:
+    import pandas as pd
+
+    frames = []
+    for path in jsonl_files(folder):
+        with path.open() as fh:
+            frames.append(pd.json_normalize([json.loads(line) for line in fh if line.strip()]))
+    table = pd.concat(frames, ignore_index=True)
+    return {"rows": len(table), "frames_bytes": int(table.memory_usage(deep=False).sum())}
+
+
+def run_orjson(folder: Path) -> dict[str, Any]:
+    n = 0
+    for path in jsonl_files(folder):
+        with path.open("rb") as fh:
+            for line in fh:
+                if line.strip():
+                    orjson.loads(line)
+                    n += 1
+    return {"rows": n}
+
+
+def child(method: str, folder: Path) -> None:
+    import pandas  # noqa: F401
+
+    if method == "careful":
+        import threadlab.formats.claude
+
+        threadlab.formats.claude.to_documents = lambda source: None  # type: ignore[assignment]
+    if method in ("threadlab", "careful"):
+        from threadlab.formats.registry import folder_planners
+        from threadlab.loading.pool import warm_up
+
+        folder_planners()
+        warm_up()
+    run = {"threadlab": run_threadlab, "careful": run_threadlab, "naive": run_naive, "normalize": run_normalize, "orjson": run_orjson}[method]
+    print("ready", flush=True)
+    sys.stdin.readline()
+    start = time.perf_counter()
+    result = run(folder)
+    result["seconds"] = time.perf_counter() - start
+    print(json.dumps(result), flush=True)
+
+
+def measure(method: str, folder: Path) -> dict[str, Any]:
+    """One method in a fresh interpreter; its peak RSS (with its workers) sampled from here."""
+    proc = subprocess.Popen([sys.executable, __file__, "--child", method, str(folder)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    if proc.stdout.readline().strip() != "ready":
+        proc.wait()
+        return {"error": (proc.stderr.read().strip().splitlines() or ["failed"])[-1]}
+    rss = PeakRSS(proc.pid)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    while reader.is_alive():
+        rss.sample()
+        reader.join(0.02)
+    err = proc.stderr.read()
+    proc.wait()
+    if proc.returncode != 0 or not lines:
+        return {"error": (err.strip().splitlines() or ["failed"])[-1]}
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds of the child and its workers over the child's whole life (imports included,
+    # much the same for every method): on a machine shared with other work, CPU time says
+    # more than the clock
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {**json.loads(lines[-1]), "peak_rss": rss.peak, "cpu_total": cpu}
+
+
+# --- the driver -----------------------------------------------------------------------------------
+
+
+def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int, seed: int) -> dict[str, Any]:
+    label = "claude-" + size_label(size).lower()
+    folder = root / label
+    made = time.perf_counter()
+    paths = write_projects(folder, size, seed=seed)
+    corpus = sum(p.stat().st_size for p in paths)
+    for path in paths:  # every method starts with the corpus in the page cache
+        path.read_bytes()
+    print(f"\n## {label}: {len(paths)} .jsonl files, {corpus / 1e6:.0f} MB ({time.perf_counter() - made:.0f} s to make/check)", flush=True)
+    rounds: list[dict[str, Any]] = []
+    for turn in range(repeat):
+        order = methods[turn % len(methods):] + methods[: turn % len(methods)]
+        results = {}
+        for method in order:
+            results[method] = r = measure(method, folder)
+            print(f"  round {turn + 1}: {method:<10} " + (f"{r['seconds']:8.2f} s" if "seconds" in r else r.get("error", "?")), flush=True)
+        rounds.append(results)
+    print(f"\n| {label} (median of {repeat}) | seconds | range | MB/s | CPU s (all processes, with imports) | peak RSS MB | rows |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for method in methods:
+        r = _typical(rounds, method)
+        times = [x[method]["seconds"] for x in rounds if "seconds" in x.get(method, {})]
+        if not times:
+            print(f"| {method} | failed: {r.get('error', '?')} |")
+            continue
+        cpus = [x[method]["cpu_total"] for x in rounds if "cpu_total" in x.get(method, {})]
+        print(f"| {method} | {_median(times):.2f} | {min(times):.2f}-{max(times):.2f} | {corpus / 1e6 / _median(times):.0f} | "
+              f"{_median(cpus):.2f} | {r['peak_rss'] / 1e6:.0f} | {r['rows']:,} |")
+    print("\nper round, median (range):")
+    for other in methods:
+        if other != "threadlab":
+            found = _spread(rounds, other, "threadlab")
+            print(f"  {other} / threadlab: {found[1] if found else 'n/a'}")
+    floor = _spread(rounds, "threadlab", "orjson")
+    print(f"  threadlab / orjson floor: {floor[1] if floor else 'n/a'}")
+    return {"label": label, "files": len(paths), "corpus_bytes": corpus, "rounds": rounds}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sizes", nargs="*", type=parse_size, default=[parse_size("200MB")], help="corpus sizes, like 200MB or 1GB")
+    parser.add_argument("--root", type=Path, default=HERE / "corpus")
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of every method (medians are reported)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--make-only", action="store_true", help="write the corpus and stop")
+    parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child[0], Path(args.child[1]))
+        return 0
+    print(f"# Claude Code projects → frames — {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    for size in args.sizes:
+        if args.make_only:
+            paths = write_projects(args.root / ("claude-" + size_label(size).lower()), size, seed=args.seed)
+            print(f"{len(paths)} files, {sum(p.stat().st_size for p in paths) / 1e6:.0f} MB")
+            continue
+        summary = bench(size, args.root, tuple(args.methods.split(",")), max(1, args.repeat), args.seed)
+        (HERE / "out").mkdir(exist_ok=True)
+        (HERE / "out" / f"{summary['label']}.json").write_text(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""The Claude Code frames route (``formats/claude/documents.py``): a transcript straight to its
+thread's JSON object gives what the careful route (a Thread of models, then ``to_dict``) gives,
+on every Claude Code sample and on broken transcripts, and it builds no model per action."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pandas as pd
+import pytest
+
+import threadlab as tl
+import threadlab.formats.claude as claude
+from threadlab.core.builder import ThreadBuilder
+from threadlab.formats import Source, detect_format
+from threadlab.formats.reading import read_documents
+
+ROOT = Path(__file__).parent.parent
+SAMPLES = sorted(
+    p for base in (ROOT / "tests" / "fixtures" / "claude", ROOT / "tests" / "fixtures" / "real" / "claude", ROOT / "data" / "claude_code")
+    for p in base.rglob("*.json*") if not p.name.endswith(".meta.json")
+)
+TRANSCRIPTS = [p for p in SAMPLES if p.suffix == ".jsonl" and ".stream." not in p.name and "stream_json" not in p.name]
+FOLDERS = [ROOT / "tests" / "fixtures" / "claude" / "projects", ROOT / "data" / "claude_code", ROOT / "tests" / "fixtures" / "real" / "claude"]
+
+
+def _read(source: Source) -> Any:
+    """What the loader takes from ``read_documents``: thread id, problems, account, object."""
+    try:
+        return [(t.thread_id, t.origin, t.problems, t.account, doc) for t, doc in read_documents(source)]
+    except Exception as exc:  # (the same failure either way is the same result)
+        return repr(exc)
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, make: Any) -> tuple[Any, Any]:
+    new = _read(make())
+    with monkeypatch.context() as m:
+        m.setattr(claude, "to_documents", lambda source: None)  # the careful route only
+        old = _read(make())
+    return new, old
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_same_documents_as_the_careful_route(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    new, old = _both(monkeypatch, lambda: Source(path))
+    assert new == old
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_transcripts_take_the_route_without_a_model_per_action(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    monkeypatch.setattr(ThreadBuilder, "add", lambda *a, **k: calls.append(a))
+    assert detect_format(Source(path)).NAME == claude.NAME
+    built = claude.to_documents(Source(path))
+    assert built is not None and len(built) == 1
+    thread, doc = built[0]
+    assert doc["actions"] and not thread.actions
+    assert calls == []  # every action made as its JSON object, none as a model
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_same_frames_as_the_careful_route(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    new = tl.load(folder, progress=False, workers=1)
+    with monkeypatch.context() as m:
+        m.setattr(claude, "to_documents", lambda source: None)
+        old = tl.load(folder, progress=False, workers=1)
+    assert len(new.actions) > 0
+    for name, frame in new.tables().items():
+        pd.testing.assert_frame_equal(frame, old.tables()[name], obj=name)
+
+
+def _mutants(lines: list[dict[str, Any]], rng: random.Random) -> list[bytes]:
+    """Transcripts broken the ways files are: values of the wrong type where the models want
+    text, bad times, lines that are no JSON or no object, a cut-off end, unknown kinds."""
+    out = []
+    breaks = [
+        lambda d: d.get("message", {}).get("content", [{}])[0].__setitem__("name", ["Bash"]) if isinstance(d.get("message", {}).get("content"), list) else None,
+        lambda d: d.get("message", {}).get("content", [{}])[0].__setitem__("id", 7) if isinstance(d.get("message", {}).get("content"), list) else None,
+        lambda d: d.__setitem__("timestamp", "not a time"),
+        lambda d: d.__setitem__("timestamp", 1.5e30),
+        lambda d: d.__setitem__("type", "brand-new-kind"),
+        lambda d: d.get("message", {}).__setitem__("model", {"odd": 1}) if isinstance(d.get("message"), dict) else None,
+        lambda d: d.get("message", {}).__setitem__("content", None) if isinstance(d.get("message"), dict) else None,
+        lambda d: d.get("message", {}).__setitem__("usage", {"input_tokens": "many"}) if isinstance(d.get("message"), dict) else None,
+        lambda d: d.__setitem__("parentUuid", "nowhere"),
+        lambda d: d.__setitem__("agentId", ["x"]),
+    ]
+    for n in range(24):
+        mutated = [orjson.loads(orjson.dumps(d)) for d in lines]
+        for _ in range(3):
+            target = rng.randrange(len(mutated))
+            try:
+                rng.choice(breaks)(mutated[target])
+            except (AttributeError, IndexError, KeyError, TypeError):
+                pass
+        data = [orjson.dumps(d) for d in mutated]
+        if n % 4 == 1:
+            data.insert(rng.randrange(1, len(data)), b"{not json")
+        if n % 4 == 2:
+            data.insert(rng.randrange(1, len(data)), b"[1, 2]")
+        if n % 4 == 3:
+            data[-1] = data[-1][: len(data[-1]) // 2]
+        out.append(b"\n".join(data) + b"\n")
+    return out
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS[:12], ids=lambda p: str(p.relative_to(ROOT)))
+def test_broken_transcripts_read_the_same(path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    lines = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+    lines = [d for d in lines if isinstance(d, dict)]
+    for index, data in enumerate(_mutants(lines, random.Random(path.name))):
+        target = tmp_path / f"{index}-{path.name}"
+        target.write_bytes(data)
+        new, old = _both(monkeypatch, lambda target=target: Source(target))
+        assert new == old, f"mutant {index} of {path.name}"

@@ -1,0 +1,104 @@
+"""The frames route: a Claude Code transcript straight to its thread's JSON object, without one
+pydantic model per action and without ``Thread.to_dict``.
+
+``threadlab.load`` wants each thread's JSON object (``read_documents``), not a Thread. The
+converter (``convert.py``) stays the one place that decides what each line becomes, which
+problems it raises and how the input is accounted for; only the builder differs:
+``DocBuilder`` writes each action as the object ``model_to_dict`` would give for it, once the
+values fit the action's model exactly (the checks ``loading/shape.py`` compiles from the
+models, as the ThreadProtocol fast path uses them). An action whose values do not fit is built
+the careful way (``ThreadBuilder.add``: the model, or ``InvalidAction`` with its ``schema``
+problem) and written by ``model_to_dict``, so its problems read the same. The thread's head,
+agents and metadata go through the models and ``to_dict`` as before (a few objects a thread).
+
+Free-form values (``args``, ``content``, ``data``, ``metadata``) are handed over as the
+converter made them: equal to the canonical object (``==``), only their keys are not sorted,
+which nothing that reads the object for frames or validation depends on (JSON text for the
+frames is written with sorted keys). Anything unexpected (a line kind the route was not
+written for) sends the whole file the careful way: ``to_documents`` returns None."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from threadlab.core.builder import EPOCH, ThreadBuilder
+from threadlab.core.canonical import _plan, model_to_dict
+from threadlab.core.model import Thread, action_class
+from threadlab.core.timefmt import format_timestamp
+from threadlab.loading.shape import _compiled
+
+_KEEP_NONE = ("args", "content", "data")  # the fields ThreadBuilder.add keeps when None (as the models then hold them)
+
+
+class DocBuilder(ThreadBuilder):
+    """A ThreadBuilder whose actions are their canonical JSON objects (see the module doc)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.actions: list[Any] = []  # each action's JSON object
+        self.times: list[datetime] = []
+        self._kinds: dict[str, tuple[Any, Any, frozenset[str]]] = {}  # action_type → (its model's check, canonical plan, fields)
+        self._stamped: datetime | None = None
+        self._text = ""
+
+    def add(self, action_type: str, /, *, timestamp: Any = None, **fields: Any) -> Any:
+        kind = self._kinds.get(action_type)
+        if kind is None:
+            cls = action_class(action_type)
+            kind = self._kinds[action_type] = (_compiled(cls, True), _plan(cls), _fields(cls))
+        check, plan, known = kind
+        values = {k: v for k, v in fields.items() if v is not None or k in _KEEP_NONE}
+        values["action_type"] = action_type
+        values["timestamp"] = ""  # (its text is checked by validate_dict, as on the fast path)
+        values["sequence"] = len(self.actions) + 1
+        if not check(values):  # the careful way, with the model's own problems
+            action = super().add(action_type, timestamp=timestamp, **fields)
+            self.actions[-1] = model_to_dict(action)
+            self.times.append(action.timestamp)
+            return action
+        if type(timestamp) is datetime and timestamp.tzinfo is UTC:  # what the chain ordering gives: no parse
+            moment = timestamp
+            if self._last_time is None or moment > self._last_time:
+                self._last_time = moment
+        else:
+            moment = self._time(timestamp)
+        if moment is not self._stamped:  # (the blocks of one line share its time)
+            self._stamped, self._text = moment, format_timestamp(moment)
+        values["timestamp"] = self._text
+        doc = {name: values[name] for name, required in plan if values.get(name) is not None or (required and name in values)}
+        if len(doc) != len(values):  # fields the model keeps as extra ones (a system action's agent_id), after its own
+            doc.update((k, values[k]) for k in sorted(values) if k not in known)
+        self.actions.append(doc)
+        self.times.append(moment)
+        return doc
+
+    def build_document(self) -> tuple[Thread, dict[str, Any]]:
+        """The thread without actions (problems and account on it, as ``build`` gives them) and
+        its JSON object with the actions."""
+        metadata = dict(self.metadata)
+        if self._synthetic:
+            metadata["synthetic_timestamps"] = self._synthetic
+        times = self.times
+        thread = Thread(
+            thread_id=self.thread_id,
+            parent_thread_id=self.parent_thread_id,
+            created_at=min(times) if times else self._last_time or EPOCH,
+            updated_at=max(times) if times else self._last_time or EPOCH,
+            title=self.title,
+            metadata=metadata or None,
+            agents=self.agents,
+        )
+        thread.problems = list(self.problems)
+        thread.account = self.account
+        doc = thread.to_dict()
+        doc["actions"] = self.actions
+        return thread, doc
+
+
+@cache
+def _fields(cls: type[BaseModel]) -> frozenset[str]:
+    return frozenset(cls.model_fields)
