@@ -34,10 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -49,7 +46,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.claude_corpus import jsonl_files, write_projects  # noqa: E402
 from benchmarks.corpus import parse_size  # noqa: E402
-from benchmarks.load import PeakRSS, _median, _spread, _typical, size_label  # noqa: E402
+from benchmarks.load import _median, _spread, _typical, measure_child, size_label  # noqa: E402
 
 METHODS = ("threadlab", "careful", "naive", "normalize", "orjson")
 
@@ -117,33 +114,8 @@ def child(method: str, folder: Path) -> None:
 
 
 def measure(method: str, folder: Path) -> dict[str, Any]:
-    """One method in a fresh interpreter; its peak RSS (with its workers) sampled from here."""
-    proc = subprocess.Popen([sys.executable, __file__, "--child", method, str(folder)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    if proc.stdout.readline().strip() != "ready":
-        proc.wait()
-        return {"error": (proc.stderr.read().strip().splitlines() or ["failed"])[-1]}
-    rss = PeakRSS(proc.pid)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc.stdin.write("go\n")
-    proc.stdin.flush()
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)  # type: ignore[arg-type]
-    reader.start()
-    while reader.is_alive():
-        rss.sample()
-        reader.join(0.02)
-    err = proc.stderr.read()
-    proc.wait()
-    if proc.returncode != 0 or not lines:
-        return {"error": (err.strip().splitlines() or ["failed"])[-1]}
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # CPU seconds of the child and its workers over the child's whole life (imports included,
-    # much the same for every method): on a machine shared with other work, CPU time says
-    # more than the clock
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return {**json.loads(lines[-1]), "peak_rss": rss.peak, "cpu_total": cpu}
+    """One method in a fresh interpreter; its peak RSS and CPU (with its workers) taken from here."""
+    return measure_child([sys.executable, __file__, "--child", method, str(folder)])
 
 
 # --- the driver -----------------------------------------------------------------------------------

@@ -196,13 +196,16 @@ AGAINST: list[Path] = []  # the other checkout of ``--against``
 
 
 def measure(method: str, folder: Path, cache: Path) -> dict[str, Any]:
-    """Run one method in a child; its peak memory (with all its descendants) is sampled here,
-    and its CPU time (all of them, after the imports) from the rusage of reaped children."""
+    """Run one method in a child (this script, or the ``--against`` checkout's)."""
     script = str(AGAINST[0] / "benchmarks" / "load.py") if method == "against" else __file__
-    proc = subprocess.Popen(
-        [sys.executable, script, "--child", "threadlab" if method == "against" else method, str(folder), "--cache", str(cache)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    return measure_child([sys.executable, script, "--child", "threadlab" if method == "against" else method, str(folder), "--cache", str(cache)])
+
+
+def measure_child(argv: list[str]) -> dict[str, Any]:
+    """Run a child that prints "ready", waits for a line, works and prints its JSON result; its
+    peak memory (with all its descendants) is sampled here, and its CPU time (all of them, over
+    the child's whole life) from the rusage of reaped children. Shared by the benchmarks."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     if proc.stdout.readline().strip() != "ready":
         proc.wait()
@@ -227,7 +230,8 @@ def measure(method: str, folder: Path, cache: Path) -> dict[str, Any]:
     result["peak_pss"] = rss.peak_pss
     result["base_rss"] = rss.base
     # CPU of the child and all its workers over the child's whole life: its imports are in it
-    # too (about a second, much the same for every method)
+    # too (about a second, much the same for every method); on a machine shared with other
+    # work, CPU time says more than the clock
     result["cpu_total"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return result
 

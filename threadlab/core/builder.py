@@ -149,10 +149,17 @@ class ThreadBuilder:
 
     # --- result ---------------------------------------------------------------------------
     def build(self) -> Thread:
+        thread = self.thread_head([a.timestamp for a in self.actions])
+        thread.actions.extend(self.actions)  # as built (an InvalidAction is no member of the Action union)
+        return thread
+
+    def thread_head(self, times: list[Any]) -> Thread:
+        """The thread without its actions, spanning ``times``, with the problems and account so
+        far: what ``build`` wraps around the actions, and what a builder that writes actions as
+        JSON objects (the Claude Code frames route) puts beside them."""
         metadata = dict(self.metadata)
         if self._synthetic:
             metadata["synthetic_timestamps"] = self._synthetic
-        times = [a.timestamp for a in self.actions]
         thread = Thread(
             thread_id=self.thread_id,
             parent_thread_id=self.parent_thread_id,
@@ -162,7 +169,6 @@ class ThreadBuilder:
             metadata=metadata or None,
             agents=self.agents,
         )
-        thread.actions.extend(self.actions)  # as built (an InvalidAction is no member of the Action union)
         thread.problems = list(self.problems)
         thread.account = self.account
         return thread

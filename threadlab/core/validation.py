@@ -7,7 +7,7 @@ of the loaders, without building a model per action."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from itertools import islice, repeat
 from operator import le
@@ -91,22 +91,10 @@ def _columns_valid(doc: Mapping[str, Any]) -> bool:
         return False
     if not _TOOL_KINDS.isdisjoint(kind_set):  # the tool actions only, in order
         tools = [a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]
-        calls: dict[Any, Any] = {}
-        unanswered: set[str] = set()
-        kinds_ids_names = zip(
-            map(get, tools, repeat("action_type")), map(get, tools, repeat("tool_call_id")), map(get, tools, repeat("tool_name")), strict=True
-        )
-        for kind, call_id, name in kinds_ids_names:
-            if kind == "tool_call":
-                if type(call_id) is str:
-                    if call_id in unanswered:  # an id reused while its call is open
-                        return False
-                    calls[call_id] = name
-                    unanswered.add(call_id)
-            elif type(call_id) is not str or call_id not in calls or calls[call_id] != name:
-                return False
-            else:
-                unanswered.discard(call_id)
+        if not tool_actions_pair(
+            map(get, tools, repeat("action_type")), map(get, tools, repeat("tool_call_id")), map(get, tools, repeat("tool_name"))
+        ):
+            return False
     stamps = [s for s in map(get, actions, repeat("timestamp")) if s is not None]
     try:
         # ISO text straight through the C parser; aware datetimes of any offset compare as
@@ -244,3 +232,23 @@ def _known(agent_id: Any, agents: Mapping[str, Any]) -> bool:
         return agent_id in agents
     except TypeError:
         return False
+
+
+def tool_actions_pair(kinds: Iterable[Any], call_ids: Iterable[Any], names: Iterable[Any]) -> bool:
+    """Every return answers an earlier call of its id and tool, and no id is reused while its
+    call is open (the tool actions' columns, in order). Shared by the dict and Struct checks so
+    both fast paths accept exactly the same threads."""
+    calls: dict[Any, Any] = {}
+    unanswered: set[str] = set()
+    for kind, call_id, name in zip(kinds, call_ids, names, strict=True):
+        if kind == "tool_call":
+            if type(call_id) is str:
+                if call_id in unanswered:  # an id reused while its call is open
+                    return False
+                calls[call_id] = name
+                unanswered.add(call_id)
+        elif type(call_id) is not str or call_id not in calls or calls[call_id] != name:
+            return False
+        else:
+            unanswered.discard(call_id)
+    return True

@@ -13,7 +13,7 @@ from itertools import chain, islice
 from operator import attrgetter, le
 from typing import Any
 
-from threadlab.core.validation import AGENT_KEYS_IN_SYSTEM_DATA
+from threadlab.core.validation import AGENT_KEYS_IN_SYSTEM_DATA, tool_actions_pair
 from threadlab.loading.structs import StructUsage
 
 _TOOL_KINDS = frozenset(("tool_call", "tool_return"))
@@ -64,7 +64,7 @@ def _rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
         return False
     if not _TOOL_KINDS.isdisjoint(kind_set):
         tools = [a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]
-        if not _tools_match(list(map(_kind, tools)), list(map(_call_id, tools)), list(map(_tool, tools))):
+        if not tool_actions_pair(map(_kind, tools), map(_call_id, tools), map(_tool, tools)):
             return False
     try:
         # ISO text straight through the C parser (as _columns_valid does): aware datetimes of
@@ -76,22 +76,3 @@ def _rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
         return True
     except (ValueError, TypeError, OverflowError):
         return False
-
-
-def _tools_match(kinds: list[str], call_ids: list[Any], names: list[Any]) -> bool:
-    """Every return answers an earlier call of its id and tool; no id reused while open (the
-    tool actions' columns, in order)."""
-    calls: dict[Any, Any] = {}
-    unanswered: set[str] = set()
-    for kind, call_id, name in zip(kinds, call_ids, names, strict=True):
-        if kind == "tool_call":
-            if type(call_id) is str:
-                if call_id in unanswered:
-                    return False
-                calls[call_id] = name
-                unanswered.add(call_id)
-        elif type(call_id) is not str or call_id not in calls or calls[call_id] != name:
-            return False
-        else:
-            unanswered.discard(call_id)
-    return True

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from threadlab.core.builder import EPOCH, ThreadBuilder
+from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import _plan, model_to_dict
 from threadlab.core.model import Thread, action_class
 from threadlab.core.timefmt import format_timestamp
@@ -79,21 +79,7 @@ class DocBuilder(ThreadBuilder):
     def build_document(self) -> tuple[Thread, dict[str, Any]]:
         """The thread without actions (problems and account on it, as ``build`` gives them) and
         its JSON object with the actions."""
-        metadata = dict(self.metadata)
-        if self._synthetic:
-            metadata["synthetic_timestamps"] = self._synthetic
-        times = self.times
-        thread = Thread(
-            thread_id=self.thread_id,
-            parent_thread_id=self.parent_thread_id,
-            created_at=min(times) if times else self._last_time or EPOCH,
-            updated_at=max(times) if times else self._last_time or EPOCH,
-            title=self.title,
-            metadata=metadata or None,
-            agents=self.agents,
-        )
-        thread.problems = list(self.problems)
-        thread.account = self.account
+        thread = self.thread_head(self.times)
         doc = thread.to_dict()
         doc["actions"] = self.actions
         return thread, doc
