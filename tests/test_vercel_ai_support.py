@@ -3,6 +3,7 @@ two readings must agree on (no tests here)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
@@ -21,10 +22,19 @@ SCENARIOS = ("multistep", "approval", "agents", "input_error", "stream_error")
 def node_modules() -> Path:
     """tests/js/node_modules, installed from the committed lockfile when missing (never skipped)."""
     declared = json.loads((JS / "package.json").read_text())["dependencies"]
-    if not all((JS / "node_modules" / name / "package.json").exists() for name in declared):  # a copy older than package.json too
-        npm = shutil.which("npm")
-        assert npm, "npm is needed to install the AI SDK the stream tests drive (make js-deps)"
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=JS, check=True, timeout=600)
+
+    def installed() -> bool:  # a copy older than package.json too
+        return all((JS / "node_modules" / name / "package.json").exists() for name in declared)
+
+    if not installed():
+        # test workers (xdist) meet a missing node_modules together: one installs, the others
+        # wait on the lock and find it installed (two `npm ci` in one folder break each other)
+        with open(JS / ".npm-install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not installed():
+                npm = shutil.which("npm")
+                assert npm, "npm is needed to install the AI SDK the stream tests drive (make js-deps)"
+                subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=JS, check=True, timeout=600)
     return JS / "node_modules"
 
 
