@@ -18,6 +18,10 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("load.py", ["1GB", "--methods", "threadlab,orjson,duckdb,cached", "--repeat", "2"]),
     # import threadlab, threadlab --help and a first tl.load("data/") in fresh processes, against python -c pass
     ("first_use.py", ["--rounds", "10"]),
+    # the converters' formats (issue #16): a ~/.claude/projects folder and a folder of pydantic-ai
+    # histories, each against the naive way (json / pandas) and the orjson parse floor
+    ("claude_projects.py", ["200MB", "--repeat", "3"]),
+    ("pydantic_ai_folder.py", ["--mb", "200", "--rounds", "3"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     ("spans.py", ["20MB", "--repeat", "3"]),
     # "run cell" to "figure drawn" for 1k/10k/100k/1M-action timelines, and the explorer's filters over 30,000 threads,
