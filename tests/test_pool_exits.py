@@ -7,6 +7,8 @@ import multiprocessing
 import os
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +87,32 @@ def test_a_dying_worker_costs_only_its_file(tmp_path: Path, monkeypatch: pytest.
     assert problem.rule == "internal" and str(problem.source) == str(paths[3]) and "died" in problem.message
     kept = expected.actions[expected.actions["source"].astype(str) != str(paths[3])].reset_index(drop=True)
     assert list(frames.actions["text"]) == list(kept["text"])
+    assert my_spools() == []
+
+
+def test_a_pool_found_broken_when_queueing_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker can die between two looks at the pool, so queueing the next chunk meets a
+    broken pool (``submit`` raises): that chunk and the rest are read in a fresh pool, and
+    the load has every file. (The race is made certain here: the first pool breaks on its
+    fifth submit.)"""
+    paths = corpus(tmp_path / "c", 12)
+    work = small_chunks(tmp_path / "c")
+    assert len(work) > 5
+    real_submit = ProcessPoolExecutor.submit
+    calls: list[int] = []
+
+    def breaking_submit(self: ProcessPoolExecutor, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 5:
+            raise BrokenProcessPool("a worker died")
+        return real_submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", breaking_submit)
+    tables = pool.run_chunks(work, workers=2, cache_dir=None)
+    frames = Frames.from_tables(concat_tables(tables))
+    assert [str(s) for s in frames.threads["source"]] == [str(p) for p in paths]
+    assert frames.problems.empty
+    assert len(calls) > len(work)  # the chunks after the break went to a second pool
     assert my_spools() == []
 
 

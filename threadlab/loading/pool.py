@@ -207,14 +207,19 @@ def _run_pool(
         todo = iter(enumerate(chunks))
         running: dict[Future[str | dict[str, pa.Table]], int] = {}
 
-        def submit() -> None:
+        def submit() -> bool:
+            """Queue more chunks; False when the pool broke (a worker died since the last
+            look): the chunk not queued then is read again by the caller, as are the rest."""
             for i, chunk in todo:
-                running[pool.submit(_spooled, chunk, cache_dir, spool, i)] = i
+                try:
+                    running[pool.submit(_spooled, chunk, cache_dir, spool, i)] = i
+                except BrokenProcessPool:
+                    return False
                 if len(running) >= 3 * workers:
-                    return
+                    return True
+            return True
 
-        submit()
-        broken = False
+        broken = not submit()
         suspects: list[int] = []
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -233,7 +238,7 @@ def _run_pool(
                 if on_done:
                     on_done(chunks[i])
             if not broken:
-                submit()
+                broken = not submit()
     finally:
         # on every way out (KeyboardInterrupt too): no task more starts, the running ones end
         # before the caller removes the spool they write into
