@@ -18,17 +18,23 @@ from collections import defaultdict
 from datetime import datetime
 
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.claude.wire import Entry
+from threadlab.formats.claude.wire import UNREAD, Entry
 
 
 def _stamp(entry: Entry) -> datetime | None:
-    value = entry.raw.get("timestamp")
-    if not isinstance(value, str):
-        return None
-    try:
-        return parse_timestamp(value)
-    except ValueError:
-        return None
+    """The line's own time (None: it has none that reads), parsed once: ordering and the
+    effective times both ask for it."""
+    stamp = entry.stamp
+    if stamp is UNREAD:
+        value = entry.raw.get("timestamp")
+        stamp = None
+        if isinstance(value, str):
+            try:
+                stamp = parse_timestamp(value)
+            except ValueError:
+                pass
+        entry.stamp = stamp
+    return stamp
 
 
 def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
