@@ -151,7 +151,7 @@ def records_of(raw: Mapping[str, Any]) -> int:
     without blocks is one record). What ``tests/conformance/records.py`` counts, and what the
     converter's account must add up to."""
     message = raw.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
+    content = message.get("content") if type(message) is dict or isinstance(message, Mapping) else None
     return len(content) if isinstance(content, list) and content else 1
 
 
