@@ -39,10 +39,7 @@ class Converter:
         self.usage_given: set[str] = set()
         self.tool_names: dict[str, str] = {}
         self.session = SessionInfo(keys=STREAM_KEYS if stream else SESSION_KEYS)
-        for key in self.session.keys:  # the thread's value of each repeated field: the first a line gives
-            found = next((e.raw for e in entries if key in e.raw), None)  # (nearly always the first line or two)
-            if found is not None:
-                self.session.fields[key] = found[key]
+        self.session.gather([e.raw for e in entries])
         self.agents = Agents(builder)
         self.pending: list[dict[str, Any]] = []  # stream events waiting for the next action
         # the session fields some line gives (all of them are known now: read from every line above)
