@@ -106,6 +106,8 @@ def merge_by_time(streams: list[list[Entry]]) -> list[Entry]:
     the entry of the earlier file goes first (the session's own file before subagent files),
     and of two entries of one file the earlier line: so sidechains written inline come back in
     the order they were written."""
+    if len(streams) == 1:  # (most sessions launch no subagent: nothing to interleave)
+        return list(streams[0])
     rank: dict[str, int] = {}
     for stream in streams:
         for entry in stream:
