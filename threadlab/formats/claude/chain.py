@@ -73,18 +73,21 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     heap: list[tuple[float, int, int]] = []
     for root in roots:
         push(heap, root, float("-inf"))
-    ordered: list[Entry] = list(followers[None])
+    # (lists looked up with .get: indexing the defaultdicts would add an empty list per entry)
+    none: tuple[Entry, ...] = ()
+    after, below = followers.get, children.get
+    ordered: list[Entry] = list(after(None, none))
     while heap:
         _, _, ident = heapq.heappop(heap)
         entry = objects.pop(ident)
         ordered.append(entry)
-        ordered.extend(followers[entry.uuid])
-        for child in children[entry.uuid or ""]:
+        ordered.extend(after(entry.uuid, none))
+        for child in below(entry.uuid or "", none):
             push(heap, child, key[ident])
     for entry in objects.values():  # unreachable (a parentUuid cycle): kept, in file order
         dangling.append(entry)
         ordered.append(entry)
-        ordered.extend(followers[entry.uuid])
+        ordered.extend(after(entry.uuid, none))
     return ordered, dangling
 
 
