@@ -14,8 +14,9 @@ agents and metadata go through the models and ``to_dict`` as before (a few objec
 Each action object, and its free-form values (``args``, ``content``, ``data``, ``metadata``),
 are handed over as the converter made them: equal to the canonical object (``==``), only their
 keys are not in canonical order, which nothing that reads the object for frames or validation
-depends on (JSON text for the frames is written with sorted keys). Anything unexpected (a line kind the route was not
-written for) sends the whole file the careful way: ``to_documents`` returns None."""
+depends on (JSON text for the frames is written with sorted keys). Anything unexpected (a line
+kind the route was not written for) sends the whole file the careful way: ``to_documents``
+returns None."""
 
 from __future__ import annotations
 
@@ -72,8 +73,8 @@ class DocBuilder(ThreadBuilder):
         for name in optional:  # a free-form field the model does not require is left out when None, as model_to_dict does
             if name in values and values[name] is None:
                 del values[name]
-        # The values are the object (equal to model_to_dict's; only the key order differs,
-        # which no reader of the object depends on: a second, ordered copy cost a tenth of the route).
+        # The values are the object (equal to model_to_dict's; only the key order differs, which
+        # no reader of the object depends on: an ordered copy of every action is not worth its cost).
         self.actions.append(values)
         self.times.append(moment)
         return values
