@@ -116,3 +116,47 @@ def test_broken_transcripts_read_the_same(path: Path, monkeypatch: pytest.Monkey
         target.write_bytes(data)
         new, old = _both(monkeypatch, lambda target=target: Source(target))
         assert new == old, f"mutant {index} of {path.name}"
+
+
+def _reshaped(lines: list[dict[str, Any]], rng: random.Random) -> list[bytes]:
+    """Transcripts whose chain and envelope are odd in the ways the route's shortcuts must not
+    notice: lines repeated (a resumed session copies them), a uuid that is no string, a line
+    without a time, a parentUuid cycle, the model changing mid-session, a blank line made of
+    spaces, a session field missing from some lines."""
+    out = []
+    for _ in range(12):
+        mutated = [orjson.loads(orjson.dumps(d)) for d in lines]
+        uuids = [d["uuid"] for d in mutated if isinstance(d.get("uuid"), str)]
+        for _turn in range(3):
+            target = mutated[rng.randrange(len(mutated))]
+            change = rng.randrange(6)
+            if change == 0:
+                mutated.insert(rng.randrange(len(mutated) + 1), orjson.loads(orjson.dumps(target)))
+            elif change == 1:
+                target["uuid"] = 12345
+            elif change == 2:
+                target.pop("timestamp", None)
+            elif change == 3 and len(uuids) > 2:
+                first = next(d for d in mutated if d.get("uuid") == uuids[0])
+                first["parentUuid"] = uuids[-1]
+            elif change == 4 and isinstance(target.get("message"), dict):
+                target["message"]["model"] = rng.choice(["claude-other-1", "<synthetic>"])
+            else:
+                target.pop(rng.choice(["cwd", "version", "gitBranch", "sessionId"]), None)
+        data = [orjson.dumps(d) for d in mutated]
+        data.insert(rng.randrange(1, len(data)), b"   \t")
+        out.append(b"\n".join(data) + b"\n")
+    return out
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS[:12], ids=lambda p: str(p.relative_to(ROOT)))
+def test_reshaped_transcripts_read_the_same(path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    lines = [d for d in (orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()) if isinstance(d, dict)]
+    routed = 0
+    for index, data in enumerate(_reshaped(lines, random.Random(path.name))):
+        target = tmp_path / f"{index}-{path.name}"
+        target.write_bytes(data)
+        new, old = _both(monkeypatch, lambda target=target: Source(target))
+        assert new == old, f"reshaped {index} of {path.name}"
+        routed += claude.to_documents(Source(target)) is not None
+    assert routed  # (the route read them, not only the careful way)

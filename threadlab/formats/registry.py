@@ -265,11 +265,18 @@ def format_spec(name: str) -> FormatSpec:
     return spec
 
 
+_CHECKED: dict[str, ModuleType] = {}  # format name → its module, once checked
+
+
 def load_module(spec: FormatSpec) -> ModuleType:
-    """The format's module, imported on first use and checked against ``FormatModule``."""
+    """The format's module, imported on first use and checked against ``FormatModule`` (once:
+    detection asks for every module per file, and the protocol check costs a third of it)."""
     module = importlib.import_module(spec.module)
+    if _CHECKED.get(spec.name) is module:
+        return module
     if getattr(module, "NAME", None) != spec.name or not isinstance(module, FormatModule):
         raise TypeError(f"{spec.module} does not have the format surface of {spec.name!r} (NAME, detect, to_threads, from_thread)")
+    _CHECKED[spec.name] = module
     return module
 
 

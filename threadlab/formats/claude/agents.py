@@ -48,6 +48,9 @@ class Agents:
     joined: set[str] = field(default_factory=set)
 
     def main(self, entry: Entry | None = None, model: str | None = None) -> str:
+        known = self.b.agents.get(MAIN_AGENT)  # (asked on every line: once registered, nothing to do unless a new model comes)
+        if known is not None and (not model or (known.metadata or {}).get("model_name") == model):
+            return MAIN_AGENT
         meta = {"model_name": model} if model else None
         return self.b.agent("main", agent_id=MAIN_AGENT, identifier="claude-code", created_at=entry.time if entry else None, metadata=meta)
 

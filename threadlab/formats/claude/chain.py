@@ -18,17 +18,23 @@ from collections import defaultdict
 from datetime import datetime
 
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.claude.wire import Entry
+from threadlab.formats.claude.wire import UNREAD, Entry
 
 
 def _stamp(entry: Entry) -> datetime | None:
-    value = entry.raw.get("timestamp")
-    if not isinstance(value, str):
-        return None
-    try:
-        return parse_timestamp(value)
-    except ValueError:
-        return None
+    """The line's own time (None: it has none that reads), parsed once: ordering and the
+    effective times both ask for it."""
+    stamp = entry.stamp
+    if stamp is UNREAD:
+        value = entry.raw.get("timestamp")
+        stamp = None
+        if isinstance(value, str):
+            try:
+                stamp = parse_timestamp(value)
+            except ValueError:
+                pass
+        entry.stamp = stamp
+    return stamp
 
 
 def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
@@ -67,18 +73,21 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     heap: list[tuple[float, int, int]] = []
     for root in roots:
         push(heap, root, float("-inf"))
-    ordered: list[Entry] = list(followers[None])
+    # (lists looked up with .get: indexing the defaultdicts would add an empty list per entry)
+    none: tuple[Entry, ...] = ()
+    after, below = followers.get, children.get
+    ordered: list[Entry] = list(after(None, none))
     while heap:
         _, _, ident = heapq.heappop(heap)
         entry = objects.pop(ident)
         ordered.append(entry)
-        ordered.extend(followers[entry.uuid])
-        for child in children[entry.uuid or ""]:
+        ordered.extend(after(entry.uuid, none))
+        for child in below(entry.uuid or "", none):
             push(heap, child, key[ident])
     for entry in objects.values():  # unreachable (a parentUuid cycle): kept, in file order
         dangling.append(entry)
         ordered.append(entry)
-        ordered.extend(followers[entry.uuid])
+        ordered.extend(after(entry.uuid, none))
     return ordered, dangling
 
 
@@ -100,6 +109,8 @@ def merge_by_time(streams: list[list[Entry]]) -> list[Entry]:
     the entry of the earlier file goes first (the session's own file before subagent files),
     and of two entries of one file the earlier line: so sidechains written inline come back in
     the order they were written."""
+    if len(streams) == 1:  # (most sessions launch no subagent: nothing to interleave)
+        return list(streams[0])
     rank: dict[str, int] = {}
     for stream in streams:
         for entry in stream:

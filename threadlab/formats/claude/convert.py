@@ -26,7 +26,6 @@ from threadlab.formats.claude.user import snake, system_name, user_part
 from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, Entry, records_of
 
 PROVIDER = "anthropic"
-_MISSING = object()
 # keys of ``metadata.claude`` the reader adds beside the line's own envelope
 READER_KEYS = ("message", "block", "block_index", "usage_is_snapshot", "stream_events", "stream_events_after", "line", "absent")
 
@@ -40,14 +39,12 @@ class Converter:
         self.usage_given: set[str] = set()
         self.tool_names: dict[str, str] = {}
         self.session = SessionInfo(keys=STREAM_KEYS if stream else SESSION_KEYS)
-        for key in self.session.keys:  # the thread's value of each repeated field: the first a line gives
-            found = next((e.raw for e in entries if key in e.raw), None)  # (nearly always the first line or two)
-            if found is not None:
-                self.session.fields[key] = found[key]
+        self.session.gather([e.raw for e in entries])
         self.agents = Agents(builder)
         self.pending: list[dict[str, Any]] = []  # stream events waiting for the next action
         # the session fields some line gives (all of them are known now: read from every line above)
         self.present = tuple(k for k in self.session.keys if k in self.session.fields)
+        self._repeated = tuple((k, self.session.fields[k]) for k in self.present)  # (each line is checked against these)
 
     # --- emission -------------------------------------------------------------------------
     def emit(self, kind: str, entry: Entry | None, meta: dict[str, Any] | None, **fields: Any) -> BaseAction:
@@ -104,9 +101,8 @@ class Converter:
         out = dict(entry.raw)  # (a copy with keys deleted: several times cheaper than a filtering comprehension)
         for key in drop:
             out.pop(key, None)
-        fields = self.session.fields
-        for key in self.present:
-            if key in out and fields.get(key, _MISSING) == out[key]:
+        for key, value in self._repeated:
+            if key in out and value == out[key]:
                 del out[key]
         return out
 
@@ -120,11 +116,13 @@ class Converter:
     # --- assistant lines ------------------------------------------------------------------
     def _assistant(self, entry: Entry) -> None:
         message = entry.raw.get("message")
-        if not isinstance(message, Mapping):
+        if type(message) is not dict and not isinstance(message, Mapping):  # (a dict nearly always: the cheap test first)
             self._unknown(entry, 1, "assistant entry has no message object")
             return
-        mid = message.get("id") if isinstance(message.get("id"), str) else None
-        model = message.get("model") if isinstance(message.get("model"), str) else None
+        mid = message.get("id")
+        mid = mid if isinstance(mid, str) else None
+        model = message.get("model")
+        model = model if isinstance(model, str) else None
         agent = self.agents.of(entry, self)
         if agent == MAIN_AGENT and model and model != "<synthetic>":
             self.agents.main(entry, model)
@@ -141,7 +139,7 @@ class Converter:
                 meta["model_name"] = model
                 meta["provider_name"] = PROVIDER
             usage = finish = None
-            block_type = block.get("type") if isinstance(block, Mapping) else ("text" if isinstance(block, str) else None)
+            block_type = block.get("type") if type(block) is dict or isinstance(block, Mapping) else ("text" if isinstance(block, str) else None)
             if response is not None and mid not in self.usage_given and block_type == response.holder:
                 self.usage_given.add(mid or "")
                 usage = to_usage(response.usage)
@@ -151,7 +149,7 @@ class Converter:
             self._block(entry, agent, block, meta, usage, finish, index)
 
     def _block(self, entry: Entry, agent: str, block: Any, meta: dict[str, Any], usage: dict[str, int] | None, finish: str | None, index: int) -> None:
-        kind = block.get("type") if isinstance(block, Mapping) else None
+        kind = block.get("type") if type(block) is dict or isinstance(block, Mapping) else None
         whole = "block_index" not in meta["claude"] and not isinstance((entry.raw.get("message") or {}).get("content"), list)
         if whole and isinstance(block, str):  # message.content a plain string
             meta["claude"]["block"] = "string"

@@ -11,11 +11,12 @@ the careful way (``ThreadBuilder.add``: the model, or ``InvalidAction`` with its
 problem) and written by ``model_to_dict``, so its problems read the same. The thread's head,
 agents and metadata go through the models and ``to_dict`` as before (a few objects a thread).
 
-Free-form values (``args``, ``content``, ``data``, ``metadata``) are handed over as the
-converter made them: equal to the canonical object (``==``), only their keys are not sorted,
-which nothing that reads the object for frames or validation depends on (JSON text for the
-frames is written with sorted keys). Anything unexpected (a line kind the route was not
-written for) sends the whole file the careful way: ``to_documents`` returns None."""
+Each action object, and its free-form values (``args``, ``content``, ``data``, ``metadata``),
+are handed over as the converter made them: equal to the canonical object (``==``), only their
+keys are not in canonical order, which nothing that reads the object for frames or validation
+depends on (JSON text for the frames is written with sorted keys). Anything unexpected (a line
+kind the route was not written for) sends the whole file the careful way: ``to_documents``
+returns None."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ class DocBuilder(ThreadBuilder):
         super().__init__(*args, **kwargs)
         self.actions: list[Any] = []  # each action's JSON object
         self.times: list[datetime] = []
-        self._kinds: dict[str, tuple[Any, Any, frozenset[str]]] = {}  # action_type → (its model's check, canonical plan, fields)
+        self._kinds: dict[str, tuple[Any, tuple[str, ...]]] = {}  # action_type → (its model's check, its optional free-form fields)
         self._stamped: datetime | None = None
         self._text = ""
 
@@ -49,8 +50,8 @@ class DocBuilder(ThreadBuilder):
         kind = self._kinds.get(action_type)
         if kind is None:
             cls = action_class(action_type)
-            kind = self._kinds[action_type] = (_compiled(cls, True), _plan(cls), _fields(cls))
-        check, plan, known = kind
+            kind = self._kinds[action_type] = (_compiled(cls, True), _optional(cls))
+        check, optional = kind
         values = {k: v for k, v in fields.items() if v is not None or k in _KEEP_NONE}
         values["action_type"] = action_type
         values["timestamp"] = ""  # (its text is checked by validate_dict, as on the fast path)
@@ -69,12 +70,14 @@ class DocBuilder(ThreadBuilder):
         if moment is not self._stamped:  # (the blocks of one line share its time)
             self._stamped, self._text = moment, format_timestamp(moment)
         values["timestamp"] = self._text
-        doc = {name: values[name] for name, required in plan if values.get(name) is not None or (required and name in values)}
-        if len(doc) != len(values):  # fields the model keeps as extra ones (a system action's agent_id), after its own
-            doc.update((k, values[k]) for k in sorted(values) if k not in known)
-        self.actions.append(doc)
+        for name in optional:  # a free-form field the model does not require is left out when None, as model_to_dict does
+            if name in values and values[name] is None:
+                del values[name]
+        # The values are the object (equal to model_to_dict's; only the key order differs, which
+        # no reader of the object depends on: an ordered copy of every action is not worth its cost).
+        self.actions.append(values)
         self.times.append(moment)
-        return doc
+        return values
 
     def build_document(self) -> tuple[Thread, dict[str, Any]]:
         """The thread without actions (problems and account on it, as ``build`` gives them) and
@@ -86,5 +89,6 @@ class DocBuilder(ThreadBuilder):
 
 
 @cache
-def _fields(cls: type[BaseModel]) -> frozenset[str]:
-    return frozenset(cls.model_fields)
+def _optional(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The fields kept when None (``_KEEP_NONE``) that ``cls`` has and does not require."""
+    return tuple(name for name, required in _plan(cls) if name in _KEEP_NONE and not required)

@@ -215,9 +215,9 @@ def _tool_uses(entries: list[Entry], agent: str) -> dict[str, tuple[Entry, Mappi
     found: dict[str, tuple[Entry, Mapping[str, Any], str]] = {}
     for entry in entries:
         message = entry.raw.get("message")
-        content = message.get("content") if isinstance(message, Mapping) else None
+        content = message.get("content") if type(message) is dict or isinstance(message, Mapping) else None  # (the cheap test first)
         for block in content if isinstance(content, list) else []:
-            if isinstance(block, Mapping) and block.get("type") in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
+            if (type(block) is dict or isinstance(block, Mapping)) and block.get("type") in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
                 found[block["id"]] = (entry, block, agent)
     return found
 

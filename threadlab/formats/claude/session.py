@@ -16,7 +16,7 @@ runs before it, which another file holds); when the results do not carry that (t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,12 +39,18 @@ class SessionInfo:
     titles: dict[str, str] = field(default_factory=dict)
     first_prompt: str | None = None
 
-    def saw(self, kind: str, raw: Mapping[str, Any]) -> None:
-        """Count an entry and keep the session fields it repeats (the first value of each)."""
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+    def gather(self, entries: Iterable[Mapping[str, Any]]) -> None:
+        """The thread's value of each repeated field: the first one a line gives (nearly
+        always the first line or two). Known before any line is converted, since a line is
+        written with only the fields that differ from them."""
         for key in self.keys:
-            if key in raw and key not in self.fields:
-                self.fields[key] = raw[key]
+            found = next((raw for raw in entries if key in raw), None)
+            if found is not None:
+                self.fields[key] = found[key]
+
+    def saw(self, kind: str, raw: Mapping[str, Any]) -> None:
+        """Count an entry (its session fields were gathered before)."""
+        self.counts[kind] = self.counts.get(kind, 0) + 1
         if kind == "cost-state":
             self.cost_state = without_envelope(raw)
         elif kind in _TITLE_TYPES:

@@ -78,21 +78,23 @@ def collect_responses(entries: Iterable[Entry]) -> dict[str, Response]:
     started: dict[Any, str] = {}  # parent_tool_use_id → id of the message being streamed
     for entry in entries:
         raw = entry.raw
-        if entry.type == "assistant" and isinstance(raw.get("message"), Mapping):
-            message = raw["message"]
+        message = raw.get("message")
+        if entry.type == "assistant" and (type(message) is dict or isinstance(message, Mapping)):  # (the cheap test first)
             mid = message.get("id")
             if not isinstance(mid, str):
                 continue
             response = responses.setdefault(mid, Response())
-            if isinstance(message.get("usage"), Mapping) and not response.final:
-                response.usage = dict(message["usage"])
-            if isinstance(message.get("stop_reason"), str):
-                response.stop_reason = message["stop_reason"]
+            usage = message.get("usage")
+            if (type(usage) is dict or isinstance(usage, Mapping)) and not response.final:
+                response.usage = dict(usage)
+            stop = message.get("stop_reason")
+            if isinstance(stop, str):
+                response.stop_reason = stop
                 response.final = True
             response.model = response.model or message.get("model")
             content = message.get("content")
             blocks = content if isinstance(content, list) else [{"type": "text"}]
-            response.block_types.extend(b.get("type", "") for b in blocks if isinstance(b, Mapping))
+            response.block_types.extend(b.get("type", "") for b in blocks if type(b) is dict or isinstance(b, Mapping))
         elif entry.type == "stream_event":
             _apply_event(raw, responses, started)
     return responses

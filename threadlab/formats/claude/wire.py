@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -42,6 +42,9 @@ SDK_MESSAGE_CLASSES = frozenset(
 )
 
 
+UNREAD: Any = object()  # an Entry's ``stamp`` before it is parsed
+
+
 @dataclass(slots=True)
 class Entry:
     """One wire dict, with where it came from: ``file`` is the name problems use, ``line`` its
@@ -55,16 +58,17 @@ class Entry:
     agent: str | None = None
     time: Any = None  # effective (monotonic) timestamp, filled by chain ordering
     problem: tuple[str, str] | None = None
+    # read from ``raw`` once (it is never changed): every stage asks for them, several times a line
+    type: str = field(init=False)
+    uuid: str | None = field(init=False)
+    stamp: Any = field(init=False, default=UNREAD)  # the line's own timestamp, parsed when first asked (chain.py)
 
-    @property
-    def type(self) -> str:
-        value = self.raw.get("type")
-        return value if isinstance(value, str) else ""
-
-    @property
-    def uuid(self) -> str | None:
-        value = self.raw.get("uuid")
-        return value if isinstance(value, str) else None
+    def __post_init__(self) -> None:
+        raw = self.raw
+        kind = raw.get("type")
+        self.type = kind if isinstance(kind, str) else ""
+        uuid = raw.get("uuid")
+        self.uuid = uuid if isinstance(uuid, str) else None
 
     def where(self) -> str:
         return f"{self.file}:{self.line}"
@@ -147,7 +151,7 @@ def records_of(raw: Mapping[str, Any]) -> int:
     without blocks is one record). What ``tests/conformance/records.py`` counts, and what the
     converter's account must add up to."""
     message = raw.get("message")
-    content = message.get("content") if isinstance(message, Mapping) else None
+    content = message.get("content") if type(message) is dict or isinstance(message, Mapping) else None
     return len(content) if isinstance(content, list) and content else 1
 
 
@@ -160,7 +164,7 @@ def read_lines(source: Source, file: str, agent: str | None = None) -> list[Entr
     was and the account counts it as kept."""
     entries: list[Entry] = []
     for number, line in source.lines():
-        if not line.strip():
+        if not line or line.isspace():  # (blank: as ``not line.strip()``, without copying every line)
             continue
         try:
             obj = orjson.loads(line)
