@@ -97,11 +97,12 @@ def envelope_of(message: Mapping[str, Any]) -> dict[str, Any]:
 REQUEST_PART_KINDS = ("user-prompt", "tool-return", "system-prompt", "retry-feedback")
 
 
-def rest_of(full: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> dict[str, Any]:
+def rest_of(full: Mapping[str, Any], rebuilt: Mapping[str, Any], *, vouched: bool = False) -> dict[str, Any]:
     """The keys of ``full`` that the part rebuilt from canonical fields does not reproduce
-    (``_missing``, the keys the file did not have, among them)."""
+    (``_missing``, the keys the file did not have, among them). ``vouched``: ``full`` is a part
+    the fast route's table took (``fast.filled`` then needs no second check)."""
     rebuilt = {k: v for k, v in rebuilt.items() if not (k == "timestamp" and v is None)}
-    normal = fast.normal(rebuilt) if fast.enabled() else None
+    normal = (fast.filled(rebuilt) if vouched else None) or (fast.normal(rebuilt) if fast.enabled() else None)
     if normal is not None:
         return {k: v for k, v in full.items() if k not in normal or normal[k] != v}
     import pydantic

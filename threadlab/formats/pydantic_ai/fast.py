@@ -283,7 +283,7 @@ def message(raw: Any, *, line: int | None = None, counted: bool = True) -> Messa
         if done is None or SIDE[done["part_kind"]] != kind:
             return None
         parts.append(done)
-    return Message(envelope, parts, [p["part_kind"] for p in parts], line, counted)
+    return Message(envelope, parts, [p["part_kind"] for p in parts], line, counted, vouched=True)
 
 
 def normal(rebuilt: dict[str, Any]) -> dict[str, Any] | None:
@@ -298,6 +298,22 @@ def normal(rebuilt: dict[str, Any]) -> dict[str, Any] | None:
     if kind == "user-prompt" and type(content) is list:
         filled["content"] = [_media_defaults(item) if type(item) is dict else item for item in content]
     return part(filled)
+
+
+def filled(rebuilt: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``normal`` gives (but for key order, which ``rest_of`` does not read) for a part
+    ``specs`` rebuilt from one this table took: every rebuilt value is then one the table takes
+    again (the same text, ids and times, args parsed into an object, an outcome it allows), so
+    it is not checked a second time. None for user prompt content that is a list (its media
+    items get defaults of their own: ``normal`` fills and checks those)."""
+    kind = rebuilt["part_kind"]
+    content = rebuilt.get("content")
+    if kind == "user-prompt" and type(content) is not str:
+        return None
+    out = {**PART_DEFAULTS[kind], **rebuilt}
+    if kind == "tool-return" and not _scalar(content):
+        out[DIGESTS] = []
+    return out
 
 
 def _media_defaults(item: dict[str, Any]) -> dict[str, Any]:

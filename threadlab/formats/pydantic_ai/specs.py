@@ -69,8 +69,8 @@ def usage_from_pai(usage: Mapping[str, Any] | None) -> Usage | None:
                  cache_read_tokens=usage.get("cache_read_tokens") or None, cache_write_tokens=cache_write or None)
 
 
-def _finish(spec: Spec, part: Mapping[str, Any], rebuilt: dict[str, Any], index: int, pos: int, records: int, exact: bool = True) -> Spec:
-    rest = P.rest_of(part, rebuilt) if exact else {}
+def _finish(spec: Spec, part: Mapping[str, Any], rebuilt: dict[str, Any], index: int, pos: int, records: int, msg: Message) -> Spec:
+    rest = P.rest_of(part, rebuilt, vouched=msg.vouched) if msg.exact else {}
     spec.pai.update({"message": index, "parts": [pos], **({"rest": [rest]} if rest else {})})
     spec.records = records
     return spec
@@ -121,7 +121,7 @@ def _request_specs(msg: Message, index: int, one: int) -> tuple[list[Spec], list
             continue
         spec.part_stamp = part.get("timestamp")
         spec.kept = msg.part_problems.get(pos)
-        specs.append(_finish(spec, part, rebuilt, index, pos, one, msg.exact))
+        specs.append(_finish(spec, part, rebuilt, index, pos, one, msg))
     return specs, held
 
 
@@ -167,9 +167,9 @@ def _response_specs(msg: Message, index: int, agent_id: str, one: int) -> list[S
         else:
             specs.append(_system_part_spec(part, stamp, index, pos, one))
             continue
-        specs.append(_finish(spec, part, rebuilt, index, pos, one, msg.exact))
+        specs.append(_finish(spec, part, rebuilt, index, pos, one, msg))
     if message_spec is not None:
-        _fill_message(message_spec, texts, index, envelope, msg.exact)
+        _fill_message(message_spec, texts, index, msg)
         message_spec.records = one * len(texts)
     core = [s for s in specs if not s.action_type.startswith("system.")]
     target = message_spec or (core[0] if core else None)
@@ -195,7 +195,8 @@ def _args(args: Any) -> Any:
     return args
 
 
-def _fill_message(spec: Spec, texts: list[tuple[int, Mapping[str, Any]]], index: int, envelope: Mapping[str, Any], exact: bool = True) -> None:
+def _fill_message(spec: Spec, texts: list[tuple[int, Mapping[str, Any]]], index: int, msg: Message) -> None:
+    envelope = msg.envelope
     content: list[Any] = []
     rests: list[dict[str, Any]] = []
     for _, part in texts:
@@ -206,7 +207,7 @@ def _fill_message(spec: Spec, texts: list[tuple[int, Mapping[str, Any]]], index:
             media = P.media_from_pai(part.get("content") or {})
             content.append(media)
             rebuilt = {"part_kind": "file", "content": P.media_to_pai(media.model_dump(exclude_none=True))}
-        rests.append(P.rest_of(part, rebuilt) if exact else {})
+        rests.append(P.rest_of(part, rebuilt, vouched=msg.vouched) if msg.exact else {})
     spec.fields["content"] = content[0].text if len(content) == 1 and isinstance(content[0], P.TextPart) else content
     if envelope.get("finish_reason") in _FINISH:
         spec.fields["finish_reason"] = envelope["finish_reason"]
