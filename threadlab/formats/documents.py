@@ -32,7 +32,8 @@ from threadlab.core.model import Thread, action_class
 from threadlab.core.timefmt import format_timestamp
 from threadlab.loading.shape import _compiled
 
-_KEEP_NONE = ("args", "content", "data")  # the fields ThreadBuilder.add keeps when None (as the models then hold them)
+_KEEP_NONE = ("args", "content", "data")
+_AS_IS = frozenset((str, int, float, bool, dict, type(None)))  # values written as they are (``_plain`` looks at the others)  # the fields ThreadBuilder.add keeps when None (as the models then hold them)
 
 
 class DocBuilder(ThreadBuilder):
@@ -52,7 +53,7 @@ class DocBuilder(ThreadBuilder):
             cls = action_class(action_type)
             kind = self._kinds[action_type] = (_compiled(cls, True), _plan(cls), _fields(cls))
         check, plan, known = kind
-        values = {k: _plain(v) for k, v in fields.items() if v is not None or k in _KEEP_NONE}
+        values = {k: v if type(v) in _AS_IS else _plain(v) for k, v in fields.items() if v is not None or k in _KEEP_NONE}
         values["action_type"] = action_type
         values["timestamp"] = ""  # (its text is checked by validate_dict, as on the fast path)
         values["sequence"] = len(self.actions) + 1
