@@ -71,7 +71,7 @@ class DocBuilder(ThreadBuilder):
         if moment is not self._stamped:  # (the blocks of one line share its time)
             self._stamped, self._text = moment, format_timestamp(moment)
         values["timestamp"] = self._text
-        doc = {name: values[name] for name, required in plan if values.get(name) is not None or (required and name in values)}
+        doc = {name: values[name] for name, required in plan if name in values and (required or values[name] is not None)}
         if len(doc) != len(values):  # fields the model keeps as extra ones (a system action's agent_id), after its own
             doc.update((k, values[k]) for k in sorted(values) if k not in known)
         self.actions.append(doc)

@@ -266,11 +266,19 @@ def format_spec(name: str) -> FormatSpec:
 
 
 def load_module(spec: FormatSpec) -> ModuleType:
-    """The format's module, imported on first use and checked against ``FormatModule``."""
+    """The format's module, imported on first use and checked against ``FormatModule`` (once per
+    module object: detection asks for every module on every file, and a protocol check costs
+    about a hundred microseconds)."""
     module = importlib.import_module(spec.module)
+    if _CHECKED.get(spec.module) is module:
+        return module
     if getattr(module, "NAME", None) != spec.name or not isinstance(module, FormatModule):
         raise TypeError(f"{spec.module} does not have the format surface of {spec.name!r} (NAME, detect, to_threads, from_thread)")
+    _CHECKED[spec.module] = module
     return module
+
+
+_CHECKED: dict[str, ModuleType] = {}  # module name → the module object that passed the check
 
 
 def data_suffixes() -> tuple[str, ...]:

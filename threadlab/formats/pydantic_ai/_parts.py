@@ -82,16 +82,20 @@ def envelope_of(message: Mapping[str, Any]) -> dict[str, Any]:
     defaults = envelope_defaults(message["kind"])
     out = {"kind": message["kind"]}
     for key, value in message.items():
-        if key in ("parts", "kind"):
-            continue
-        default = defaults.get(key)
-        if isinstance(value, dict) and isinstance(default, dict):  # usage: only what is not zero
+        default = defaults.get(key, _ABSENT)
+        if default is _ABSENT:  # (the timestamp, which has no default, among them)
+            if key != "parts":
+                out[key] = value
+        elif isinstance(value, dict) and isinstance(default, dict):  # usage: only what is not zero
             value = {k: v for k, v in value.items() if k not in default or default[k] != v}
             if value:
                 out[key] = value
-        elif key == "timestamp" or key not in defaults or default != value:
+        elif key != "kind" and default != value:
             out[key] = value
     return out
+
+
+_ABSENT = object()
 
 
 REQUEST_PART_KINDS = ("user-prompt", "tool-return", "system-prompt", "retry-feedback")

@@ -59,22 +59,15 @@ def _is_error_details(content: Any) -> bool:
 
 def usage_from_pai(usage: Mapping[str, Any] | None) -> Usage | None:
     """RequestUsage JSON → canonical usage (total = input + output; thinking from
-    output_reasoning_tokens or details.reasoning_tokens)."""
-    values = usage_values(usage)
-    return Usage(**values) if values is not None else None
-
-
-def usage_values(usage: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """``usage_from_pai`` as the usage's JSON object (what the actions are given: the frames
-    route writes it as it is, the models take it as the Usage it stands for)."""
+    output_reasoning_tokens or details.reasoning_tokens). A model, not its JSON object: on an
+    action without a usage field of its own (a tool call) it is kept as an extra field as given."""
     if not usage:
         return None
     inp, out = usage.get("input_tokens") or 0, usage.get("output_tokens") or 0
     thinking = usage.get("output_reasoning_tokens") or (usage.get("details") or {}).get("reasoning_tokens") or None
     cache_write = (usage.get("cache_write_tokens") or 0) + (usage.get("cache_write_1h_tokens") or 0)
-    values = {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out, "thinking_tokens": thinking,
-              "cache_read_tokens": usage.get("cache_read_tokens") or None, "cache_write_tokens": cache_write or None}
-    return {k: v for k, v in values.items() if v is not None}
+    return Usage(input_tokens=inp, output_tokens=out, total_tokens=inp + out, thinking_tokens=thinking,
+                 cache_read_tokens=usage.get("cache_read_tokens") or None, cache_write_tokens=cache_write or None)
 
 
 def _finish(spec: Spec, part: Mapping[str, Any], rebuilt: dict[str, Any], index: int, pos: int, records: int, msg: Message) -> Spec:
@@ -182,7 +175,7 @@ def _response_specs(msg: Message, index: int, agent_id: str, one: int) -> list[S
     core = [s for s in specs if not s.action_type.startswith("system.")]
     target = message_spec or (core[0] if core else None)
     if target is not None and envelope.get("usage"):
-        target.fields["usage"] = usage_values(envelope["usage"])
+        target.fields["usage"] = usage_from_pai(envelope["usage"])
     model = {k: envelope[k] for k in ("model_name", "provider_name") if envelope.get(k)}
     for spec in specs:
         if model and not spec.action_type.startswith("system."):
@@ -209,14 +202,15 @@ def _fill_message(spec: Spec, texts: list[tuple[int, Mapping[str, Any]]], index:
     rests: list[dict[str, Any]] = []
     for _, part in texts:
         if part["part_kind"] == "text":
-            content.append(P.TextPart(text=part.get("content") or ""))
+            content.append(part.get("content") or "")  # (a TextPart when the message has more than this one)
             rebuilt = {"part_kind": "text", "content": part.get("content") or ""}
         else:
             media = P.media_from_pai(part.get("content") or {})
             content.append(media)
             rebuilt = {"part_kind": "file", "content": P.media_to_pai(media.model_dump(exclude_none=True))}
         rests.append(P.rest_of(part, rebuilt, vouched=msg.vouched) if msg.exact else {})
-    spec.fields["content"] = content[0].text if len(content) == 1 and isinstance(content[0], P.TextPart) else content
+    spec.fields["content"] = content[0] if len(content) == 1 and type(content[0]) is str else [
+        P.TextPart(text=c) if type(c) is str else c for c in content]
     if envelope.get("finish_reason") in _FINISH:
         spec.fields["finish_reason"] = envelope["finish_reason"]
     spec.pai.update({"message": index, "parts": [pos for pos, _ in texts], **({"rest": rests} if any(rests) else {})})
