@@ -18,10 +18,10 @@ import pytest
 
 import threadlab as tl
 import threadlab.formats.pydantic_ai as pydantic_ai
-from threadlab.core.builder import ThreadBuilder
 from threadlab.formats import Source
 from threadlab.formats.pydantic_ai import fast
-from threadlab.formats.reading import read_documents
+
+from .documents_route import both_routes, built_without_models
 
 ROOT = Path(__file__).parent.parent
 SAMPLES = sorted([*(ROOT / "tests" / "fixtures" / "pydantic_ai").glob("*.json*"),
@@ -30,14 +30,6 @@ SAMPLES = sorted([*(ROOT / "tests" / "fixtures" / "pydantic_ai").glob("*.json*")
                   *(ROOT / "data" / "pydantic_ai").glob("*.messages.json")])
 HISTORIES = [p for p in SAMPLES if p.name.endswith(".messages.json") or p.name == "full_trace.json"]
 FAST = [p for p in HISTORIES if p.name.endswith(".messages.json")]  # every message one the fast route vouches for
-
-
-def _read(source: Source) -> Any:
-    """What the loader takes from ``read_documents``: thread id, origin, problems, account, object."""
-    try:
-        return [(t.thread_id, t.origin, t.problems, t.account, doc) for t, doc in read_documents(source, "pydantic-ai")]
-    except Exception as exc:  # (the same failure either way is the same result)
-        return repr(exc)
 
 
 @contextmanager
@@ -49,28 +41,9 @@ def _careful(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         yield
 
 
-def _both(monkeypatch: pytest.MonkeyPatch, make: Any) -> tuple[Any, Any]:
-    new = _read(make())
-    with _careful(monkeypatch):
-        old = _read(make())
-    return new, old
-
-
-@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_same_documents_as_the_careful_route(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    new, old = _both(monkeypatch, lambda: Source(path))
-    assert new == old
-
-
 @pytest.mark.parametrize("path", FAST, ids=lambda p: str(p.relative_to(ROOT)))
 def test_histories_take_the_route_without_a_model_per_action(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    monkeypatch.setattr(ThreadBuilder, "add", lambda *a, **k: calls.append(a))
-    built = pydantic_ai.to_documents(Source(path))
-    assert built is not None and len(built) == 1
-    thread, doc = built[0]
-    assert doc["actions"] and not thread.actions
-    assert calls == []  # every action made as its JSON object, none as a model
+    built_without_models(monkeypatch, lambda: pydantic_ai.to_documents(Source(path)))
 
 
 def _break(message: dict[str, Any], rng: random.Random) -> None:
@@ -111,14 +84,15 @@ def _mutants(messages: list[Any], rng: random.Random, n: int) -> list[bytes]:
     return out
 
 
-@pytest.mark.parametrize("path", HISTORIES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_broken_histories_read_the_same(path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    messages = orjson.loads(path.read_bytes())
-    for index, data in enumerate(_mutants(messages, random.Random(path.name), 30)):
-        target = tmp_path / f"{index}-{path.name}"
-        target.write_bytes(data)
-        new, old = _both(monkeypatch, lambda target=target: Source(target))
-        assert new == old, f"mutant {index} of {path.name}"
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_same_documents_as_the_careful_route(path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The file itself and, of a history, thirty copies broken the ways files are."""
+    copies = _mutants(orjson.loads(path.read_bytes()), random.Random(path.name), 30) if path in HISTORIES else []
+    for index, data in enumerate(copies):
+        (tmp_path / f"{index}-{path.name}").write_bytes(data)
+    for target in [path, *(tmp_path / f"{index}-{path.name}" for index in range(len(copies)))]:
+        new, old = both_routes(lambda target=target: Source(target), lambda: _careful(monkeypatch), "pydantic-ai")
+        assert new == old, target.name
 
 
 def test_same_frames_as_the_careful_route(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
