@@ -6,6 +6,7 @@ frame. And it builds no model per action."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -108,3 +109,25 @@ def test_same_frames_as_the_careful_route(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert len(new.actions) > 0 and len(new.problems) > 0
     for name, frame in new.tables().items():
         pd.testing.assert_frame_equal(frame, old.tables()[name], obj=name)
+
+
+def test_generated_histories_take_the_one_pass_way_and_read_the_same(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Histories as ``benchmarks/pydantic_ai_folder.py`` makes them (thinking, parallel calls,
+    args as objects and as JSON text, returns of text and of objects, retries, usage) go the
+    one-pass way (``direct``) and give what the careful route gives."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    from threadlab.formats.pydantic_ai import container, direct, reading
+
+    spec = importlib.util.spec_from_file_location("pydantic_ai_folder", ROOT / "benchmarks" / "pydantic_ai_folder.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rng = random.Random(16)
+    for index in range(12):
+        target = tmp_path / f"history-{index}.messages.json"
+        target.write_bytes(ModelMessagesTypeAdapter.dump_json(bench._history(rng, index), indent=2))
+        (conversation,) = container.read(Source(target))
+        assert direct.actions(reading._History(conversation).messages, "assistant") is not None
+        new, old = both_routes(lambda target=target: Source(target), lambda: _careful(monkeypatch), "pydantic-ai")
+        assert new == old, target.name

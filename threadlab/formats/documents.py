@@ -20,6 +20,7 @@ written for) sends the whole file the careful way: ``to_documents`` returns None
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -77,6 +78,17 @@ class DocBuilder(ThreadBuilder):
         self.actions.append(doc)
         self.times.append(moment)
         return doc
+
+    def put(self, made: Iterable[tuple[dict[str, Any], datetime, int]]) -> None:
+        """Actions a converter made as their objects itself (``pydantic_ai.direct``: values the
+        models take as they are, times in order), numbered here; ``int``: the records each stands for."""
+        for doc, moment, records in made:
+            doc["sequence"] = len(self.actions) + 1
+            self.actions.append(doc)
+            self.times.append(moment)
+            self.took(records)
+            if self._last_time is None or moment > self._last_time:
+                self._last_time = moment
 
     def build_document(self) -> tuple[Thread, dict[str, Any]]:
         """The thread without actions (problems and account on it, as ``build`` gives them) and

@@ -124,8 +124,6 @@ def read_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None
     (without actions) and its JSON object, no model per action. Only for files whose every
     message the fast route vouched for and that hold no stream events; None for any other (and
     for a file the container refuses): ``read_source`` reads those, with the same results."""
-    from threadlab.formats.documents import DocBuilder
-
     if not fast.enabled() or source.is_object:
         return None
     try:
@@ -135,9 +133,26 @@ def read_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None
         histories = [_History(c) for c in conversations]
         if any(h.made_up or h.slow for h in histories):
             return None
-        return [_builder(h, "assistant", source.name, DocBuilder).build_document() for h in histories]  # type: ignore[attr-defined]
+        return [_document(h, source.name) for h in histories]
     except Exception:  # whatever it was, the careful way meets it again and says what it is
         return None
+
+
+def _document(history: _History, source: str | None) -> tuple[Thread, dict[str, Any]]:
+    """One history's thread and object: in one pass (``direct``) when it holds only the plain
+    shapes, else through the specs."""
+    from threadlab.formats.documents import DocBuilder
+    from threadlab.formats.pydantic_ai import direct
+
+    msgs = history.messages
+    builder = DocBuilder(_thread_id(msgs), title=_title(msgs), source=source)
+    made = direct.actions(msgs, _register(builder, "assistant", msgs))
+    if made is None:
+        builder = _builder(history, "assistant", source, DocBuilder)  # type: ignore[assignment]
+    else:
+        builder.put(made)
+        history.account(builder)
+    return builder.build_document()
 
 
 def _thread(history: _History, agent: Any, source: str | None, thread_id: str | None = None, title: str | None = None,
