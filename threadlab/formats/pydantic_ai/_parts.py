@@ -82,16 +82,14 @@ def envelope_of(message: Mapping[str, Any]) -> dict[str, Any]:
     defaults = envelope_defaults(message["kind"])
     out = {"kind": message["kind"]}
     for key, value in message.items():
-        default = defaults.get(key, _ABSENT)
-        if default is _ABSENT:  # (the timestamp, which has no default, among them)
-            if key != "parts":
-                out[key] = value
-        elif isinstance(value, dict) and isinstance(default, dict):  # usage: only what is not zero
+        default = defaults.get(key, _ABSENT)  # (the timestamp has none)
+        if default == value or key == "parts":  # (the kind, already first, among them)
+            continue
+        if isinstance(value, dict) and isinstance(default, dict):  # usage: only what is not zero
             value = {k: v for k, v in value.items() if k not in default or default[k] != v}
-            if value:
-                out[key] = value
-        elif key != "kind" and default != value:
-            out[key] = value
+            if not value:
+                continue
+        out[key] = value
     return out
 
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from threadlab.core.canonical import model_to_dict
 from threadlab.formats.pydantic_ai import _parts as P
 from threadlab.formats.pydantic_ai.message import Message
-from threadlab.formats.pydantic_ai.specs import _FINISH, _OUTCOME, _args, _status, usage_from_pai
+from threadlab.formats.pydantic_ai.specs import _FINISH, _OUTCOME, _args, _status, usage_numbers
 
 Made = tuple[dict[str, Any], datetime, int]  # an action's object (sequence 0 until numbered), its time, records it stands for
 
@@ -128,14 +127,12 @@ def _response(msg: Message, index: int, agent_id: str) -> list[Made]:
 
 def _usage(made: list[Made], envelope: dict[str, Any]) -> None:
     """The response's usage on its message, else on its first action (a tool call keeps it as a
-    field of its own, written after the others)."""
+    field of its own, written after the others), as ``model_to_dict`` writes a Usage."""
     target = next((doc for doc, _, _ in made if doc["action_type"] == "assistant_message"), made[0][0])
-    usage = usage_from_pai(envelope["usage"])
-    if usage is None:
-        return
+    usage = {k: v for k, v in usage_numbers(envelope["usage"]).items() if v is not None}
     if target["action_type"] == "tool_call":
-        target["usage"] = model_to_dict(usage)
+        target["usage"] = usage
         return
     metadata = target.pop("metadata")
-    target["usage"] = model_to_dict(usage)
+    target["usage"] = usage
     target["metadata"] = metadata

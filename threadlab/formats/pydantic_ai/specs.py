@@ -61,13 +61,16 @@ def usage_from_pai(usage: Mapping[str, Any] | None) -> Usage | None:
     """RequestUsage JSON → canonical usage (total = input + output; thinking from
     output_reasoning_tokens or details.reasoning_tokens). A model, not its JSON object: on an
     action without a usage field of its own (a tool call) it is kept as an extra field as given."""
-    if not usage:
-        return None
+    return Usage(**usage_numbers(usage)) if usage else None
+
+
+def usage_numbers(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """The canonical usage's fields (None where there is no figure) of RequestUsage JSON."""
     inp, out = usage.get("input_tokens") or 0, usage.get("output_tokens") or 0
     thinking = usage.get("output_reasoning_tokens") or (usage.get("details") or {}).get("reasoning_tokens") or None
     cache_write = (usage.get("cache_write_tokens") or 0) + (usage.get("cache_write_1h_tokens") or 0)
-    return Usage(input_tokens=inp, output_tokens=out, total_tokens=inp + out, thinking_tokens=thinking,
-                 cache_read_tokens=usage.get("cache_read_tokens") or None, cache_write_tokens=cache_write or None)
+    return {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out, "thinking_tokens": thinking,
+            "cache_read_tokens": usage.get("cache_read_tokens") or None, "cache_write_tokens": cache_write or None}
 
 
 def _finish(spec: Spec, part: Mapping[str, Any], rebuilt: dict[str, Any], index: int, pos: int, records: int, msg: Message) -> Spec:
