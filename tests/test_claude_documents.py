@@ -1,10 +1,12 @@
-"""The Claude Code frames route (``formats/claude/documents.py``): a transcript straight to its
+"""The Claude Code frames route (``formats/documents.py``): a transcript straight to its
 thread's JSON object gives what the careful route (a Thread of models, then ``to_dict``) gives,
 on every Claude Code sample and on broken transcripts, and it builds no model per action."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +16,9 @@ import pytest
 
 import threadlab as tl
 import threadlab.formats.claude as claude
-from threadlab.core.builder import ThreadBuilder
 from threadlab.formats import Source, detect_format
-from threadlab.formats.reading import read_documents
+
+from .documents_route import both_routes, built_without_models
 
 ROOT = Path(__file__).parent.parent
 SAMPLES = sorted(
@@ -27,20 +29,15 @@ TRANSCRIPTS = [p for p in SAMPLES if p.suffix == ".jsonl" and ".stream." not in 
 FOLDERS = [ROOT / "tests" / "fixtures" / "claude" / "projects", ROOT / "data" / "claude_code", ROOT / "tests" / "fixtures" / "real" / "claude"]
 
 
-def _read(source: Source) -> Any:
-    """What the loader takes from ``read_documents``: thread id, problems, account, object."""
-    try:
-        return [(t.thread_id, t.origin, t.problems, t.account, doc) for t, doc in read_documents(source)]
-    except Exception as exc:  # (the same failure either way is the same result)
-        return repr(exc)
-
-
 def _both(monkeypatch: pytest.MonkeyPatch, make: Any) -> tuple[Any, Any]:
-    new = _read(make())
+    return both_routes(make, lambda: _careful(monkeypatch))
+
+
+@contextmanager
+def _careful(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     with monkeypatch.context() as m:
         m.setattr(claude, "to_documents", lambda source: None)  # the careful route only
-        old = _read(make())
-    return new, old
+        yield
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -51,14 +48,8 @@ def test_same_documents_as_the_careful_route(path: Path, monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_transcripts_take_the_route_without_a_model_per_action(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    monkeypatch.setattr(ThreadBuilder, "add", lambda *a, **k: calls.append(a))
     assert detect_format(Source(path)).NAME == claude.NAME
-    built = claude.to_documents(Source(path))
-    assert built is not None and len(built) == 1
-    thread, doc = built[0]
-    assert doc["actions"] and not thread.actions
-    assert calls == []  # every action made as its JSON object, none as a model
+    built_without_models(monkeypatch, lambda: claude.to_documents(Source(path)))
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -83,11 +83,11 @@ def to_threads(source: Source) -> list[Thread]:
 
 
 def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
-    """The frames route (``documents.py``): a session transcript file → its thread (without
+    """The frames route (``formats/documents.py``): a session transcript file → its thread (without
     actions: problems and account) and its JSON object, with no model per action. None for
     any other input (a folder, a stream, an array, objects), and for a file the route gives
     up on: ``to_threads`` reads those, with the same results."""
-    from threadlab.formats.claude.documents import DocBuilder
+    from threadlab.formats.documents import DocBuilder
 
     try:
         if source.is_dir or source.is_object or source.path is None or _container(source) is not None:

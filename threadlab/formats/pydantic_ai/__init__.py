@@ -80,6 +80,13 @@ def to_threads(source: Source) -> list[Thread]:
     return read_source(source)
 
 
+def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
+    """The frames route (``reading.read_documents``): None sends the file to ``to_threads``."""
+    from threadlab.formats.pydantic_ai.reading import read_documents
+
+    return read_documents(source)
+
+
 def from_thread(thread: Thread, *, agent: str | None = None) -> bytes:
     """The thread as ``ModelMessagesTypeAdapter`` JSON: one agent's history (``agent``, or the
     agent the conversation starts with), warning ``WriteLoss`` for what it cannot hold (see
@@ -97,6 +104,7 @@ __all__ = [
     "from_thread",
     "is_history",
     "perspective",
+    "to_documents",
     "to_pydantic_ai",
     "to_threads",
 ]

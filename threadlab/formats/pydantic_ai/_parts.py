@@ -82,26 +82,29 @@ def envelope_of(message: Mapping[str, Any]) -> dict[str, Any]:
     defaults = envelope_defaults(message["kind"])
     out = {"kind": message["kind"]}
     for key, value in message.items():
-        if key in ("parts", "kind"):
+        default = defaults.get(key, _ABSENT)  # (the timestamp has none)
+        if default == value or key == "parts":  # (the kind, already first, among them)
             continue
-        default = defaults.get(key)
         if isinstance(value, dict) and isinstance(default, dict):  # usage: only what is not zero
             value = {k: v for k, v in value.items() if k not in default or default[k] != v}
-            if value:
-                out[key] = value
-        elif key == "timestamp" or key not in defaults or default != value:
-            out[key] = value
+            if not value:
+                continue
+        out[key] = value
     return out
+
+
+_ABSENT = object()
 
 
 REQUEST_PART_KINDS = ("user-prompt", "tool-return", "system-prompt", "retry-feedback")
 
 
-def rest_of(full: Mapping[str, Any], rebuilt: Mapping[str, Any]) -> dict[str, Any]:
+def rest_of(full: Mapping[str, Any], rebuilt: Mapping[str, Any], *, vouched: bool = False) -> dict[str, Any]:
     """The keys of ``full`` that the part rebuilt from canonical fields does not reproduce
-    (``_missing``, the keys the file did not have, among them)."""
+    (``_missing``, the keys the file did not have, among them). ``vouched``: ``full`` is a part
+    the fast route's table took (``fast.filled`` then needs no second check)."""
     rebuilt = {k: v for k, v in rebuilt.items() if not (k == "timestamp" and v is None)}
-    normal = fast.normal(rebuilt) if fast.enabled() else None
+    normal = (fast.filled(rebuilt) if vouched else None) or (fast.normal(rebuilt) if fast.enabled() else None)
     if normal is not None:
         return {k: v for k, v in full.items() if k not in normal or normal[k] != v}
     import pydantic

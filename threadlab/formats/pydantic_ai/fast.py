@@ -89,9 +89,17 @@ def _opt_dict(value: Any) -> bool:
     return value is None or type(value) is dict
 
 
-def _one_of(*allowed: str) -> Callable[[Any], bool]:
-    choices = frozenset(allowed)
-    return lambda value: type(value) is str and value in choices
+class _OneOf:
+    """A text among ``allowed`` (the compiled table checks ``choices`` inline)."""
+
+    def __init__(self, *allowed: str) -> None:
+        self.choices = frozenset(allowed)
+
+    def __call__(self, value: Any) -> bool:
+        return type(value) is str and value in self.choices
+
+
+_one_of = _OneOf
 
 
 def _call_id(value: Any) -> bool:
@@ -227,10 +235,19 @@ ENVELOPE_DEFAULTS: dict[str, dict[str, Any]] = {
 
 def _fields(value: dict[str, Any], checks: dict[str, Callable[[Any], bool]], skip: str | None = None) -> dict[str, Any] | None:
     """``value`` with its keys in pydantic-ai's order, or None when a key is missing, extra or fails."""
+    order, holds = _ORDERS[id(checks)]
+    keys = tuple(value)
+    if keys == order or (skip is not None and keys[1:] == order and keys[0] == skip):  # as pydantic-ai wrote it
+        if not holds(value):
+            return None
+        out = dict(value)
+        if len(keys) != len(order):
+            del out[keys[0]]
+        return out
     expected = len(checks) + (1 if skip is not None else 0)
     if len(value) != expected:
         return None
-    out: dict[str, Any] = {}
+    out = {}
     for key, check in checks.items():
         if key not in value:
             return None
@@ -239,6 +256,31 @@ def _fields(value: dict[str, Any], checks: dict[str, Callable[[Any], bool]], ski
             return None
         out[key] = item
     return out
+
+
+def _compiled(checks: dict[str, Callable[[Any], bool]]) -> Callable[[dict[str, Any]], bool]:
+    """All of a table's checks over a dict that has its keys, as straight-line code: the common
+    checks inline, the others called (a call per field was most of the time of a message)."""
+    inline = {_str: "type(v) is str", _opt_str: "v is None or type(v) is str", _none: "v is None",
+              _opt_dict: "v is None or type(v) is dict", _call_id: 'type(v) is str and v != ""'}
+    names: dict[str, Any] = {}
+    lines = ["def check(d):"]
+    for n, (key, check) in enumerate(checks.items()):
+        if isinstance(check, _OneOf):
+            names[f"C{n}"] = check.choices
+            test = f"type(v) is str and v in C{n}"
+        else:
+            test = inline.get(check) or f"C{n}(v)"
+            if test == f"C{n}(v)":
+                names[f"C{n}"] = check
+        lines += [f"    v = d[{key!r}]", f"    if not ({test}):", "        return False"]
+    lines.append("    return True")
+    exec("\n".join(lines), names)  # source built above from the table itself
+    return names["check"]
+
+
+# each table's keys in order and its compiled checks (``_fields``: a value written as pydantic-ai writes it)
+_ORDERS = {id(checks): (tuple(checks), _compiled(checks)) for checks in (REQUEST, RESPONSE, *PARTS.values())}
 
 
 def part(raw: Any) -> dict[str, Any] | None:
@@ -283,7 +325,7 @@ def message(raw: Any, *, line: int | None = None, counted: bool = True) -> Messa
         if done is None or SIDE[done["part_kind"]] != kind:
             return None
         parts.append(done)
-    return Message(envelope, parts, [p["part_kind"] for p in parts], line, counted)
+    return Message(envelope, parts, [p["part_kind"] for p in parts], line, counted, vouched=True)
 
 
 def normal(rebuilt: dict[str, Any]) -> dict[str, Any] | None:
@@ -298,6 +340,22 @@ def normal(rebuilt: dict[str, Any]) -> dict[str, Any] | None:
     if kind == "user-prompt" and type(content) is list:
         filled["content"] = [_media_defaults(item) if type(item) is dict else item for item in content]
     return part(filled)
+
+
+def filled(rebuilt: dict[str, Any]) -> dict[str, Any] | None:
+    """What ``normal`` gives (but for key order, which ``rest_of`` does not read) for a part
+    ``specs`` rebuilt from one this table took: every rebuilt value is then one the table takes
+    again (the same text, ids and times, args parsed into an object, an outcome it allows), so
+    it is not checked a second time. None for user prompt content that is a list (its media
+    items get defaults of their own: ``normal`` fills and checks those)."""
+    kind = rebuilt["part_kind"]
+    content = rebuilt.get("content")
+    if kind == "user-prompt" and type(content) is not str:
+        return None
+    out = {**PART_DEFAULTS[kind], **rebuilt}
+    if kind == "tool-return" and not _scalar(content):
+        out[DIGESTS] = []
+    return out
 
 
 def _media_defaults(item: dict[str, Any]) -> dict[str, Any]:

@@ -41,6 +41,7 @@ class Message:
     problems: list[tuple[str, str]] = field(default_factory=list)
     part_problems: dict[int, tuple[str, str]] = field(default_factory=dict)  # parts read with something kept as it came
     exact: bool = True  # keep what the round trip needs (False: a writer's read-back, which compares actions only)
+    vouched: bool = field(default=False, compare=False)  # every field checked by the fast route's table (``fast.message``)
 
     @classmethod
     def of_validated(cls, dumped: Mapping[str, Any]) -> Message:

@@ -53,6 +53,7 @@ class _History:
         self.conversation = conversation
         self.stream = stream
         self.made_up = self._normaliser.made_up if self._normaliser is not None else 0
+        self.slow = self._normaliser is not None  # some message went through pydantic-ai
 
     def _add(self, raw: Any, line: int | None, counted: bool) -> None:
         """The message, by the fast route when it vouches for it, else validated by pydantic-ai
@@ -118,17 +119,59 @@ def read_source(source: Source, *, agent: Any = "assistant") -> list[Thread]:
     return threads
 
 
+def read_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
+    """The frames route (``formats/documents.py``): each conversation of a file as its thread
+    (without actions) and its JSON object, no model per action. Only for files whose every
+    message the fast route vouched for and that hold no stream events; None for any other (and
+    for a file the container refuses): ``read_source`` reads those, with the same results."""
+    if not fast.enabled() or source.is_object:
+        return None
+    try:
+        conversations = container.read(source)
+        if any(c.events for c in conversations):
+            return None
+        histories = [_History(c) for c in conversations]
+        if any(h.made_up or h.slow for h in histories):
+            return None
+        return [_document(h, source.name) for h in histories]
+    except Exception:  # whatever it was, the careful way meets it again and says what it is
+        return None
+
+
+def _document(history: _History, source: str | None) -> tuple[Thread, dict[str, Any]]:
+    """One history's thread and object: in one pass (``direct``) when it holds only the plain
+    shapes, else through the specs."""
+    from threadlab.formats.documents import DocBuilder
+    from threadlab.formats.pydantic_ai import direct
+
+    msgs = history.messages
+    builder = DocBuilder(_thread_id(msgs), title=_title(msgs), source=source)
+    made = direct.actions(msgs, _register(builder, "assistant", msgs))
+    if made is None:
+        builder = _builder(history, "assistant", source, DocBuilder)  # type: ignore[assignment]
+    else:
+        builder.put(made)
+        history.account(builder)
+    return builder.build_document()
+
+
 def _thread(history: _History, agent: Any, source: str | None, thread_id: str | None = None, title: str | None = None,
             deferred: DeferredToolResults | None = None) -> Thread:
+    return _builder(history, agent, source, ThreadBuilder, thread_id, title, deferred).build()
+
+
+def _builder(history: _History, agent: Any, source: str | None, cls: type[ThreadBuilder], thread_id: str | None = None,
+             title: str | None = None, deferred: DeferredToolResults | None = None) -> ThreadBuilder:
+    """The builder with the history's actions and account in it."""
     msgs = history.messages
-    builder = ThreadBuilder(thread_id or _thread_id(msgs), title=title if title is not None else _title(msgs), source=source)
+    builder = cls(thread_id or _thread_id(msgs), title=title if title is not None else _title(msgs), source=source)
     agent_id = _register(builder, agent, msgs)
     specs = history_specs(msgs, agent_id) + history.extra_specs()
     if deferred is not None:
         specs = apply_resolutions(specs, deferred, agent_id, next_message=len(msgs))
     _emit(builder, specs)
     history.account(builder)
-    return builder.build()
+    return builder
 
 
 def _agent_metadata(messages: list[Message]) -> dict[str, Any]:
@@ -204,13 +247,14 @@ def _emit(builder: ThreadBuilder, specs: Iterable[Spec]) -> None:
         resolved = spec.extra.get("resolved")
         if resolved is not None:
             builder.add("system.tool_resolved", timestamp=when, data=resolved)
-        action = builder.add(spec.action_type, timestamp=when, **spec.fields)
+        builder.add(spec.action_type, timestamp=when, **spec.fields)
+        sequence = len(builder.actions)  # (the action's, whether a builder made it a model or its JSON object)
         if spec.kept is not None:
-            builder.kept(*spec.kept, sequence=action.sequence, line=spec.line, n=spec.records)
+            builder.kept(*spec.kept, sequence=sequence, line=spec.line, n=spec.records)
         else:
             builder.took(spec.records)
         for rule, message in spec.problems:
-            builder.problem(rule, message, sequence=action.sequence, line=spec.line)
+            builder.problem(rule, message, sequence=sequence, line=spec.line)
 
 
 def _ordered(specs: list[Spec]) -> list[Spec]:

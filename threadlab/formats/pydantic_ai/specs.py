@@ -59,18 +59,22 @@ def _is_error_details(content: Any) -> bool:
 
 def usage_from_pai(usage: Mapping[str, Any] | None) -> Usage | None:
     """RequestUsage JSON → canonical usage (total = input + output; thinking from
-    output_reasoning_tokens or details.reasoning_tokens)."""
-    if not usage:
-        return None
+    output_reasoning_tokens or details.reasoning_tokens). A model, not its JSON object: on an
+    action without a usage field of its own (a tool call) it is kept as an extra field as given."""
+    return Usage(**usage_numbers(usage)) if usage else None
+
+
+def usage_numbers(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """The canonical usage's fields (None where there is no figure) of RequestUsage JSON."""
     inp, out = usage.get("input_tokens") or 0, usage.get("output_tokens") or 0
     thinking = usage.get("output_reasoning_tokens") or (usage.get("details") or {}).get("reasoning_tokens") or None
     cache_write = (usage.get("cache_write_tokens") or 0) + (usage.get("cache_write_1h_tokens") or 0)
-    return Usage(input_tokens=inp, output_tokens=out, total_tokens=inp + out, thinking_tokens=thinking,
-                 cache_read_tokens=usage.get("cache_read_tokens") or None, cache_write_tokens=cache_write or None)
+    return {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out, "thinking_tokens": thinking,
+            "cache_read_tokens": usage.get("cache_read_tokens") or None, "cache_write_tokens": cache_write or None}
 
 
-def _finish(spec: Spec, part: Mapping[str, Any], rebuilt: dict[str, Any], index: int, pos: int, records: int, exact: bool = True) -> Spec:
-    rest = P.rest_of(part, rebuilt) if exact else {}
+def _finish(spec: Spec, part: Mapping[str, Any], rebuilt: dict[str, Any], index: int, pos: int, records: int, msg: Message) -> Spec:
+    rest = P.rest_of(part, rebuilt, vouched=msg.vouched) if msg.exact else {}
     spec.pai.update({"message": index, "parts": [pos], **({"rest": [rest]} if rest else {})})
     spec.records = records
     return spec
@@ -121,7 +125,7 @@ def _request_specs(msg: Message, index: int, one: int) -> tuple[list[Spec], list
             continue
         spec.part_stamp = part.get("timestamp")
         spec.kept = msg.part_problems.get(pos)
-        specs.append(_finish(spec, part, rebuilt, index, pos, one, msg.exact))
+        specs.append(_finish(spec, part, rebuilt, index, pos, one, msg))
     return specs, held
 
 
@@ -167,9 +171,9 @@ def _response_specs(msg: Message, index: int, agent_id: str, one: int) -> list[S
         else:
             specs.append(_system_part_spec(part, stamp, index, pos, one))
             continue
-        specs.append(_finish(spec, part, rebuilt, index, pos, one, msg.exact))
+        specs.append(_finish(spec, part, rebuilt, index, pos, one, msg))
     if message_spec is not None:
-        _fill_message(message_spec, texts, index, envelope, msg.exact)
+        _fill_message(message_spec, texts, index, msg)
         message_spec.records = one * len(texts)
     core = [s for s in specs if not s.action_type.startswith("system.")]
     target = message_spec or (core[0] if core else None)
@@ -195,19 +199,21 @@ def _args(args: Any) -> Any:
     return args
 
 
-def _fill_message(spec: Spec, texts: list[tuple[int, Mapping[str, Any]]], index: int, envelope: Mapping[str, Any], exact: bool = True) -> None:
+def _fill_message(spec: Spec, texts: list[tuple[int, Mapping[str, Any]]], index: int, msg: Message) -> None:
+    envelope = msg.envelope
     content: list[Any] = []
     rests: list[dict[str, Any]] = []
     for _, part in texts:
         if part["part_kind"] == "text":
-            content.append(P.TextPart(text=part.get("content") or ""))
+            content.append(part.get("content") or "")  # (a TextPart when the message has more than this one)
             rebuilt = {"part_kind": "text", "content": part.get("content") or ""}
         else:
             media = P.media_from_pai(part.get("content") or {})
             content.append(media)
             rebuilt = {"part_kind": "file", "content": P.media_to_pai(media.model_dump(exclude_none=True))}
-        rests.append(P.rest_of(part, rebuilt) if exact else {})
-    spec.fields["content"] = content[0].text if len(content) == 1 and isinstance(content[0], P.TextPart) else content
+        rests.append(P.rest_of(part, rebuilt, vouched=msg.vouched) if msg.exact else {})
+    spec.fields["content"] = content[0] if len(content) == 1 and type(content[0]) is str else [
+        P.TextPart(text=c) if type(c) is str else c for c in content]
     if envelope.get("finish_reason") in _FINISH:
         spec.fields["finish_reason"] = envelope["finish_reason"]
     spec.pai.update({"message": index, "parts": [pos for pos, _ in texts], **({"rest": rests} if any(rests) else {})})

@@ -1,8 +1,8 @@
-"""The frames route: a Claude Code transcript straight to its thread's JSON object, without one
-pydantic model per action and without ``Thread.to_dict``.
+"""The frames route: a converted file straight to its thread's JSON object, without one pydantic
+model per action and without ``Thread.to_dict`` (Claude Code transcripts, pydantic-ai histories).
 
 ``threadlab.load`` wants each thread's JSON object (``read_documents``), not a Thread. The
-converter (``convert.py``) stays the one place that decides what each line becomes, which
+converter (Claude's ``convert.py``, pydantic-ai's ``specs.py``) stays the one place that decides what each line becomes, which
 problems it raises and how the input is accounted for; only the builder differs:
 ``DocBuilder`` writes each action as the object ``model_to_dict`` would give for it, once the
 values fit the action's model exactly (the checks ``loading/shape.py`` compiles from the
@@ -14,12 +14,13 @@ agents and metadata go through the models and ``to_dict`` as before (a few objec
 Each action object, and its free-form values (``args``, ``content``, ``data``, ``metadata``),
 are handed over as the converter made them: equal to the canonical object (``==``), only their
 keys are not in canonical order, which nothing that reads the object for frames or validation
-depends on (JSON text for the frames is written with sorted keys). Anything unexpected (a line
-kind the route was not written for) sends the whole file the careful way: ``to_documents``
-returns None."""
+depends on (JSON text for the frames is written with sorted keys). A model given as a field's value (a usage, content
+parts) is written as ``model_to_dict`` writes it. Anything unexpected (a line kind the route was not
+written for) sends the whole file the careful way: ``to_documents`` returns None."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -27,12 +28,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from threadlab.core.builder import ThreadBuilder
-from threadlab.core.canonical import _plan, model_to_dict
+from threadlab.core.canonical import _plan, _value, model_to_dict
 from threadlab.core.model import Thread, action_class
 from threadlab.core.timefmt import format_timestamp
 from threadlab.loading.shape import _compiled
 
 _KEEP_NONE = ("args", "content", "data")  # the fields ThreadBuilder.add keeps when None (as the models then hold them)
+_AS_IS = frozenset((str, int, float, bool, dict, type(None)))  # values written as they are (``_plain`` looks at the others)
 
 
 class DocBuilder(ThreadBuilder):
@@ -52,7 +54,7 @@ class DocBuilder(ThreadBuilder):
             cls = action_class(action_type)
             kind = self._kinds[action_type] = (_compiled(cls, True), _optional(cls))
         check, optional = kind
-        values = {k: v for k, v in fields.items() if v is not None or k in _KEEP_NONE}
+        values = {k: v if type(v) in _AS_IS else _plain(v) for k, v in fields.items() if v is not None or k in _KEEP_NONE}
         values["action_type"] = action_type
         values["timestamp"] = ""  # (its text is checked by validate_dict, as on the fast path)
         values["sequence"] = len(self.actions) + 1
@@ -79,6 +81,17 @@ class DocBuilder(ThreadBuilder):
         self.times.append(moment)
         return values
 
+    def put(self, made: Iterable[tuple[dict[str, Any], datetime, int]]) -> None:
+        """Actions a converter made as their objects itself (``pydantic_ai.direct``: values the
+        models take as they are, times in order), numbered here; ``int``: the records each stands for."""
+        for doc, moment, records in made:
+            doc["sequence"] = len(self.actions) + 1
+            self.actions.append(doc)
+            self.times.append(moment)
+            self.took(records)
+            if self._last_time is None or moment > self._last_time:
+                self._last_time = moment
+
     def build_document(self) -> tuple[Thread, dict[str, Any]]:
         """The thread without actions (problems and account on it, as ``build`` gives them) and
         its JSON object with the actions."""
@@ -86,6 +99,13 @@ class DocBuilder(ThreadBuilder):
         doc = thread.to_dict()
         doc["actions"] = self.actions
         return thread, doc
+
+
+def _plain(value: Any) -> Any:
+    """A model (or a list of models: content parts) as its canonical object; anything else as it is."""
+    if isinstance(value, BaseModel) or (type(value) is list and any(isinstance(v, BaseModel) for v in value)):
+        return _value(value)
+    return value
 
 
 @cache
