@@ -280,9 +280,6 @@ def load_module(spec: FormatSpec) -> ModuleType:
     return module
 
 
-_CHECKED: dict[str, ModuleType] = {}  # module name → the module object that passed the check
-
-
 def data_suffixes() -> tuple[str, ...]:
     """Every suffix some format reads: what a folder walk picks up without sniffing."""
     return tuple(sorted({s for spec in FORMATS for s in spec.suffixes}))
