@@ -235,13 +235,8 @@ def _kind(mode: int) -> str:
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """``open(path, "rb")`` for a regular file only; SpecialFileError for anything else, found
     without blocking (a FIFO opened without O_NONBLOCK waits for a writer forever)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    fd, _ = _regular_fd(path)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise SpecialFileError(path, _kind(mode))
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -249,9 +244,33 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
 
 
 def read_regular(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a regular file (SpecialFileError for a FIFO, socket or device)."""
-    with open_regular(path) as fh:
-        return fh.read()
+    """The bytes of a regular file (SpecialFileError for a FIFO, socket or device). Read with
+    ``os.read`` straight into one bytes object: no buffered file object is made for a read
+    that takes the whole file (a tenth of a millisecond per file, on folders of thousands)."""
+    fd, size = _regular_fd(path)
+    try:
+        parts = [os.read(fd, size + 1)]
+        while parts[-1]:  # until the end of the file, should it have grown since fstat
+            parts.append(os.read(fd, max(size, 1 << 16)))
+    finally:
+        os.close(fd)
+    return parts[0] if len(parts) == 2 else b"".join(parts)
+
+
+def _regular_fd(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """A blocking descriptor open for reading on a regular file, and its size."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SpecialFileError(path, _kind(info.st_mode))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return fd, info.st_size
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 # bytes -> b"0" for a digit, b"." for anything else: a run of 19 digits is then one substring

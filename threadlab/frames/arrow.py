@@ -25,10 +25,12 @@ import pyarrow.compute as pc
 from threadlab.core.problems import Problem
 from threadlab.frames.columns import DTYPES, TABLES
 from threadlab.frames.extract import (
+    CALL_ROW,
     HAS_USAGE,
     MESSAGE_TYPES,
     PROVIDER,
     REPORTED_COST,
+    RETURN_ROW,
     THREAD_INDEX,
     TOKEN_KEYS,
     TOOL_ERRORS,
@@ -146,14 +148,7 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
     usage_cols["cost_usd"] = pa.array(cost, type=pa.float64(), from_pandas=True)
     usage = pa.Table.from_pydict(usage_cols, schema=SCHEMAS["usage"])
 
-    t = dict(batch["tool_calls"])
-    t["latency_s"] = pa.nulls(len(t["tool_call_id"]), pa.float64())
-    tool_calls = _table("tool_calls", t)
-    tool_calls = tool_calls.set_column(
-        tool_calls.schema.get_field_index("latency_s"),
-        "latency_s",
-        _seconds_between(tool_calls["return_time"], tool_calls["call_time"]),
-    )
+    tool_calls = _tool_calls(actions, batch["tool_calls"])
     h.update(_thread_counts(actions, thread_of, n_threads))
     h.update(_thread_totals(thread_of[usage_rows], tokens, cost, n_threads, used))
     h.update(_thread_cost(h["cost_usd"], h.pop(REPORTED_COST)))
@@ -167,6 +162,35 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
     threads = _table("threads", h)
     problems = _table("problems", problem_columns)
     return {"actions": actions, "tool_calls": tool_calls, "usage": usage, "threads": threads, "problems": problems}
+
+
+def _tool_calls(actions: pa.Table, rows: dict[str, list[int | None]]) -> pa.Table:
+    """The tool_calls frame taken from the actions table by row: each pair's call and return
+    rows (``CALL_ROW``, ``RETURN_ROW``), so its values are the actions' as typed (and reported)
+    there. A pair's status is its call's (the return's own, or pending), ``orphan_return``
+    without a call."""
+    calls = pa.array(rows[CALL_ROW], type=pa.int64())
+    rets = pa.array(rows[RETURN_ROW], type=pa.int64())
+    either = pc.coalesce(calls, rets)
+    call_time, return_time = actions["timestamp"].take(calls), actions["timestamp"].take(rets)
+    status = pc.if_else(pc.is_valid(calls), actions["status"].take(calls), pa.scalar("orphan_return", pa.large_string()))
+    columns = {
+        "source": actions["source"].take(either),
+        "thread_id": actions["thread_id"].take(either),
+        "tool_call_id": actions["tool_call_id"].take(either),
+        "agent_id": actions["agent_id"].take(calls),
+        "agent_name": actions["agent_name"].take(calls),
+        "tool_name": actions["tool_name"].take(either),
+        "call_sequence": actions["sequence"].take(calls),
+        "return_sequence": actions["sequence"].take(rets),
+        "call_time": call_time,
+        "return_time": return_time,
+        "latency_s": _seconds_between(return_time, call_time),
+        "status": status,
+        "args": actions["text"].take(calls),
+        "result": actions["text"].take(rets),
+    }
+    return pa.Table.from_arrays([columns[name] for name in SCHEMAS["tool_calls"].names], schema=SCHEMAS["tool_calls"])
 
 
 def _totals(used: dict[str, pa.Array], usage_rows: np.ndarray, odd: OddValues) -> pa.Array:

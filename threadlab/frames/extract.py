@@ -49,6 +49,10 @@ TOKEN_KEYS = (
 THREAD_INDEX = "_thread"
 HAS_USAGE = "_has_usage"
 PROVIDER = "_provider_name"
+# tool_calls: each row as the actions rows of its call and its return (None for the one it
+# lacks); arrow.py takes the columns from the actions table by these rows
+CALL_ROW = "_call_row"
+RETURN_ROW = "_return_row"
 # threads: the cost the producer reported (thread metadata ``cost_usd``), used instead of pricing
 REPORTED_COST = "_reported_cost_usd"
 
@@ -70,9 +74,11 @@ def empty_columns(table: str) -> Columns:
 
 
 def new_batch() -> Batch:
-    """Empty column lists; columns computed in arrow.py from whole columns stay empty here."""
-    batch = {name: empty_columns(name) for name in TABLES}
+    """Empty column lists; columns computed in arrow.py from whole columns stay empty here, and
+    the tool_calls frame is two lists of row numbers (``CALL_ROW``, ``RETURN_ROW``)."""
+    batch = {name: empty_columns(name) for name in TABLES if name != "tool_calls"}
     batch["actions"].update({THREAD_INDEX: [], HAS_USAGE: [], PROVIDER: []})
+    batch["tool_calls"] = {CALL_ROW: [], RETURN_ROW: []}
     batch["threads"][REPORTED_COST] = []
     return batch
 
@@ -192,7 +198,7 @@ def _extract_block(
     acts = list(chain.from_iterable(per_thread))
     mode = _mode(acts)
     col = _getter(acts, mode)
-    kinds = [k if type(k) is str else None for k in col("action_type")]
+    kinds = col("action_type") if mode == "attr" else [k if type(k) is str else None for k in col("action_type")]  # (a Struct's tag is text)
     agent_ids = col("agent_id")
     call_ids = col("tool_call_id")
     statuses: list[Any] = [None] * len(acts)
@@ -216,7 +222,6 @@ def _extract_block(
     tool_names = col("tool_name")
     own_status = col("status") if tool_rows else statuses  # (read by row for tool actions only)
     thread_index: list[int] = []
-    pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]] = []
     start = 0
     rows = iter(tool_rows)
     row = next(rows, None)
@@ -227,13 +232,12 @@ def _extract_block(
         while row is not None and row < end:
             mine.append(row)
             row = next(rows, None)
-        _pair_tools(out, record, own_status, mine, kinds, agent_ids, statuses, call_ids, names(offset - base), pairs)
+        _pair_tools(out, own_status, mine, kinds, agent_ids, statuses, call_ids, first_action)
         _thread_row(out, record, names(offset - base))
         start = end
     for i in tool_rows:  # a tool_return's status is its own
         if kinds[i] == "tool_return":
             statuses[i] = own_status[i]
-    _tool_call_rows(out, pairs, _Rows(call_ids, agent_ids, tool_names, sequences, stamps, statuses, texts))
 
     a = out["actions"]
     a[THREAD_INDEX] += thread_index
@@ -254,9 +258,7 @@ def _extract_block(
     metas = col("metadata")
     metas = [m if type(m) is dict else _EMPTY for m in metas]
     a["model_name"] += _models_of(models, local, agent_ids, metas)
-    a["n_media"] += [
-        count_media(x) if type(c) is list or m is not None else 0 for x, c, m in zip(acts, col("content"), col("attachments"), strict=True)
-    ]
+    a["n_media"] += _media_counts(acts, col("content"), col("attachments"))
     usages = col("usage")
     if mode == "attr":  # a Struct's usage is a Struct (else the typed path refused the file)
         usage_rows = [i for i, u in enumerate(usages) if u is not None]
@@ -274,6 +276,15 @@ def _extract_block(
         metas[i].get("provider_name") or (providers[i] if kinds[i] == "thinking" else None) for i in usage_rows
     ]
     return len(acts)
+
+
+def _media_counts(acts: list[Any], contents: list[Any], attachments: list[Any]) -> list[int]:
+    """Media parts and attachments per action (only an action whose content is a list or that
+    has attachments can have any: most have neither, and are told apart by type alone)."""
+    n = len(acts)
+    if list not in set(map(type, contents)) and attachments.count(None) == n:
+        return [0] * n
+    return [count_media(x) if type(c) is list or m is not None else 0 for x, c, m in zip(acts, contents, attachments, strict=True)]
 
 
 def _mode(rows: list[Any]) -> str:
@@ -338,9 +349,8 @@ class SharedMap:
 
 def _names_of(names: Any, thread_index: list[int], agent_ids: list[Any]) -> list[Any]:
     try:
-        if isinstance(names, SharedMap):
-            table = names.table
-            return [table.get(x, x) if x is not None else None for x in agent_ids]
+        if isinstance(names, SharedMap) and None not in names.table:  # (registry keys are text)
+            return list(map(names.table.get, agent_ids, agent_ids))  # an id names itself when unknown
         return [names(t).get(x, x) if x is not None else None for t, x in zip(thread_index, agent_ids, strict=True)]
     except TypeError:  # an agent_id that is a list or an object names no agent: itself
         table = names.table if isinstance(names, SharedMap) else None
@@ -353,8 +363,11 @@ def _names_of(names: Any, thread_index: list[int], agent_ids: list[Any]) -> list
 def _models_of(models: Any, thread_index: list[int], agent_ids: list[Any], metas: list[Mapping[str, Any]]) -> list[Any]:
     try:
         if isinstance(models, SharedMap):
-            table = models.table
-            return [m.get("model_name") or table.get(x) for m, x in zip(metas, agent_ids, strict=True)]
+            out = list(map(models.table.get, agent_ids))  # the agent's default model ...
+            for i, m in enumerate(metas):  # ... unless the action names its own
+                if m and (own := m.get("model_name")):
+                    out[i] = own
+            return out
         return [m.get("model_name") or models(t).get(x) for t, m, x in zip(thread_index, metas, agent_ids, strict=True)]
     except TypeError:  # an agent_id that is a list or an object has no default model
         table = models.table if isinstance(models, SharedMap) else None
@@ -374,22 +387,22 @@ def _agent_maps(doc: Mapping[str, Any]) -> tuple[dict[Any, Any], dict[Any, Any]]
 
 def _pair_tools(
     out: Batch,
-    record: ThreadRecord,
     own_status: list[Any],
     rows: list[int],
     kinds: list[Any],
     agent_ids: list[Any],
     statuses: list[Any],
     call_ids: list[Any],
-    names: Mapping[Any, Any],
-    pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]],
+    first_action: int,
 ) -> None:
     """One thread's tool actions (``rows``): a tool_return answers the most recent unanswered
     call of its id, as ``derive.tool_pairs`` pairs them (so two calls open under one id are two
     rows, the earlier one pending; a second return of an id is an orphan) and takes its call's
     agent; a tool_call takes its pair's status (pending until answered). The thread's rows of
-    the tool_calls frame, in call order with orphan returns where they stand, go to ``pairs``.
-    An id that is not text pairs with nothing (``validate`` reports it)."""
+    the tool_calls frame, in call order with orphan returns where they stand, go to the batch
+    as the action rows of their call and return (counted from ``first_action``, the batch row
+    of the block's first action). An id that is not text pairs with nothing (``validate``
+    reports it)."""
     found: list[list[int | None]] = []  # [call row, return row], in order
     unanswered: dict[str, int] = {}  # call id -> its pair in ``found``
     n_calls = 0
@@ -411,50 +424,12 @@ def _pair_tools(
         found[at][1] = i
         agent_ids[i] = agent_ids[call]  # type: ignore[index]
         statuses[call] = own_status[i]  # type: ignore[index]
-    pairs.extend((call, ret, record, names) for call, ret in found)
+    t = out["tool_calls"]
+    t[CALL_ROW] += [None if call is None else first_action + call for call, _ in found]
+    t[RETURN_ROW] += [None if ret is None else first_action + ret for _, ret in found]
     h = out["threads"]
     h["n_tool_calls"].append(n_calls)
     h["n_pending"].append(sum(1 for call, ret in found if call is not None and ret is None))
-
-
-@dataclass(slots=True)
-class _Rows:
-    """A block's action columns the tool_calls rows are taken from (by row number)."""
-
-    call_ids: list[Any]
-    agent_ids: list[Any]  # a call's as it gave it (only returns' are set, to their call's)
-    tool_names: list[Any]
-    sequences: list[int | None]
-    stamps: list[Any]
-    statuses: list[Any]  # a return's own status
-    texts: list[str | None]
-
-
-def _tool_call_rows(out: Batch, pairs: list[tuple[int | None, int | None, ThreadRecord, Mapping[Any, Any]]], rows: _Rows) -> None:
-    """The tool_calls rows of a block (pairs of call and return rows), one column at a time,
-    each taken from the actions' columns by row."""
-    if not pairs:
-        return
-    calls = [p[0] for p in pairs]
-    rets = [p[1] for p in pairs]
-    either = [c if c is not None else r for c, r in zip(calls, rets, strict=True)]
-    agent_ids = [rows.agent_ids[c] if c is not None else None for c in calls]
-    t = out["tool_calls"]
-    t["source"] += [p[2].source for p in pairs]
-    t["thread_id"] += [p[2].doc.get("thread_id") for p in pairs]
-    t["tool_call_id"] += [rows.call_ids[e] for e in either]  # type: ignore[index]
-    t["agent_id"] += agent_ids
-    t["agent_name"] += [
-        p[3].get(x, x) if type(x) is str else x for p, x in zip(pairs, agent_ids, strict=True)
-    ]  # (a list names no agent)
-    t["tool_name"] += [rows.tool_names[e] for e in either]  # type: ignore[index]
-    t["call_sequence"] += [rows.sequences[c] if c is not None else None for c in calls]
-    t["return_sequence"] += [rows.sequences[r] if r is not None else None for r in rets]
-    t["call_time"] += [rows.stamps[c] if c is not None else None for c in calls]
-    t["return_time"] += [rows.stamps[r] if r is not None else None for r in rets]
-    t["status"] += ["orphan_return" if c is None else ("pending" if r is None else rows.statuses[r]) for c, r in zip(calls, rets, strict=True)]
-    t["args"] += [rows.texts[c] if c is not None else None for c in calls]
-    t["result"] += [rows.texts[r] if r is not None else None for r in rets]
 
 
 def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> None:
