@@ -56,3 +56,12 @@ def test_first_load_of_data_imports_no_pydantic_ai() -> None:
     loaded = _loaded_after(f"import threadlab\nf = threadlab.load({str(DATA)!r}, progress=False)\nassert len(f.threads) > 300")
     assert "pandas" in loaded
     assert "pydantic_ai" not in loaded
+
+
+def test_a_small_load_imports_no_process_pool() -> None:
+    """Under ``SMALL_LOAD_BYTES`` the files are read in this process: multiprocessing and the
+    process pool executor are imported only when a pool starts."""
+    probe = (f"import sys, threadlab\nf = threadlab.load({str(DATA / 'threadprotocol')!r}, progress=False)\n"
+             "print(' '.join(m for m in ('multiprocessing', 'concurrent.futures.process') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []

@@ -31,7 +31,8 @@ def test_the_models_are_pydantic_ais(ours: object, theirs: object) -> None:
         if model.__abstractmethods__ if hasattr(model, "__abstractmethods__") else False:
             continue
         assert mine[name].model_json_schema(by_alias=True) == model.model_json_schema(by_alias=True), name
-        assert mine[name].model_config == model.model_config, name
+        # ours are built on first use (defer_build): how a model validates does not depend on it
+        assert {**mine[name].model_config, "defer_build": False} == {**model.model_config, "defer_build": False}, name
 
 
 def test_the_models_are_loaded_without_pydantic_ai() -> None:

@@ -11,7 +11,6 @@ problem row naming it."""
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import re
 import shutil
@@ -19,10 +18,8 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.ipc
@@ -31,6 +28,12 @@ from threadlab.frames.arrow import SCHEMAS
 from threadlab.loading.cache import read_entry
 from threadlab.loading.chunks import failed_file_tables, load_chunk
 from threadlab.loading.files import Chunk
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+# multiprocessing and concurrent.futures' process pool are imported when a pool starts: a load
+# under SMALL_LOAD_BYTES (a first load of data/) reads in this process and never needs them
 
 MAX_WORKERS = 16
 SPOOL_PREFIX = "threadlab-"
@@ -50,6 +53,8 @@ def _context() -> Any:
     So fork only when no other Python thread runs (Arrow's and jemalloc's native threads guard
     themselves with at-fork handlers); otherwise forkserver, a clean parent that imported
     threadlab once; spawn where neither exists (Windows)."""
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and sys.platform == "linux" and _single_threaded():
         return multiprocessing.get_context("fork")
@@ -77,6 +82,8 @@ def run_chunks(
     if cache_dir is not None:
         # entries are read on a few threads (Feather decoding releases the GIL): the reads of
         # one entry are too small to keep the cores busy on their own
+        from concurrent.futures import ThreadPoolExecutor
+
         folder = Path(cache_dir)
         with ThreadPoolExecutor(max_workers=min(4, max(2, workers))) as threads:
             for i, (chunk, found) in enumerate(zip(chunks, threads.map(lambda c: read_entry(folder, c), chunks), strict=True)):
@@ -138,6 +145,9 @@ def _alive(pid: int) -> bool:
 def _one_file_at_a_time(chunk: Chunk, cache_dir: str | None, context: Any, spool: str) -> dict[str, pa.Table]:
     """A chunk whose worker died, read again one file per fresh process (so a file that kills
     its worker again is found and costs only itself)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     from threadlab.frames.labels import concat
 
     parts = []
@@ -199,6 +209,9 @@ def _run_pool(
 ) -> tuple[list[dict[str, pa.Table] | None], list[int]]:
     """Each chunk's tables, and the positions of the chunks that were running when a worker
     died (None in the tables, as are the chunks not started then: a broken pool starts none)."""
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     results: list[dict[str, pa.Table] | None] = [None] * len(chunks)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
     try:

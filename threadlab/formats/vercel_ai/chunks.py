@@ -115,20 +115,28 @@ _V7_CHUNKS: tuple[type[Any], ...] = (
 )
 
 
+_MODELS: dict[str, type[Any]] = {cls.model_fields["type"].default: cls for cls in (*_PYDANTIC_AI_CHUNKS, *_V7_CHUNKS)}
+
+
 @cache
+def _extra_keeping(kind: str) -> type[Any]:
+    """The extra-keeping model of one chunk ``type`` (``data`` for every ``data-*``), made on
+    first use: a stream pays only for the chunk types it holds."""
+    return keep_extra(rt.DataChunk if kind == "data" else _MODELS[kind])
+
+
 def chunk_models() -> dict[str, type[Any]]:
     """chunk ``type`` → the (extra-keeping) model that parses it."""
-    return {cls.model_fields["type"].default: keep_extra(cls) for cls in (*_PYDANTIC_AI_CHUNKS, *_V7_CHUNKS)}
-
-
-_DATA_CHUNK = keep_extra(rt.DataChunk)
+    return {kind: _extra_keeping(kind) for kind in _MODELS}
 
 
 def chunk_model(kind: Any) -> type[Any] | None:
     """The model for a chunk ``type``, or None for a type no SDK version we know emits."""
-    if isinstance(kind, str) and kind.startswith("data-"):
-        return _DATA_CHUNK
-    return chunk_models().get(kind) if isinstance(kind, str) else None
+    if not isinstance(kind, str):
+        return None
+    if kind.startswith("data-"):
+        return _extra_keeping("data")
+    return _extra_keeping(kind) if kind in _MODELS else None
 
 
 def extra_of(chunk: Any) -> dict[str, Any]:

@@ -28,31 +28,41 @@ from threadlab.formats.vercel_ai.pai_models import request_types as rq
 MEDIA_PARTS = ("file", "source-url", "source-document", "reasoning-file")
 
 
-@cache
-def _part_models() -> dict[str, Any]:
-    """part type (or ``tool:<state>`` / ``dynamic:<state>``) → extra-keeping pydantic-ai model."""
+def _part_bases() -> dict[str, Any]:
+    """part type (or ``tool:<state>`` / ``dynamic:<state>``) → pydantic-ai's model."""
     models: dict[str, Any] = {}
     for cls in (rq.TextUIPart, rq.ReasoningUIPart, rq.SourceUrlUIPart, rq.SourceDocumentUIPart, rq.FileUIPart, rq.StepStartUIPart):
-        models[cls.model_fields["type"].default] = keep_extra(cls)
+        models[cls.model_fields["type"].default] = cls
     for union, prefix in ((rq.ToolUIPart, "tool"), (rq.DynamicToolUIPart, "dynamic")):
         for cls in union.__args__:  # type: ignore[attr-defined]
-            models[f"{prefix}:{cls.model_fields['state'].default}"] = keep_extra(cls)
-    models["data"] = keep_extra(rq.DataUIPart)
+            models[f"{prefix}:{cls.model_fields['state'].default}"] = cls
+    models["data"] = rq.DataUIPart
     return models
+
+
+_PART_BASES = _part_bases()
+
+
+@cache
+def _part_model(key: str) -> Any:
+    """The extra-keeping model of one part key, made on first use (a file pays only for the
+    part types it holds)."""
+    return keep_extra(_PART_BASES[key])
 
 
 def _model_for(part: Mapping[str, Any]) -> Any:
     kind = part.get("type")
     if not isinstance(kind, str):
         return None
-    models = _part_models()
     if kind == "dynamic-tool":
-        return models.get(f"dynamic:{part.get('state')}")
-    if kind.startswith("tool-"):
-        return models.get(f"tool:{part.get('state')}")
-    if kind.startswith("data-"):
-        return models["data"]
-    return models.get(kind)
+        key = f"dynamic:{part.get('state')}"
+    elif kind.startswith("tool-"):
+        key = f"tool:{part.get('state')}"
+    elif kind.startswith("data-"):
+        key = "data"
+    else:
+        key = kind
+    return _part_model(key) if key in _PART_BASES else None
 
 
 def as_message_list(messages: Any) -> list[Any]:
@@ -300,7 +310,7 @@ class _MessageReader:
         kind = part.get("type") if isinstance(part, Mapping) else None
         if isinstance(kind, str) and kind.startswith("data-"):
             try:
-                self._data(turn, _part_models()["data"].model_validate(part))
+                self._data(turn, _part_model("data").model_validate(part))
                 self.took()
                 return
             except ValidationError:
