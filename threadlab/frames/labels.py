@@ -17,13 +17,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from threadlab.frames.arrow import SCHEMAS, _series
 from threadlab.frames.columns import TABLES
+from threadlab.frames.filled import FIXED_WIDTH, fixed_width_array, merged_categorical
 
 LABEL_TYPE = pa.dictionary(pa.int32(), pa.large_string())
 LABELS: dict[str, frozenset[str]] = {name: frozenset(c.name for c in columns if c.kind == "label") for name, columns in TABLES.items()}
@@ -62,35 +62,20 @@ def concat(parts: Sequence[dict[str, pa.Table]]) -> dict[str, pa.Table]:
 
 def categorical(column: pa.ChunkedArray | pa.Array) -> pd.Categorical:
     """A dictionary-encoded column (chunks with dictionaries of their own) → a categorical of
-    the values used, sorted; nulls are code -1. Arrow merges the chunks' dictionaries (a hash
-    of their few values, not of the rows); the rows cost one numpy take."""
+    the values used, sorted; nulls are code -1. The chunks' few dictionary values are merged;
+    the rows cost one numpy take per chunk, into the final codes (``filled.merged_categorical``)."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     if any(chunk.type != LABEL_TYPE for chunk in chunks):
         chunks = [pc.dictionary_encode(chunk.cast(pa.large_string())) for chunk in chunks]
-    if not chunks:
-        chunks = [pa.array([], LABEL_TYPE)]
-    unified = pa.Table.from_arrays([pa.chunked_array(chunks, LABEL_TYPE)], names=["labels"]).unify_dictionaries().column(0)
-    merged = unified.combine_chunks() if unified.num_chunks > 1 else unified.chunk(0)
-    dictionary = merged.dictionary
-    at = (pc.fill_null(merged.indices, -1) if merged.indices.null_count else merged.indices).to_numpy()
-    used = np.zeros(len(dictionary) + 1, dtype=bool)  # (the last slot takes the nulls' -1)
-    used[at] = True
-    kept = np.flatnonzero(used[:-1])  # a value no row uses is no category
-    values = dictionary if len(kept) == len(dictionary) else dictionary.take(pa.array(kept))
-    order = pc.array_sort_indices(values).to_numpy()
-    # a dictionary position → its code, in the narrowest type pandas keeps codes in (so
-    # from_codes copies nothing); the codes are in range by construction, so not checked again
-    width = next(t for t in (np.int8, np.int16, np.int32, np.int64) if len(order) < np.iinfo(t).max or t is np.int64)
-    code = np.full(len(dictionary) + 1, -1, dtype=width)
-    code[kept[order]] = np.arange(len(order), dtype=width)
-    dtype = pd.CategoricalDtype(pd.Index(pd.arrays.ArrowStringArray(values.take(pa.array(order)))))
-    return pd.Categorical.from_codes(code[at], dtype=dtype, validate=False)
+    return merged_categorical([chunk for chunk in chunks if len(chunk)])
 
 
 def _to_series(table: pa.Table, kind: str, name: str) -> pd.Series:
     column = table[name]
     if kind == "label":
         return pd.Series(categorical(column), name=name)
+    if kind in FIXED_WIDTH:
+        return pd.Series(fixed_width_array(column, kind), name=name)
     return _series(column, kind, name)
 
 
