@@ -55,6 +55,9 @@ ENTRY_FORMAT = "arrow-labels-xxh3"
 COMPRESSION = "uncompressed"  # (or "lz4": see above)  # part of every key: entries of another layout are never read
 MANIFEST = "manifest.json"
 TMP_PREFIX = ".tmp-"
+# entries are memory-mapped where a mapped file can be replaced and deleted (see above)
+MAP_ENTRIES = os.name == "posix"
+ENTRY_FILE_MODE = 0o444  # an entry's files are never written in place (see above)
 STALE_TMP_SECONDS = 24 * 3600  # a temporary folder this old was left by a killed process
 
 
@@ -104,16 +107,16 @@ def _sweep_stale(folder: Path) -> None:
 def chunk_key(chunk: Chunk) -> str:
     from threadlab._version import __version__
 
-    digest = hashlib.sha1(f"threadlab {__version__}\n{ENTRY_FORMAT}\n{chunk.format}\n".encode())
     cwd = os.getcwd()
-    for ref in chunk.files:
-        digest.update(f"{_absolute(ref.path, cwd)}\0{ref.size}\0{ref.mtime_ns}\n".encode())
-    return digest.hexdigest()
+    lines = "".join([f"{_absolute(path, cwd)}\0{size}\0{mtime}\n" for path, size, mtime in chunk.files])
+    return hashlib.sha1(f"threadlab {__version__}\n{ENTRY_FORMAT}\n{chunk.format}\n{lines}".encode()).hexdigest()
 
 
 def _absolute(path: str, cwd: str) -> str:
     """``os.path.abspath(path)`` (``cwd`` being the current folder), with the folder's part
-    worked out once per folder."""
+    worked out once per folder; a path that is absolute and normal already is itself."""
+    if path[:1] == "/" and "/." not in path and "//" not in path and os.name == "posix":
+        return path
     folder, name = os.path.split(path)
     if not name or name in (".", "..") or os.name != "posix":
         return os.path.abspath(path)
@@ -152,19 +155,30 @@ def _checked_tables(entry: Path, manifest: bytes) -> tuple[dict[str, pa.Table] |
     tables = {}
     for name, (size, digest) in expected.items():
         try:
-            data = (entry / f"{name}.feather").read_bytes()
+            data = _contents(entry / f"{name}.feather", size)
         except OSError as exc:
             return None, f"{name}.feather cannot be read: {exc.strerror or exc}"
-        if len(data) != size or checksum(data) != digest:
+        if data is None or checksum(data) != digest:
             return None, f"{name}.feather does not match its checksum"
         try:
-            table = pa.ipc.open_file(pa.py_buffer(data)).read_all()
+            table = pa.ipc.open_file(data).read_all()
         except (pa.ArrowException, OSError) as exc:  # checksummed but unreadable: written by a broken writer
             return None, f"{name}.feather cannot be decoded: {exc}"
         if table.schema != COMPACT_SCHEMAS[name]:
             return None, f"{name}.feather has another schema"
         tables[name] = table
     return tables, None
+
+
+def _contents(path: Path, size: int) -> pa.Buffer | None:
+    """The bytes of the file at ``path``, None when there are not ``size`` of them. Mapped
+    where entries are (``MAP_ENTRIES``): the frames' strings then stay in the page cache's
+    pages instead of a copy in fresh memory."""
+    if MAP_ENTRIES and size > 0:
+        with pa.memory_map(str(path)) as source:
+            return source.read_buffer() if source.size() == size else None
+    data = path.read_bytes()
+    return pa.py_buffer(data) if len(data) == size else None
 
 
 def checksum(data: bytes | pa.Buffer) -> str:
@@ -204,6 +218,7 @@ def write_entry(folder: Path, chunk: Chunk, tables: dict[str, pa.Table]) -> None
             feather.write_feather(table, sink, compression=COMPRESSION)
             data = sink.getvalue()
             (tmp / f"{name}.feather").write_bytes(data)
+            os.chmod(tmp / f"{name}.feather", ENTRY_FILE_MODE)
             files[name] = {"bytes": data.size, "xxh3_128": checksum(data)}
         (tmp / MANIFEST).write_bytes(orjson.dumps({"entry": ENTRY_FORMAT, "tables": files}))
         tmp.rename(entry)
