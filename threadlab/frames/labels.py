@@ -70,18 +70,20 @@ def categorical(column: pa.ChunkedArray | pa.Array) -> pd.Categorical:
     return merged_categorical([chunk for chunk in chunks if len(chunk)])
 
 
-def _to_series(table: pa.Table, kind: str, name: str) -> pd.Series:
+def _to_array(table: pa.Table, kind: str, name: str) -> Any:
+    """One column as the pandas array of its dtype (an array, not a Series: pandas copies an
+    array it wraps in a Series, and the frame takes the arrays as they are)."""
     column = table[name]
     if kind == "label":
-        return pd.Series(categorical(column), name=name)
+        return categorical(column)
     if kind in FIXED_WIDTH:
-        return pd.Series(fixed_width_array(column, kind), name=name)
-    return _series(column, kind, name)
+        return fixed_width_array(column, kind)
+    return _series(column, kind, name).array
 
 
 def table_to_frame(name: str, table: pa.Table) -> pd.DataFrame:
     """One frame of a plain or compact table, each column with its declared dtype."""
-    return pd.DataFrame({c.name: _to_series(table, c.kind, c.name).array for c in TABLES[name]}, copy=False)
+    return pd.DataFrame({c.name: _to_array(table, c.kind, c.name) for c in TABLES[name]}, copy=False)
 
 
 def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
@@ -89,15 +91,15 @@ def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
     on a few threads (Arrow's kernels and numpy's takes release the GIL)."""
     jobs = [(name, c.kind, c.name) for name in SCHEMAS for c in TABLES[name]]
     if sum(t.num_rows for t in tables.values()) < PARALLEL_ROWS:
-        series = [_to_series(tables[name], kind, column) for name, kind, column in jobs]
+        arrays = [_to_array(tables[name], kind, column) for name, kind, column in jobs]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-            series = list(pool.map(lambda job: _to_series(tables[job[0]], job[1], job[2]), jobs))
+            arrays = list(pool.map(lambda job: _to_array(tables[job[0]], job[1], job[2]), jobs))
     columns: dict[str, dict[str, Any]] = {name: {} for name in SCHEMAS}
-    for (name, _, column), values in zip(jobs, series, strict=True):
-        columns[name][column] = values.array  # (arrays, not Series: no index to align)
+    for (name, _, column), values in zip(jobs, arrays, strict=True):
+        columns[name][column] = values
     return {name: pd.DataFrame(columns[name], copy=False) for name in SCHEMAS}
 
 
