@@ -192,3 +192,20 @@ def test_mapped_and_read_entries_give_the_same_frames(cached: tuple[Path, Path, 
     tables = read_entry(cache, chunk)
     assert tables is not None
     assert_same_frames(first, tl.Frames.from_tables(tables))
+
+
+def test_an_entry_that_cannot_be_mapped_is_read(cached: tuple[Path, Path, tl.Frames], monkeypatch: pytest.MonkeyPatch) -> None:
+    """No mapping to be had (a process at its limit of mappings): the entry is read, a hit, no
+    warning; not taken for a damaged one."""
+    corpus, cache, first = cached
+
+    def no_mapping(*args: object, **kwargs: object) -> None:
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(cache_module.pa, "memory_map", no_mapping)
+    (chunk,) = make_chunks(list(file_refs(corpus)), "auto")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tables = read_entry(cache, chunk)
+    assert tables is not None
+    assert_same_frames(first, tl.Frames.from_tables(tables))
