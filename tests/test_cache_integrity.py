@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -158,3 +159,53 @@ def test_stale_temporary_folders_are_swept(tmp_path: Path) -> None:
     os.utime(stale, (day_ago, day_ago))
     tl.load(make_corpus(tmp_path / "c"), cache=cache, workers=1, progress=False)
     assert not stale.exists() and fresh.exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_a_reload_maps_its_entries(cached: tuple[Path, Path, tl.Frames]) -> None:
+    """The reloaded frames' strings are the entry's pages, not a copy of them."""
+    corpus, cache, _ = cached
+    again = tl.load(corpus, cache=cache, workers=1, progress=False)
+    assert os.path.realpath(only_entry(cache) / "actions.feather") in Path("/proc/self/maps").read_text()
+    del again
+
+
+def test_frames_from_the_cache_outlive_its_entries(cached: tuple[Path, Path, tl.Frames]) -> None:
+    """Entries removed and written anew while frames from them are alive (as the cache does it:
+    by unlink and rename, never in place): the frames stay as they were, and are the user's
+    to change."""
+    corpus, cache, first = cached
+    again = tl.load(corpus, cache=cache, workers=1, progress=False)
+    shutil.rmtree(cache)
+    tl.load(corpus, cache=cache, workers=1, progress=False)
+    assert_same_frames(first, again)
+    again.actions.loc[0, "text"] = "changed"
+    again.actions.loc[0, "sequence"] = 10**6
+    assert first.actions.loc[0, "text"] != "changed"
+
+
+@pytest.mark.parametrize("mapped", [True, False])
+def test_mapped_and_read_entries_give_the_same_frames(cached: tuple[Path, Path, tl.Frames], monkeypatch: pytest.MonkeyPatch, mapped: bool) -> None:
+    corpus, cache, first = cached
+    monkeypatch.setattr(cache_module, "MAP_ENTRIES", mapped)
+    (chunk,) = make_chunks(list(file_refs(corpus)), "auto")
+    tables = read_entry(cache, chunk)
+    assert tables is not None
+    assert_same_frames(first, tl.Frames.from_tables(tables))
+
+
+def test_an_entry_that_cannot_be_mapped_is_read(cached: tuple[Path, Path, tl.Frames], monkeypatch: pytest.MonkeyPatch) -> None:
+    """No mapping to be had (a process at its limit of mappings): the entry is read, a hit, no
+    warning; not taken for a damaged one."""
+    corpus, cache, first = cached
+
+    def no_mapping(*args: object, **kwargs: object) -> None:
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(cache_module.pa, "memory_map", no_mapping)
+    (chunk,) = make_chunks(list(file_refs(corpus)), "auto")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tables = read_entry(cache, chunk)
+    assert tables is not None
+    assert_same_frames(first, tl.Frames.from_tables(tables))

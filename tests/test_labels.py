@@ -17,8 +17,10 @@ import pytest
 
 import threadlab as tl
 from benchmarks.corpus import thread_doc
-from threadlab.frames.arrow import _categorical
+from threadlab.frames.arrow import _categorical, _series
+from threadlab.frames.filled import fixed_width_array
 from threadlab.frames.labels import COMPACT_SCHEMAS, LABEL_TYPE, categorical, compact, concat
+from threadlab.frames.typed import ARROW_TYPES
 from threadlab.loading import api
 from threadlab.loading.cache import MANIFEST
 
@@ -115,3 +117,43 @@ def test_codes_width_at_the_boundaries(n: int) -> None:
     got = categorical(pa.chunked_array(chunks, type=LABEL_TYPE))
     assert got.codes.dtype == want.codes.dtype
     assert_same_categorical(got, want)
+
+
+def fixed_width_chunks(kind: str, rng: random.Random) -> list[pa.Array]:
+    """Random values of ``kind`` with nulls, cut into chunks, some of them slices (an offset
+    into their buffers, as a concatenated or filtered table's chunks can be)."""
+    make = {
+        "int": lambda: rng.randint(-(2**62), 2**62),
+        "float": lambda: rng.choice([rng.random(), float("nan"), -0.0, 1e300]),
+        "bool": lambda: rng.random() < 0.5,
+    }[kind]
+    chunks = []
+    for _ in range(rng.randint(0, 4)):
+        values = [None if rng.random() < 0.3 else make() for _ in range(rng.randint(0, 40))]
+        array = pa.array(values, ARROW_TYPES[kind])
+        start = rng.randint(0, len(values))
+        chunks.append(array.slice(start, rng.randint(0, len(values) - start)) if rng.random() < 0.5 else array)
+    return chunks
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("kind", ["int", "float", "bool"])
+def test_fixed_width_columns_equal_to_pandas(kind: str, seed: int) -> None:
+    """Columns written chunk by chunk into their final arrays: what ``to_pandas`` + ``astype``
+    give (values, nulls, NaN kept apart from null, dtype), offsets and empty chunks included."""
+    column = pa.chunked_array(fixed_width_chunks(kind, random.Random(seed)), ARROW_TYPES[kind])
+    want = _series(column, kind, "x")
+    got = pd.Series(fixed_width_array(column, kind), name="x")
+    pd.testing.assert_series_equal(got, want)
+    assert got.isna().tolist() == want.isna().tolist()
+
+
+def test_chunks_of_nulls_only_and_empty_chunks() -> None:
+    """A chunk of nulls only has an empty dictionary; an empty chunk has no rows at all."""
+    nulls = pc.dictionary_encode(pa.array([None, None], pa.large_string()))
+    empty = pc.dictionary_encode(pa.array([], pa.large_string()))
+    some = pc.dictionary_encode(pa.array(["b", None, "a"], pa.large_string()))
+    got = categorical(pa.chunked_array([nulls, empty, some, nulls], LABEL_TYPE))
+    assert list(got.categories) == ["a", "b"]
+    assert got.codes.tolist() == [-1, -1, 1, -1, 0, -1, -1]
+    assert len(categorical(pa.chunked_array([nulls], LABEL_TYPE)).categories) == 0

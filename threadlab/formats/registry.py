@@ -294,10 +294,11 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan:
     """One plan for a walked folder, merged from every format that plans folders; each is asked
     only when the folder holds a subfolder or a file of one of its suffixes."""
     has_subfolder = any(_is_dir(e) for e in entries)
+    names = [] if has_subfolder else [e.name.lower() for e in entries]
     companions: dict[str, tuple[str, ...]] = {}
     ignore: set[str] = set()
     for spec, module in folder_planners():
-        if not has_subfolder and not any(e.name.lower().endswith(spec.suffixes) for e in entries):
+        if not has_subfolder and not any(name.endswith(spec.suffixes) for name in names):
             continue
         plan = module.plan_folder(folder, entries)
         if plan is not None:

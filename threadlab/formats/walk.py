@@ -12,6 +12,7 @@ their own, and everything else in the same folder is still read.
 from __future__ import annotations
 
 import glob as globlib
+import operator
 import os
 import stat
 from collections.abc import Iterator
@@ -26,6 +27,8 @@ NOT_DATA_SUFFIXES = (
     ".md", ".rst", ".txt", ".py", ".pyc", ".ipynb", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".lock", ".html", ".css",
     ".js", ".mjs", ".cjs", ".ts", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".pdf", ".parquet", ".feather", ".arrow",
 )
+S_ISREG = stat.S_ISREG
+_name = operator.attrgetter("name")
 _DATA_HEADS = (b"{", b"[", b"data:", b"event:", b"PK\x03\x04", b"SQLite format 3\x00")
 
 
@@ -91,24 +94,27 @@ def _walk_folder(folder: str, seen: set[tuple[int, int]]) -> Iterator[Found | Pr
     plan = plan_folder(folder, entries)
     skipped = plan.skipped()
     suffixes = data_suffixes()
-    for entry in sorted(entries, key=lambda e: e.name):
-        if entry.name in skipped:
+    entries.sort(key=_name)
+    here = folder == "."  # paths as pathlib spells them: no "./"
+    for entry in entries:
+        name = entry.name
+        if name in skipped:
             continue
-        path = entry.name if folder == "." else entry.path  # as pathlib spells it: no "./"
+        path = name if here else entry.path
         try:
             mode = entry.stat().st_mode
         except OSError:
-            if entry.is_symlink() and entry.name.lower().endswith(suffixes):
+            if entry.is_symlink() and name.lower().endswith(suffixes):
                 yield Problem("io", f"{path} is a broken symbolic link", source=path)
             continue
-        if stat.S_ISDIR(mode):
+        if S_ISREG(mode):
+            if name.lower().endswith(suffixes) or _looks_like_data(entry):
+                along = plan.companions.get(name)
+                yield Found(path, entry, tuple(os.path.join(folder, n) for n in along) if along else ())
+        elif stat.S_ISDIR(mode):
             yield from _walk_folder(path, seen)
-        elif not stat.S_ISREG(mode):
-            if entry.name.lower().endswith(suffixes):
-                yield _special(path, mode)
-        elif entry.name.lower().endswith(suffixes) or _looks_like_data(entry):
-            companions = tuple(os.path.join(folder, name) for name in plan.companions.get(entry.name, ()))
-            yield Found(path, entry, companions)
+        elif name.lower().endswith(suffixes):
+            yield _special(path, mode)
 
 
 def _looks_like_data(entry: os.DirEntry[str]) -> bool:

@@ -17,13 +17,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from threadlab.frames.arrow import SCHEMAS, _series
 from threadlab.frames.columns import TABLES
+from threadlab.frames.filled import FIXED_WIDTH, fixed_width_array, merged_categorical
 
 LABEL_TYPE = pa.dictionary(pa.int32(), pa.large_string())
 LABELS: dict[str, frozenset[str]] = {name: frozenset(c.name for c in columns if c.kind == "label") for name, columns in TABLES.items()}
@@ -62,41 +62,28 @@ def concat(parts: Sequence[dict[str, pa.Table]]) -> dict[str, pa.Table]:
 
 def categorical(column: pa.ChunkedArray | pa.Array) -> pd.Categorical:
     """A dictionary-encoded column (chunks with dictionaries of their own) → a categorical of
-    the values used, sorted; nulls are code -1. Arrow merges the chunks' dictionaries (a hash
-    of their few values, not of the rows); the rows cost one numpy take."""
+    the values used, sorted; nulls are code -1. The chunks' few dictionary values are merged;
+    the rows cost one numpy take per chunk, into the final codes (``filled.merged_categorical``)."""
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     if any(chunk.type != LABEL_TYPE for chunk in chunks):
         chunks = [pc.dictionary_encode(chunk.cast(pa.large_string())) for chunk in chunks]
-    if not chunks:
-        chunks = [pa.array([], LABEL_TYPE)]
-    unified = pa.Table.from_arrays([pa.chunked_array(chunks, LABEL_TYPE)], names=["labels"]).unify_dictionaries().column(0)
-    merged = unified.combine_chunks() if unified.num_chunks > 1 else unified.chunk(0)
-    dictionary = merged.dictionary
-    at = (pc.fill_null(merged.indices, -1) if merged.indices.null_count else merged.indices).to_numpy()
-    used = np.zeros(len(dictionary) + 1, dtype=bool)  # (the last slot takes the nulls' -1)
-    used[at] = True
-    kept = np.flatnonzero(used[:-1])  # a value no row uses is no category
-    values = dictionary if len(kept) == len(dictionary) else dictionary.take(pa.array(kept))
-    order = pc.array_sort_indices(values).to_numpy()
-    # a dictionary position → its code, in the narrowest type pandas keeps codes in (so
-    # from_codes copies nothing); the codes are in range by construction, so not checked again
-    width = next(t for t in (np.int8, np.int16, np.int32, np.int64) if len(order) < np.iinfo(t).max or t is np.int64)
-    code = np.full(len(dictionary) + 1, -1, dtype=width)
-    code[kept[order]] = np.arange(len(order), dtype=width)
-    dtype = pd.CategoricalDtype(pd.Index(pd.arrays.ArrowStringArray(values.take(pa.array(order)))))
-    return pd.Categorical.from_codes(code[at], dtype=dtype, validate=False)
+    return merged_categorical([chunk for chunk in chunks if len(chunk)])
 
 
-def _to_series(table: pa.Table, kind: str, name: str) -> pd.Series:
+def _to_array(table: pa.Table, kind: str, name: str) -> Any:
+    """One column as the pandas array of its dtype (an array, not a Series: pandas copies an
+    array it wraps in a Series, and the frame takes the arrays as they are)."""
     column = table[name]
     if kind == "label":
-        return pd.Series(categorical(column), name=name)
-    return _series(column, kind, name)
+        return categorical(column)
+    if kind in FIXED_WIDTH:
+        return fixed_width_array(column, kind)
+    return _series(column, kind, name).array
 
 
 def table_to_frame(name: str, table: pa.Table) -> pd.DataFrame:
     """One frame of a plain or compact table, each column with its declared dtype."""
-    return pd.DataFrame({c.name: _to_series(table, c.kind, c.name).array for c in TABLES[name]}, copy=False)
+    return pd.DataFrame({c.name: _to_array(table, c.kind, c.name) for c in TABLES[name]}, copy=False)
 
 
 def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
@@ -104,15 +91,15 @@ def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
     on a few threads (Arrow's kernels and numpy's takes release the GIL)."""
     jobs = [(name, c.kind, c.name) for name in SCHEMAS for c in TABLES[name]]
     if sum(t.num_rows for t in tables.values()) < PARALLEL_ROWS:
-        series = [_to_series(tables[name], kind, column) for name, kind, column in jobs]
+        arrays = [_to_array(tables[name], kind, column) for name, kind, column in jobs]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-            series = list(pool.map(lambda job: _to_series(tables[job[0]], job[1], job[2]), jobs))
+            arrays = list(pool.map(lambda job: _to_array(tables[job[0]], job[1], job[2]), jobs))
     columns: dict[str, dict[str, Any]] = {name: {} for name in SCHEMAS}
-    for (name, _, column), values in zip(jobs, series, strict=True):
-        columns[name][column] = values.array  # (arrays, not Series: no index to align)
+    for (name, _, column), values in zip(jobs, arrays, strict=True):
+        columns[name][column] = values
     return {name: pd.DataFrame(columns[name], copy=False) for name in SCHEMAS}
 
 

@@ -55,7 +55,8 @@ def load(
     or a folder where the frames of unchanged files are kept (LZ4 Feather files). ``strict``: raise
     ``ThreadError`` listing every problem instead of reporting them in ``frames.problems``.
     ``engine="dask"``: Dask DataFrames, one partition per chunk of files (``threadlab[dask]``)."""
-    items = list(file_refs(source))
+    with no_gc():  # a FileRef per file, none in a cycle: a collection would walk them all for nothing
+        items = list(file_refs(source))
     folder = writable_cache(cache_folder(cache))
     cache_dir = str(folder) if folder is not None else None
     files = [item for item in items if isinstance(item, FileRef)]

@@ -46,6 +46,8 @@ class FileRef(NamedTuple):
             info = found.entry.stat() if found.entry is not None else os.stat(found.path)
         except OSError:  # reading it will say what is wrong
             return cls(found.path, -1, -1)
+        if not found.companions:
+            return cls(found.path, info.st_size, info.st_mtime_ns)
         size, mtime = info.st_size, info.st_mtime_ns
         for companion in found.companions:
             for path in _files_under(companion):
