@@ -67,6 +67,8 @@ class ThreadRecord:
     problems: Sequence[Problem] = field(default_factory=tuple)
     account: Account | None = None  # None: not read from an input (a Thread built in memory)
     typed: bool = False  # actions are msgspec Structs (``loading.structs``), read by attribute
+    # the actions' fields as columns (name -> one value per action), when the reader has them
+    columns: Mapping[str, Sequence[Any]] | None = None
 
 
 def empty_columns(table: str) -> Columns:
@@ -197,7 +199,8 @@ def _extract_block(
     ]
     acts = list(chain.from_iterable(per_thread))
     mode = _mode(acts)
-    col = _getter(acts, mode)
+    by_column = all(r.columns is not None for r in records)  # the reader read every field already
+    col = _joined_columns(records) if by_column else _getter(acts, mode)
     kinds = col("action_type") if mode == "attr" else [k if type(k) is str else None for k in col("action_type")]  # (a Struct's tag is text)
     agent_ids = col("agent_id")
     call_ids = col("tool_call_id")
@@ -205,13 +208,17 @@ def _extract_block(
     tool_rows = [i for i, k in enumerate(kinds) if k == "tool_call" or k == "tool_return"]
     kind_set = set(kinds)  # a handful of kinds: what depends on the kind only is looked up per kind
     field_of = {k: _TEXT_FIELD.get(k) or ("data" if k is not None and k.startswith("system.") else "content") for k in kind_set}
-    fields = list(map(field_of.__getitem__, kinds))
-    if mode == "dict":
-        values = list(map(dict.get, acts, fields))
-    elif mode == "attr":
-        values = list(map(getattr, acts, fields))
+    contents = col("content")
+    if by_column:
+        values = _text_values(col, kinds, field_of, contents)
     else:
-        values = [x.get(f) for x, f in zip(acts, fields, strict=True)]
+        fields = list(map(field_of.__getitem__, kinds))
+        if mode == "dict":
+            values = list(map(dict.get, acts, fields))
+        elif mode == "attr":
+            values = list(map(getattr, acts, fields))
+        else:
+            values = [x.get(f) for x, f in zip(acts, fields, strict=True)]
     dumps, sort = orjson.dumps, _SORTED  # a call's args, a return's content: dicts straight to canonical JSON
     try:
         texts = [v if type(v) is str else dumps(v, option=sort).decode() if type(v) is dict else to_text(v) for v in values]
@@ -258,7 +265,7 @@ def _extract_block(
     metas = col("metadata")
     metas = [m if type(m) is dict else _EMPTY for m in metas]
     a["model_name"] += _models_of(models, local, agent_ids, metas)
-    a["n_media"] += _media_counts(acts, col("content"), col("attachments"))
+    a["n_media"] += _media_counts(acts, contents, col("attachments"))
     usages = col("usage")
     if mode == "attr":  # a Struct's usage is a Struct (else the typed path refused the file)
         usage_rows = [i for i, u in enumerate(usages) if u is not None]
@@ -276,6 +283,26 @@ def _extract_block(
         metas[i].get("provider_name") or (providers[i] if kinds[i] == "thinking" else None) for i in usage_rows
     ]
     return len(acts)
+
+
+def _joined_columns(records: list[ThreadRecord]) -> Any:
+    """``key`` → the column ``key`` of the records' actions, from the columns the reader kept."""
+    if len(records) == 1:
+        only = records[0].columns
+        return lambda key: list(only[key])  # type: ignore[index]
+    return lambda key: list(chain.from_iterable(r.columns[key] for r in records))  # type: ignore[index]
+
+
+def _text_values(col: Any, kinds: list[Any], field_of: dict[Any, str], contents: list[Any]) -> list[Any]:
+    """Each action's text field (``_TEXT_FIELD``): the content column, with the rows of the
+    kinds whose text is another field (a call's args, a system action's data) taken from it."""
+    values = list(contents)
+    for name in set(field_of.values()) - {"content"}:
+        kinds_of = {k for k, f in field_of.items() if f == name}
+        column = col(name)
+        for i in [i for i, k in enumerate(kinds) if k in kinds_of]:
+            values[i] = column[i]
+    return values
 
 
 def _media_counts(acts: list[Any], contents: list[Any], attachments: list[Any]) -> list[int]:

@@ -18,33 +18,27 @@ from threadlab.loading.structs import StructUsage
 
 _TOOL_KINDS = frozenset(("tool_call", "tool_return"))
 _TOKEN_KEYS = ("input_tokens", "output_tokens", "total_tokens", "thinking_tokens", "cache_read_tokens", "cache_write_tokens")
-_sequence = attrgetter("sequence")
-_kind = attrgetter("action_type")
-_agent = attrgetter("agent_id")
-_usage = attrgetter("usage")
-_stamp = attrgetter("timestamp")
 _tokens = attrgetter(*_TOKEN_KEYS)
-_call_id = attrgetter("tool_call_id")
-_tool = attrgetter("tool_name")
 
 
-def rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
-    """Whether the actions (Structs) of a thread whose ``agents`` fit the models break none of
-    the rules (nor carry a negative token count)."""
+def rules_hold(columns: Mapping[str, Sequence[Any]], agents: Mapping[str, Any]) -> bool:
+    """Whether a thread's actions (Structs, as ``structs.columns``) whose ``agents`` fit the
+    models break none of the rules (nor carry a negative token count)."""
     try:
-        return _rules_hold(actions, agents)
+        return _rules_hold(columns, agents)
     except TypeError:  # an unhashable value where a name belongs
         return False
 
 
-def _rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
-    if not actions:
+def _rules_hold(columns: Mapping[str, Sequence[Any]], agents: Mapping[str, Any]) -> bool:
+    kinds = columns["action_type"]
+    n = len(kinds)
+    if not n:
         return True
-    if list(map(_sequence, actions)) != list(range(1, len(actions) + 1)):
+    if columns["sequence"] != tuple(range(1, n + 1)):
         return False
-    kinds = list(map(_kind, actions))
     kind_set = set(kinds)
-    usages = [u for u in map(_usage, actions) if u is not None]
+    usages = [u for u in columns["usage"] if u is not None]
     if usages:
         if not all(issubclass(t, StructUsage) for t in set(map(type, usages))):  # usage on a kind without it: free-form
             return False
@@ -53,23 +47,24 @@ def _rules_hold(actions: Sequence[Any], agents: Mapping[str, Any]) -> bool:
             return False
     system_kinds = {k for k in kind_set if k.startswith("system.")}
     if system_kinds:  # system data may name agents
-        datas = [a.data for a, k in zip(actions, kinds, strict=True) if k in system_kinds]
+        datas = [d for d, k in zip(columns["data"], kinds, strict=True) if k in system_kinds]
         refs = {d.get(key) for d in datas if type(d) is dict for key in AGENT_KEYS_IN_SYSTEM_DATA}
         refs.discard(None)
         if not refs <= agents.keys():
             return False
-    agent_ids = set(map(_agent, actions))
+    agent_ids = set(columns["agent_id"])
     agent_ids.discard(None)
     if not all(type(a) is str and a in agents for a in agent_ids):
         return False
     if not _TOOL_KINDS.isdisjoint(kind_set):
-        tools = [a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]
-        if not tool_actions_pair(map(_kind, tools), map(_call_id, tools), map(_tool, tools)):
+        rows = [i for i, k in enumerate(kinds) if k in _TOOL_KINDS]
+        pick = [columns[name] for name in ("action_type", "tool_call_id", "tool_name")]
+        if not tool_actions_pair(*(map(column.__getitem__, rows) for column in pick)):
             return False
     try:
         # ISO text straight through the C parser (as _columns_valid does): aware datetimes of
         # any offset compare as instants; a naive one makes the comparison raise
-        moments = list(map(datetime.fromisoformat, map(_stamp, actions)))
+        moments = list(map(datetime.fromisoformat, columns["timestamp"]))
         if not all(map(le, moments, islice(moments, 1, None))) or moments[0].tzinfo is None:
             return False
         moments[0].astimezone(UTC), moments[-1].astimezone(UTC)  # years 1-9999 in UTC
