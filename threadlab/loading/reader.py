@@ -84,9 +84,11 @@ def typed_records(data: bytes, name: str, *, single: bool = False) -> list[Threa
     out = []
     for doc in docs:
         cols = columns(doc["actions"])  # read once, for the rules and the extractor
-        if not rules_hold(cols, doc["agents"]):
+        pairs = rules_hold(cols, doc["agents"])
+        if pairs is None:
             return None
-        out.append(ThreadRecord(doc, name, THREADPROTOCOL, (), Account(converted=len(doc["actions"])), typed=True, columns=cols))
+        account = Account(converted=len(doc["actions"]))
+        out.append(ThreadRecord(doc, name, THREADPROTOCOL, (), account, typed=True, columns=cols, tool_pairs=pairs))
     return out
 
 

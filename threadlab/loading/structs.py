@@ -24,7 +24,7 @@ import typing
 from datetime import datetime
 from functools import cache
 from operator import attrgetter
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from pydantic import BaseModel
@@ -131,11 +131,13 @@ def _fields(model: type[BaseModel]) -> list[tuple[Any, ...]]:
 
 @cache
 def _usage_struct() -> type[msgspec.Struct]:
+    """Token counts, none negative: a negative count is a problem the usual way reports, so
+    the decode refuses it (and no rule has to look at the counts again)."""
     fields = []
     for name, info in Usage.model_fields.items():
         if info.annotation != int | None or info.default is not None:
             raise TypeError(f"Usage.{name}: not an optional integer")
-        fields.append((name, int | None, None))
+        fields.append((name, Annotated[int, msgspec.Meta(ge=0)] | None, None))
     return msgspec.defstruct("Usage", fields, bases=(StructUsage,), kw_only=True)
 
 
