@@ -257,3 +257,21 @@ def test_a_chunk_mixing_typed_and_untyped_files_equals_the_old_read(tmp_path: Pa
     for name in old:
         assert typed[name].equals(old[name]), name
     assert typed["actions"]["n_media"].to_pylist().count(1) == 3
+
+
+@given(st.lists(st.sampled_from(["user_message", "assistant_message", "thinking", "tool_call", "tool_return", "system.handoff"]), max_size=12))
+@settings(max_examples=40, deadline=None)
+def test_columns_read_every_field_where_attributes_do(kinds: list[str]) -> None:
+    """``structs.columns`` reads fields by position (``astuple``): every kind's Struct must keep
+    the ``LAYOUT`` fields first and in order, or a column would hold another field's values."""
+    actions = [structs.action_struct(kind)(**_struct_fields(kind, n)) for n, kind in enumerate(kinds, 1)]
+    columns = structs.columns(actions)
+    assert columns["action_type"] == tuple(kinds)
+    for name in structs.LAYOUT:
+        assert columns[name] == tuple(getattr(a, name) for a in actions), name
+
+
+def _struct_fields(kind: str, n: int) -> dict[str, Any]:
+    """Every field of the kind's Struct set to a value naming it (so a column reading the wrong
+    position shows)."""
+    return {name: f"{name}-{n}" for name in structs.action_struct(kind).__struct_fields__}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from itertools import islice, repeat
+from itertools import count, islice, repeat
 from operator import le
 from typing import Any
 
@@ -238,17 +238,33 @@ def tool_actions_pair(kinds: Iterable[Any], call_ids: Iterable[Any], names: Iter
     """Every return answers an earlier call of its id and tool, and no id is reused while its
     call is open (the tool actions' columns, in order). Shared by the dict and Struct checks so
     both fast paths accept exactly the same threads."""
+    return paired_tool_actions(count(), kinds, call_ids, names) is not None
+
+
+def paired_tool_actions(
+    rows: Iterable[int], kinds: Iterable[Any], call_ids: Iterable[Any], names: Iterable[Any]
+) -> list[list[int | None]] | None:
+    """The tool actions' pairs when they pair (``tool_actions_pair``), else None: ``[call row,
+    return row]`` per call in call order (None for a return not yet made), and ``[None, row]``
+    where a return answers no open call (a second return of an id), as ``derive.tool_pairs``
+    pairs them; ``rows`` names each tool action."""
     calls: dict[Any, Any] = {}
-    unanswered: set[str] = set()
-    for kind, call_id, name in zip(kinds, call_ids, names, strict=True):
+    unanswered: dict[str, int] = {}  # call id -> its pair in ``found``
+    found: list[list[int | None]] = []
+    for row, kind, call_id, name in zip(rows, kinds, call_ids, names, strict=False):  # (rows may be endless)
         if kind == "tool_call":
             if type(call_id) is str:
                 if call_id in unanswered:  # an id reused while its call is open
-                    return False
+                    return None
                 calls[call_id] = name
-                unanswered.add(call_id)
+                unanswered[call_id] = len(found)
+            found.append([row, None])
         elif type(call_id) is not str or call_id not in calls or calls[call_id] != name:
-            return False
+            return None
         else:
-            unanswered.discard(call_id)
-    return True
+            at = unanswered.pop(call_id, None)
+            if at is None:
+                found.append([None, row])
+            else:
+                found[at][1] = row
+    return found

@@ -67,6 +67,11 @@ class ThreadRecord:
     problems: Sequence[Problem] = field(default_factory=tuple)
     account: Account | None = None  # None: not read from an input (a Thread built in memory)
     typed: bool = False  # actions are msgspec Structs (``loading.structs``), read by attribute
+    # the actions' fields as columns (name -> one value per action), when the reader has them
+    columns: Mapping[str, Sequence[Any]] | None = None
+    # with ``columns``: the tool pairs the reader's rules found, as ``[call row, return row]`` in
+    # the thread's actions (``validation.paired_tool_actions``)
+    tool_pairs: Sequence[Sequence[int | None]] | None = None
 
 
 def empty_columns(table: str) -> Columns:
@@ -197,21 +202,27 @@ def _extract_block(
     ]
     acts = list(chain.from_iterable(per_thread))
     mode = _mode(acts)
-    col = _getter(acts, mode)
+    by_column = all(r.columns is not None for r in records)  # the reader read every field already
+    col = _joined_columns(records) if by_column else _getter(acts, mode)
     kinds = col("action_type") if mode == "attr" else [k if type(k) is str else None for k in col("action_type")]  # (a Struct's tag is text)
     agent_ids = col("agent_id")
     call_ids = col("tool_call_id")
     statuses: list[Any] = [None] * len(acts)
-    tool_rows = [i for i, k in enumerate(kinds) if k == "tool_call" or k == "tool_return"]
+    paired = by_column and all(r.tool_pairs is not None for r in records)  # the reader's rules paired the tools
+    tool_rows = [] if paired else [i for i, k in enumerate(kinds) if k == "tool_call" or k == "tool_return"]
     kind_set = set(kinds)  # a handful of kinds: what depends on the kind only is looked up per kind
     field_of = {k: _TEXT_FIELD.get(k) or ("data" if k is not None and k.startswith("system.") else "content") for k in kind_set}
-    fields = list(map(field_of.__getitem__, kinds))
-    if mode == "dict":
-        values = list(map(dict.get, acts, fields))
-    elif mode == "attr":
-        values = list(map(getattr, acts, fields))
+    contents = col("content")
+    if by_column:
+        values = _text_values(col, kinds, field_of, contents)
     else:
-        values = [x.get(f) for x, f in zip(acts, fields, strict=True)]
+        fields = list(map(field_of.__getitem__, kinds))
+        if mode == "dict":
+            values = list(map(dict.get, acts, fields))
+        elif mode == "attr":
+            values = list(map(getattr, acts, fields))
+        else:
+            values = [x.get(f) for x, f in zip(acts, fields, strict=True)]
     dumps, sort = orjson.dumps, _SORTED  # a call's args, a return's content: dicts straight to canonical JSON
     try:
         texts = [v if type(v) is str else dumps(v, option=sort).decode() if type(v) is dict else to_text(v) for v in values]
@@ -220,7 +231,7 @@ def _extract_block(
     sequences = col("sequence") if mode == "attr" else [v if type(v) is int else None for v in col("sequence")]  # (a Struct's is int)
     stamps = col("timestamp")
     tool_names = col("tool_name")
-    own_status = col("status") if tool_rows else statuses  # (read by row for tool actions only)
+    own_status = col("status") if tool_rows or paired else statuses  # (read by row for tool actions only)
     thread_index: list[int] = []
     start = 0
     rows = iter(tool_rows)
@@ -228,11 +239,14 @@ def _extract_block(
     for offset, (record, actions) in enumerate(zip(records, per_thread, strict=True), first_thread):
         end = start + len(actions)
         thread_index += [offset] * len(actions)
-        mine = []
-        while row is not None and row < end:
-            mine.append(row)
-            row = next(rows, None)
-        _pair_tools(out, own_status, mine, kinds, agent_ids, statuses, call_ids, first_action)
+        if paired:
+            _take_pairs(out, record.tool_pairs, start, own_status, agent_ids, statuses, first_action)  # type: ignore[arg-type]
+        else:
+            mine = []
+            while row is not None and row < end:
+                mine.append(row)
+                row = next(rows, None)
+            _pair_tools(out, own_status, mine, kinds, agent_ids, statuses, call_ids, first_action)
         _thread_row(out, record, names(offset - base))
         start = end
     for i in tool_rows:  # a tool_return's status is its own
@@ -258,7 +272,7 @@ def _extract_block(
     metas = col("metadata")
     metas = [m if type(m) is dict else _EMPTY for m in metas]
     a["model_name"] += _models_of(models, local, agent_ids, metas)
-    a["n_media"] += _media_counts(acts, col("content"), col("attachments"))
+    a["n_media"] += _media_counts(acts, contents, col("attachments"))
     usages = col("usage")
     if mode == "attr":  # a Struct's usage is a Struct (else the typed path refused the file)
         usage_rows = [i for i, u in enumerate(usages) if u is not None]
@@ -276,6 +290,26 @@ def _extract_block(
         metas[i].get("provider_name") or (providers[i] if kinds[i] == "thinking" else None) for i in usage_rows
     ]
     return len(acts)
+
+
+def _joined_columns(records: list[ThreadRecord]) -> Any:
+    """``key`` → the column ``key`` of the records' actions, from the columns the reader kept."""
+    if len(records) == 1:
+        only = records[0].columns
+        return lambda key: list(only[key])  # type: ignore[index]
+    return lambda key: list(chain.from_iterable(r.columns[key] for r in records))  # type: ignore[index]
+
+
+def _text_values(col: Any, kinds: list[Any], field_of: dict[Any, str], contents: list[Any]) -> list[Any]:
+    """Each action's text field (``_TEXT_FIELD``): the content column, with the rows of the
+    kinds whose text is another field (a call's args, a system action's data) taken from it."""
+    values = list(contents)
+    for name in set(field_of.values()) - {"content"}:
+        kinds_of = {k for k, f in field_of.items() if f == name}
+        column = col(name)
+        for i in [i for i, k in enumerate(kinds) if k in kinds_of]:
+            values[i] = column[i]
+    return values
 
 
 def _media_counts(acts: list[Any], contents: list[Any], attachments: list[Any]) -> list[int]:
@@ -430,6 +464,47 @@ def _pair_tools(
     h = out["threads"]
     h["n_tool_calls"].append(n_calls)
     h["n_pending"].append(sum(1 for call, ret in found if call is not None and ret is None))
+
+
+def _take_pairs(
+    out: Batch,
+    pairs: Sequence[Sequence[int | None]],
+    start: int,
+    own_status: list[Any],
+    agent_ids: list[Any],
+    statuses: list[Any],
+    first_action: int,
+) -> None:
+    """``_pair_tools`` for a thread whose pairs the reader found (rows of the thread's actions,
+    which start at block row ``start``): the same statuses, agents and tool_calls rows."""
+    calls: list[int | None] = []
+    returns: list[int | None] = []
+    n_pending = 0
+    for call, ret in pairs:
+        if ret is not None:
+            ret += start
+            statuses[ret] = own_status[ret]  # a tool_return's status is its own
+            returns.append(first_action + ret)
+        else:
+            returns.append(None)
+        if call is None:  # a return that answers no open call
+            agent_ids[ret] = None  # type: ignore[index]
+            calls.append(None)
+            continue
+        call += start
+        calls.append(first_action + call)
+        if ret is None:
+            statuses[call] = "pending"
+            n_pending += 1
+        else:
+            statuses[call] = own_status[ret]
+            agent_ids[ret] = agent_ids[call]
+    t = out["tool_calls"]
+    t[CALL_ROW] += calls
+    t[RETURN_ROW] += returns
+    h = out["threads"]
+    h["n_tool_calls"].append(len(pairs) - calls.count(None))
+    h["n_pending"].append(n_pending)
 
 
 def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> None:

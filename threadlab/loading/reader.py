@@ -30,7 +30,7 @@ from threadlab.formats.threadprotocol import broken_line_thread, is_thread_doc, 
 from threadlab.frames.extract import ThreadRecord
 from threadlab.loading.shape import thread_fits
 from threadlab.loading.struct_rules import rules_hold
-from threadlab.loading.structs import decode
+from threadlab.loading.structs import columns, decode
 
 Item = ThreadRecord | Problem
 _FAST_FORMATS = ("auto", *(n for spec in FORMATS if spec.fast_path for n in spec.names()))
@@ -79,9 +79,17 @@ def typed_records(data: bytes, name: str, *, single: bool = False) -> list[Threa
     if b'"actions"' not in data:  # no thread object: not worth a parse
         return None
     docs = decode(data, single=single)
-    if docs is None or not all(rules_hold(doc["actions"], doc["agents"]) for doc in docs):
+    if docs is None:
         return None
-    return [ThreadRecord(doc, name, THREADPROTOCOL, (), Account(converted=len(doc["actions"])), typed=True) for doc in docs]
+    out = []
+    for doc in docs:
+        cols = columns(doc["actions"])  # read once, for the rules and the extractor
+        pairs = rules_hold(cols, doc["agents"])
+        if pairs is None:
+            return None
+        account = Account(converted=len(doc["actions"]))
+        out.append(ThreadRecord(doc, name, THREADPROTOCOL, (), account, typed=True, columns=cols, tool_pairs=pairs))
+    return out
 
 
 def _whole(path: Path, name: str, format: str) -> Iterator[Item]:

@@ -2,8 +2,9 @@
 action kind), in place of ``orjson.loads`` + ``shape.thread_fits``.
 
 Why: decoding into typed Structs checks the JSON types in compiled code while parsing, reads
-integers of any size exactly (no second parse for long digit runs), and the extractor then reads
-columns off the actions with ``attrgetter`` (about three times cheaper than ``dict.get``).
+integers of any size exactly (no second parse for long digit runs), and every field of a thread's
+actions is then read in one pass into columns (``columns``), which the rules and the extractor
+share (a column costs a few times less than ``dict.get`` over dicts).
 
 The Structs are made from the models' own fields (``model_fields``), never written out a second
 time. Only what the models accept as-is can decode: a field msgspec cannot check the way the
@@ -22,7 +23,8 @@ import types
 import typing
 from datetime import datetime
 from functools import cache
-from typing import Any
+from operator import attrgetter
+from typing import Annotated, Any
 
 import msgspec
 from pydantic import BaseModel
@@ -46,6 +48,16 @@ READ = (
     "usage",
     "attachments",
     "provider_name",
+)
+# every field of every core action model, in one order: each action Struct declares them in this
+# order (its own types and defaults in place of free-form ones), so ``astuple`` reads any Struct's
+# fields at the same positions and ``columns`` turns a thread's actions into columns in one pass
+LAYOUT = (
+    "sequence",
+    "timestamp",
+    *READ,
+    "metadata",
+    "action_id",
 )
 _SIMPLE = (str, int, bool, type(None))
 _NO = object()  # a type msgspec cannot check as the model does
@@ -100,11 +112,9 @@ def _struct_type(annotation: Any) -> Any:
 
 def _fields(model: type[BaseModel]) -> list[tuple[Any, ...]]:
     out: list[tuple[Any, ...]] = []
-    names = set()
     for name, info in model.model_fields.items():
         if name == "action_type":
             continue
-        names.add(name)
         kind = _struct_type(info.annotation)
         if kind is _NO:
             if info.is_required():
@@ -116,18 +126,26 @@ def _fields(model: type[BaseModel]) -> list[tuple[Any, ...]]:
             out.append((name, kind, info.default))
         else:
             raise TypeError(f"{model.__name__}.{name}: a default factory the fast path does not fill")
-    out += [(name, Any, None) for name in READ if name not in names]
     return out
 
 
 @cache
 def _usage_struct() -> type[msgspec.Struct]:
+    """Token counts, none negative: a negative count is a problem the usual way reports, so
+    the decode refuses it (and no rule has to look at the counts again)."""
     fields = []
     for name, info in Usage.model_fields.items():
         if info.annotation != int | None or info.default is not None:
             raise TypeError(f"Usage.{name}: not an optional integer")
-        fields.append((name, int | None, None))
+        fields.append((name, Annotated[int, msgspec.Meta(ge=0)] | None, None))
     return msgspec.defstruct("Usage", fields, bases=(StructUsage,), kw_only=True)
+
+
+@cache
+def _layout() -> type[msgspec.Struct]:
+    """The base of every action Struct: the ``LAYOUT`` fields, free-form and optional, in order
+    (a kind's Struct redeclares those its model has, which keeps their place)."""
+    return msgspec.defstruct("Action", [(name, Any, None) for name in LAYOUT], bases=(StructAction,), kw_only=True)
 
 
 @cache
@@ -135,8 +153,25 @@ def action_struct(kind: str) -> type[msgspec.Struct]:
     """The Struct of one action kind (``system.*`` kinds share SystemAction's fields)."""
     model = ACTION_CLASSES[kind if kind in CORE_ACTION_TYPES else "system"]
     return msgspec.defstruct(
-        model.__name__, _fields(model), bases=(StructAction,), kw_only=True, tag=kind, namespace={"action_type": kind}
+        model.__name__, _fields(model), bases=(_layout(),), kw_only=True, tag=kind, namespace={"action_type": kind}
     )
+
+
+_astuple = msgspec.structs.astuple
+
+
+def columns(actions: list[Any]) -> dict[str, tuple[Any, ...]]:
+    """A thread's actions (Structs of ``action_struct``) as one tuple per ``LAYOUT`` field, plus
+    ``action_type``: every field read in one pass (``astuple`` + ``zip``: about half the cost of
+    one ``attrgetter`` pass per field)."""
+    if not actions:
+        return {name: () for name in ("action_type", *LAYOUT)}
+    out = dict(zip(LAYOUT, zip(*map(_astuple, actions), strict=False), strict=False))  # (a kind's own fields come after)
+    out["action_type"] = tuple(map(_kind, actions))
+    return out
+
+
+_kind = attrgetter("action_type")
 
 
 _HEAD = tuple(name for name in Thread.model_fields if name != "actions")
