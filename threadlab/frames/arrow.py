@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from threadlab.core.authors import INTERRUPT
 from threadlab.core.problems import Problem
 from threadlab.frames.columns import DTYPES, TABLES
 from threadlab.frames.extract import (
@@ -242,6 +243,14 @@ def _thread_counts(actions: pa.Table, thread_of: np.ndarray, n_threads: int) -> 
     columns["n_actions"] = _count(thread_of, None, n_threads)
     columns["n_messages"] = _count(thread_of, pc.fill_null(is_message, False).to_numpy(zero_copy_only=False), n_threads)
     columns["n_tool_errors"] = _count(thread_of, pc.fill_null(is_error, False).to_numpy(zero_copy_only=False), n_threads)
+    author = actions["author"]
+    is_prompt = pc.and_(pc.equal(kind, "user_message"), pc.equal(author, "human"))
+    for name, mask in (
+        ("n_human_prompts", is_prompt),
+        ("n_harness_turns", pc.equal(author, "harness")),
+        ("n_interrupts", pc.equal(actions["harness_kind"], INTERRUPT)),
+    ):
+        columns[name] = _count(thread_of, pc.fill_null(mask, False).to_numpy(zero_copy_only=False), n_threads)
     return columns
 
 

@@ -20,6 +20,7 @@ import msgspec
 import orjson
 
 from threadlab.core.account import Account
+from threadlab.core.authors import author_of, harness_kind_of
 from threadlab.core.canonical import json_bytes
 from threadlab.core.problems import Problem, short
 from threadlab.frames.columns import TABLES
@@ -271,6 +272,8 @@ def _extract_block(
     a["finish_reason"] += col("finish_reason")
     metas = col("metadata")
     metas = [m if type(m) is dict else _EMPTY for m in metas]
+    a["author"] += list(map(author_of, kinds, metas))
+    a["harness_kind"] += list(map(harness_kind_of, metas))
     a["model_name"] += _models_of(models, local, agent_ids, metas)
     a["n_media"] += _media_counts(acts, contents, col("attachments"))
     usages = col("usage")
