@@ -7,10 +7,15 @@ mcp_tools spans under a trace with a workflow name and group id); a processor re
 Not OpenTelemetry (``otel`` reads what OpenInference's instrumentor makes of the same run).
 
 One thread per trace (or per ``group_id``); agent spans are agents, function spans tool calls
-and returns (matched to the generation's tool call ids by name and arguments), an agent run
-under a function span a delegation (``system.agent_join``), a handoff span a ``system.handoff``.
-Generation spans give the messages, each once; response spans (the default Responses-API model
-keeps no messages in them) give their usage as ``system.model_call`` actions.
+and returns, an agent run under a function span a delegation (``system.agent_join``), a handoff
+span a ``system.handoff``. Generation spans give the messages (Chat Completions), each once;
+response spans (the default Responses-API model) give the Responses items where the processor
+wrote the ``response`` (or its ``output``) and ``input`` the SDK keeps on them, else only their
+usage, as ``system.model_call`` actions. Calls and returns are keyed by the model's call ids
+(``call_...``), found in those messages and items and matched to the function spans by name and
+arguments, so they pair with the same run's session items and Responses log; a function span no
+model message names (``span.export()`` of a Responses model holds no call id anywhere) keeps
+its own span id as the call's id.
 
 A record is a JSON Lines line (a trace or a span object, or a line that is neither). The
 writer writes the same JSON Lines: a trace line, then agent, generation, function and handoff

@@ -6,15 +6,16 @@ id, trace_id, parent_id, started_at, ended_at, span_data: {type, ...}, error}``;
 types: agent, generation, response, function, handoff, guardrail, custom (the SDK's task and
 turn spans are custom spans with ``data.sdk_span_type``), mcp_tools, transcription, speech.
 Generation spans hold Chat Completions messages; response spans (the default Responses-API
-model) hold only the response id and usage."""
+model) hold only the response id and usage in ``span.export()``, and the Responses items of the
+call where a processor also writes the ``response`` and ``input`` the SDK keeps on the span."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypedDict
 
 from threadlab.formats.otel.wire import nanos
-from threadlab.formats.spans.messages import chat_message, message_list
+from threadlab.formats.spans.messages import chat_message, message_list, responses_item, texts
 from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
 
 
@@ -80,8 +81,7 @@ def sdk_span(record: Mapping[str, Any], line: int | None) -> Span:
         span.model = _str(data.get("model"))
         span.usage = _usage(data.get("usage"))
     elif kind == "response":
-        span.role, span.usage = MODEL, _usage(data.get("usage"))
-        span.data = {"response_id": data["response_id"]} if data.get("response_id") else None
+        _response(span, data)
     elif kind == "function":
         span.role, span.tool_name, span.args = TOOL, _str(data.get("name")), data.get("input")
         span.result, span.has_result = data.get("output"), data.get("output") is not None
@@ -97,6 +97,25 @@ def sdk_span(record: Mapping[str, Any], line: int | None) -> Span:
     return span
 
 
+def _response(span: Span, data: Mapping[str, Any]) -> None:
+    """A response span: ``span.export()`` keeps only the response id and usage; a processor that
+    writes the ``response`` (or its ``output``) and the ``input`` the SDK keeps on the span gives
+    the model call's items, whose ``call_id`` keys the calls and their outputs."""
+    response = data.get("response") if isinstance(data.get("response"), Mapping) else {}
+    span.role = MODEL
+    span.usage = _usage(data.get("usage")) or _usage(response.get("usage"))
+    span.model = _str(data.get("model")) or _str(response.get("model"))
+    span.system = texts(response.get("instructions"))
+    if data.get("input") is not None:
+        span.inputs = _messages(span, "input", data["input"], responses_item)
+    output = response.get("output") if "output" in response else data.get("output")
+    if output is not None:
+        key = "response.output" if "output" in response else "output"
+        span.outputs = [_assistant(m) for m in message_list(span.problems, f"span_data.{key}", output, responses_item)]
+    response_id = data.get("response_id") or response.get("id")
+    span.data = {"response_id": response_id} if response_id else None
+
+
 def _assistant(msg: Any) -> Any:
     """An output message is the model's (some producers leave its role out)."""
     if isinstance(msg, Msg) and msg.role == "user":
@@ -104,10 +123,10 @@ def _assistant(msg: Any) -> Any:
     return msg
 
 
-def _messages(span: Span, key: str, value: Any) -> list[Any]:
+def _messages(span: Span, key: str, value: Any, read: Callable[[Any], Msg | None] = chat_message) -> list[Any]:
     if isinstance(value, str):  # a bare prompt
         return [Msg("user", [Part("text", text=value)])] if value else []
-    return message_list(span.problems, f"span_data.{key}", value, chat_message)
+    return message_list(span.problems, f"span_data.{key}", value, read)
 
 
 def _usage(value: Any) -> dict[str, int] | None:

@@ -207,9 +207,12 @@ class Assembly:
             self.read_message(msg, span, agent, start if msg.role == "user" and not _results_only(msg) else span.start)
         outputs = span.outputs or []
         model_meta = {k: v for k, v in (("model_name", span.model), ("provider_name", span.provider)) if v}
+        response_id = (span.data or {}).get("response_id")
+        # what the model answered names its response, as the provider's log of the same call does
+        answer_meta = {**model_meta, self.key: {"response_id": response_id}} if isinstance(response_id, str) else model_meta
         emitted: list[dict[str, Any]] = []
         for msg in outputs:
-            emitted += self.read_message(msg, span, agent, span.end, model_meta=model_meta, finish=span.finish_reasons)
+            emitted += self.read_message(msg, span, agent, span.end, model_meta=answer_meta, finish=span.finish_reasons)
         self.extend_history(outputs)
         tokens = usage(span.usage)
         if tokens is not None:
@@ -219,7 +222,8 @@ class Assembly:
                 target["usage"] = tokens
             else:  # a model call whose output the trace does not hold (or repeats): its usage still counts
                 data = {k: v for k, v in {"model": span.model, "name": span.name, **(span.data or {})}.items() if v is not None}
-                self.emit(span.end, "system.model_call", span, agent_id=agent, data=data, usage=tokens, metadata=dict(model_meta))
+                self.emit(span.end, "system.model_call", span, agent_id=self.agent_id(agent), data=data, usage=tokens,
+                          metadata=dict(model_meta))
 
     def read_history(self, span: Span) -> None:
         """An agent run's whole history (pydantic-ai writes it on the run's span): what no model

@@ -10,7 +10,10 @@ Three shapes cover what we read:
   1.36 (``gen_ai.user.message``, ``gen_ai.choice`` ...), OpenInference's ``llm.input_messages``
   once unflattened, and the Agents SDK's generation spans;
 - OpenInference's flattened attributes (``llm.input_messages.0.message.role`` ...), rebuilt
-  into the Chat Completions shape by ``unflatten``.
+  into the Chat Completions shape by ``unflatten``;
+- Responses-API items (``message``, ``reasoning``, ``function_call`` and the other calls and
+  their ``*_output`` items): the Agents SDK's response spans where a processor writes the
+  ``response`` and ``input`` the SDK keeps on them. One item is one message.
 
 A value that is not a message is returned as ``None`` (the caller says what it was)."""
 
@@ -21,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.formats.responses_items import call_args, call_id_of, output_text
 from threadlab.formats.spans.model import LazyMsg, Msg, Part
 
 _MEDIA = ("blob", "uri", "file", "image", "image_url", "input_image", "audio", "input_audio", "video", "document")
@@ -109,6 +113,30 @@ def chat_message(value: Any) -> Msg | None:
         role = "assistant" if any(p.kind == "tool_call" for p in parts) else "user"
     finish = value.get("finish_reason") if isinstance(value.get("finish_reason"), str) else None
     return Msg(role, parts, finish)
+
+
+def responses_item(value: Any) -> Msg | None:
+    """One Responses-API item as a message: the model's call ids (``call_id``) are the calls'
+    and the outputs' ids, as the session items and the Responses log of the same run key them.
+    An item of another kind (a hosted tool's call, which holds its own result) is kept as an
+    ``other`` part of an assistant message."""
+    if not isinstance(value, Mapping):
+        return None
+    kind = value.get("type", "message" if "role" in value else None)
+    if kind == "message":
+        return chat_message(value)
+    if kind == "reasoning":
+        summary = value.get("summary") if isinstance(value.get("summary"), list) else []
+        texts = [p["text"] for p in summary if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+        return Msg("assistant", [Part("reasoning", text="\n\n".join(texts))])
+    call_id = call_id_of(value)
+    if isinstance(kind, str) and call_id is not None:
+        if kind.endswith(("_call_output", "_call_result")):
+            return Msg("tool", [Part("tool_result", id=call_id, name=_str(value.get("name")), result=output_text(value.get("output")))])
+        if kind.endswith("_call"):
+            name = value["name"] if isinstance(value.get("name"), str) else kind.removesuffix("_call")
+            return Msg("assistant", [Part("tool_call", id=call_id, name=name, args=call_args(value))])
+    return Msg("assistant", [Part("other", raw=dict(value))])
 
 
 def _chat_tool_call(call: Any) -> Part:
