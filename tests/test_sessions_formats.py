@@ -231,7 +231,7 @@ def test_inspect_logs_match_counts_from_the_raw_members(path: Path) -> None:
 def test_inspect_multi_agent_log_shows_handoff_sub_agent_scorer_and_scores() -> None:
     (thread,) = threadlab.read_all(FIXTURES / "inspect_ai" / "multi_agent.eval")
     names = {a.agent_name for a in thread.agents.values()}
-    assert {"supervisor", "researcher", "summarizer", "model_graded_fact"} <= names
+    assert {"supervisor", "researcher", "summarizer", "scorer:model_graded_fact"} <= names
     (handoff,) = [a for a in thread.actions if a.action_type == "system.handoff"]
     assert handoff.data["to_agent_id"] == "researcher" and handoff.data["tool_call_id"] == "call_handoff"
     (join,) = [a for a in thread.actions if a.action_type == "system.agent_join"]

@@ -7,7 +7,9 @@ from the events, in their order and with their times: a model call becomes the c
 thinking, text and tool calls (usage on it, once), a tool event the return (``error`` → status
 error); a ``handoff`` (a tool event naming an ``agent``) is a ``system.handoff``; an agent run
 as a tool (an agent span inside a tool span) joins with ``system.agent_join``; a scorer's
-model calls are the scorer's (the grader is an agent of its own, with its model's usage).
+model calls are the scorer's (the grader is an agent of its own, ``scorer:<name>``, with its
+model's usage). ``attachment://`` references are resolved from the sample's attachments first,
+wherever they are (``attachments.py``).
 
 The sample's ``messages`` (the final conversation) are records too: those a model or tool event
 already gave (same message id, same tool call id) are repeats; the others (the prompt, the
@@ -26,8 +28,11 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.core.problems import short
+from threadlab.formats.inspect_ai.attachments import resolve_attachments
 
 KEY = "inspect_ai"
+SCORER = "scorer:"  # a scorer's agent is named after it: scorer:model_graded_fact
 COUNTED_EVENTS = ("model", "tool")
 _SAMPLE_META = ("id", "epoch", "target", "scores", "metadata", "model_usage", "role_usage", "error", "limit", "total_time", "working_time", "uuid")
 
@@ -68,10 +73,14 @@ class SampleReader:
         self.default_model = ev.get("model") if isinstance(ev.get("model"), str) else "model"
         sid, epoch = sample.get("id"), sample.get("epoch", 1)
         thread_id = f"{ev.get('task', 'task')}/{ev.get('eval_id') or ev.get('run_id') or ev.get('task_id', '')}/{sid}/epoch-{epoch}"
+        missing = resolve_attachments(sample) if isinstance(sample, dict) else []  # before anything reads a value
         meta = {k: sample[k] for k in _SAMPLE_META if sample.get(k) is not None}
         meta.update({k: ev[k] for k in ("task", "task_id", "run_id", "eval_id", "model", "created") if ev.get(k) is not None})
         meta["member"] = member
         self.b = ThreadBuilder(thread_id, title=_title(sample.get("input")), metadata={KEY: meta}, source=source)
+        if missing:
+            self.b.problem("unknown-id", f"{member}: {len(missing)} attachment references name no entry of the sample's attachments "
+                                         f"(first {short(missing[0])}); kept as they are")
         self.sample = sample
         self.messages = [m for m in sample.get("messages") or []]
         self.spans: dict[str, dict[str, Any]] = {}
@@ -188,11 +197,12 @@ class SampleReader:
             self.b.add("system.agent_join", timestamp=when, data={"agent_id": agent, "invited_by": inviter, "tool_call_id": call}, metadata={KEY: {"derived": True}})
 
     def agent_in(self, stack: list[str]) -> str:
-        """The acting agent: the innermost agent (or scorer) span, else the model's own."""
+        """The acting agent: the innermost agent span, else a scorer (``scorer:<name>``: a
+        grader's calls are not the solver's turns, whatever its model), else the model's own."""
         for sid in reversed(stack):
             span = self.spans.get(sid) or {}
             if span.get("type") in ("agent", "scorer") and isinstance(span.get("name"), str):
-                return self.b.agent(span["name"])
+                return self.b.agent(SCORER + span["name"] if span["type"] == "scorer" else span["name"])
         return self.b.agent(self.default_model)
 
     def parent_call(self) -> str | None:
