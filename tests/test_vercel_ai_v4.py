@@ -53,7 +53,7 @@ def raw_tools(messages: list[dict[str, Any]]) -> tuple[list[tuple[str, str, Any]
 
 def files(generated: Path) -> list[Path]:
     found = sorted(generated.glob("*.json"))
-    assert len(found) == 11  # ai4: 7 files; ai40: its multistep and client_tool_waiting, both ways
+    assert len(found) == 12  # ai4: 8 files (the multistep chat also as persisted without ids); ai40: its multistep and client_tool_waiting, both ways
     return found
 
 
@@ -83,6 +83,17 @@ def test_client_and_server_copies_agree(generated: Path, sdk: str) -> None:
         server = facts(threadlab.read(generated / f"{sdk}_{scenario}.server.json"))
         for key in ("calls", "returns", "texts", "thinking"):
             assert client[key] == server[key], (scenario, key)
+
+
+def test_a_chat_persisted_without_ids_is_the_chat_usechat_held(generated: Path) -> None:
+    """``{role, content, parts}`` with no ``id`` (as apps that keep only those columns save a
+    v4 chat) is detected as AI SDK messages and reads as the same conversation."""
+    path = generated / "ai4_multistep.persisted.json"
+    assert not any("id" in m for m in orjson.loads(path.read_bytes()))
+    assert detect_format(Source(path)).NAME == "vercel-ai-messages"
+    persisted, held = facts(threadlab.read(path)), facts(threadlab.read(generated / "ai4_multistep.client.json"))
+    for key in ("calls", "returns", "texts", "thinking"):
+        assert persisted[key] == held[key], key
 
 
 def test_states_partial_call_call_and_result(generated: Path) -> None:

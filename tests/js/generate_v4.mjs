@@ -4,7 +4,9 @@
 //   - <prefix>_<scenario>.client.json: what useChat held (the SDK's own callChatApi /
 //     processChatResponse reading the data stream of toDataStreamResponse), user message first;
 //   - <prefix>_<scenario>.server.json: what a route saved in onFinish with appendResponseMessages
-//     (the v4 "chatbot message persistence" recipe).
+//     (the v4 "chatbot message persistence" recipe);
+//   - <prefix>_multistep.persisted.json (4.3): what useChat held, saved as `{role, content, parts}`
+//     without ids, as apps that store only those columns persist it.
 //
 //   node generate_v4.mjs <out-dir> [ai4|ai40]
 //
@@ -146,8 +148,11 @@ async function multistep() {
   ]);
   const user = userMessage('Weather in Paris?');
   const { body, saved } = await route(model, { get_weather: weather }, [user]);
-  write('multistep', 'client', [user, ...(await client(body))]);
+  const held = [user, ...(await client(body))];
+  write('multistep', 'client', held);
   write('multistep', 'server', saved());
+  // what an app keeps when it saves only the columns it renders from (no id, no createdAt)
+  if (!version.startsWith('4.0.')) write('multistep', 'persisted', held.map(({ role, content, parts }) => ({ role, content, parts })));
 }
 
 // --- client_tool --------------------------------------------------------------------------

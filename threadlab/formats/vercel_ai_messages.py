@@ -1,6 +1,7 @@
 """The registry's ``vercel-ai-messages`` format: persisted Vercel AI SDK ``UIMessage[]`` JSON
 (what ``useChat`` keeps and sends; also ``{"messages": [...]}`` request bodies and ``onFinish``
-payloads), v5-v7, and AI SDK v4 ``Message[]`` (``content``, ``toolInvocations``, v4 parts).
+payloads), v5-v7, and AI SDK v4 ``Message[]`` (``content``, ``toolInvocations``, v4 parts), also
+without their ids (``{role, content, parts}``, as apps save them).
 The work is done in ``threadlab.formats.vercel_ai``."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import orjson
 
 from threadlab.core.model import Thread
 from threadlab.formats.source import Source
+from threadlab.formats.vercel_ai.sniff import is_v4_part
 
 NAME = "vercel-ai-messages"
 
@@ -25,16 +27,21 @@ V4_KEYS = frozenset(
 
 def is_ui_message(value: Any) -> bool:
     """A v5+ UIMessage: a UI role and a ``parts`` list (pydantic-ai's ModelMessages have
-    ``kind``, not ``role``); or a v4 Message: an ``id``, a role, ``content`` text or v4
-    ``parts``, and no key a v4 Message does not have (so an OpenAI-style ``{role, content}``
-    list, which has no ids, or another tool's messages with keys of their own are not one)."""
+    ``kind``, not ``role``); or a v4 Message: a role, no key a v4 Message does not have, and
+    either an ``id`` with ``content`` text or v4 ``parts``, or (as apps persist them, without
+    the id: ``{role, content, parts}``) ``content`` text and parts that are all v4 parts. So an
+    OpenAI-style ``{role, content}`` list, which has no ids and no parts, or another tool's
+    messages with keys or parts of their own are not one."""
     if not isinstance(value, Mapping) or "kind" in value:
         return False
     if value.get("role") in ROLES and isinstance(value.get("parts"), list) and "content" not in value:
         return True
-    if value.get("role") not in V4_ROLES or not isinstance(value.get("id"), str) or not V4_KEYS.issuperset(value):
+    if value.get("role") not in V4_ROLES or not V4_KEYS.issuperset(value):
         return False
-    return isinstance(value.get("content"), str) or isinstance(value.get("parts"), list)
+    if "id" not in value:
+        parts = value.get("parts")
+        return isinstance(value.get("content"), str) and isinstance(parts, list) and bool(parts) and all(is_v4_part(p) for p in parts[:64])
+    return isinstance(value.get("id"), str) and (isinstance(value.get("content"), str) or isinstance(value.get("parts"), list))
 
 
 def is_ui_messages(value: Any) -> bool:

@@ -33,6 +33,27 @@ CHUNK_TYPES = frozenset({
 })
 
 
+def is_v4_part(value: Any) -> bool:
+    """A part of an AI SDK v4 ``Message`` (``@ai-sdk/ui-utils``, 4.2 on) with the field its type
+    needs: what tells a v4 message an app saved without its ``id`` from other tools'
+    ``{role, content, parts}`` messages (whose parts are of other types or shapes)."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind == "step-start":
+        return True
+    if kind in ("text", "reasoning"):
+        return isinstance(value.get(kind), str)
+    if kind == "tool-invocation":
+        call = value.get("toolInvocation")
+        return isinstance(call, dict) and isinstance(call.get("toolCallId"), str) and isinstance(call.get("toolName"), str)
+    if kind == "source":
+        return isinstance(value.get("source"), dict)
+    if kind == "file":
+        return isinstance(value.get("mimeType"), str) and "data" in value
+    return False
+
+
 def is_chunk(value: Any) -> bool:
     """An object of an AI SDK chunk type that validates against that type's model."""
     if not isinstance(value, dict):

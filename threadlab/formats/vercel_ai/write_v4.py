@@ -20,7 +20,9 @@ def v4_message(view: ThreadView, response: Response, message_id: str) -> dict[st
     """The v4 message ``response`` was read from."""
     head = response.head
     meta: dict[str, Any] = head["v4"]
-    message: dict[str, Any] = {"id": message_id, "role": head.get("role", response.role)}
+    # a message saved without its id (``{role, content, parts}``) is written back without one
+    message: dict[str, Any] = {"id": message_id} if response.message_id is not None else {}
+    message["role"] = head.get("role", response.role)
     message.update(head.get("message_extra") or {})
     attachments: list[Part] = []
     if response.role == "user":
