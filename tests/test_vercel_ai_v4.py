@@ -96,6 +96,19 @@ def test_a_chat_persisted_without_ids_is_the_chat_usechat_held(generated: Path) 
         assert persisted[key] == held[key], key
 
 
+@pytest.mark.parametrize("parts", [
+    [{"text": "hi"}],  # Gemini-style parts, no type
+    [{"type": "tool-result", "toolCallId": "c1", "result": "42"}],  # another tool's part type
+    [{"type": "reasoning", "encryptedText": "opaque"}],  # a v4 type without its field
+    [{"type": "text", "text": "hi"}, {"type": "ui-component", "name": "generate-image"}],
+    [],
+])
+def test_id_less_messages_with_other_parts_are_not_claimed(parts: list[Any]) -> None:
+    messages = [{"role": "user", "content": "hi", "parts": [{"type": "text", "text": "hi"}]}, {"role": "assistant", "content": "", "parts": parts}]
+    source = Source(orjson.dumps(messages), name="chat.json")
+    assert not get_format("vercel-ai-messages").detect(source)
+
+
 def test_states_partial_call_call_and_result(generated: Path) -> None:
     waiting = threadlab.read(generated / "ai4_client_tool_waiting.client.json")
     assert [c.tool_call_id for c in pending_tool_calls(waiting)] == ["call-9"]  # state "call": the client's turn
