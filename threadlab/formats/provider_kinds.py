@@ -40,6 +40,11 @@ _OTHER_KEYS = frozenset({"callerAgent", "agent", "parts", "part_kind", "kind", "
                          "createdAt", "toolInvocations", "experimental_attachments", "annotations"})
 
 
+def other_formats_keys(m: Any) -> bool:
+    """The object holds a key that makes a list another format's (see ``_OTHER_KEYS``)."""
+    return isinstance(m, Mapping) and bool(m.keys() & _OTHER_KEYS)
+
+
 def _message_kind(m: Any) -> str | None:
     """The provider a message says it is, ``""`` when it fits all three, None when it is no
     provider message at all."""
@@ -134,4 +139,4 @@ def response_kind(body: Mapping[str, Any]) -> str | None:
     return None
 
 
-__all__ = ["ANTHROPIC", "CHAT", "RESPONSES", "RESPONSES_ITEMS", "body_hint", "list_kind", "request_kind", "response_kind"]
+__all__ = ["ANTHROPIC", "CHAT", "RESPONSES", "RESPONSES_ITEMS", "body_hint", "list_kind", "other_formats_keys", "request_kind", "response_kind"]

@@ -11,7 +11,8 @@ Detection: a database with a table of ``session_id`` and ``message_data`` column
 of provider messages at least one of which only the Responses API has (a ``function_call``,
 ``reasoning``, a message with ``input_text`` / ``output_text`` parts or ``"type": "message"``
 ...: ``provider_kinds.list_kind`` says ``responses``); JSON Lines whose first lines are such
-messages (plain ``{"role", "content"}`` lines too: nothing else reads those one a line). Not
+messages (plain ``{"role", "content"}`` lines too: nothing else reads those one a line), items
+an app wrote itself beside them (a ``type`` or ``role`` of its own) allowed when fewer. Not
 claimed: request bodies and responses (``{"input": ...}``, ``{"object": "response"}``: the
 ``openai-responses`` format), items tagged with agency-swarm's ``agent`` / ``callerAgent``
 (``agency-swarm``), lists a Chat Completions or Anthropic field decides."""
@@ -39,7 +40,7 @@ from threadlab.formats.openai_agents_session.store import (
     sessions,
 )
 from threadlab.formats.openai_agents_session.writing import write_session
-from threadlab.formats.provider_kinds import RESPONSES, list_kind
+from threadlab.formats.provider_kinds import RESPONSES, list_kind, other_formats_keys
 from threadlab.formats.source import Source
 
 NAME = "openai-agents-session"
@@ -50,8 +51,23 @@ _SNIFF_LINES = 50
 def is_item_list(value: Any, *, lines: bool = False) -> bool:
     """Agents SDK items with no envelope: a list of Responses input items, at least one of a
     kind only the Responses API has (``lines``: JSON Lines, where plain ``{"role", "content"}``
-    messages are items too)."""
-    return isinstance(value, list) and bool(value) and list_kind(value[:_SNIFF_LINES], hint=RESPONSES if lines else "") == RESPONSES
+    messages are items too). Items an app wrote itself beside them (a ``type`` of its own, a
+    ``role`` of its own: the reader keeps them with a problem) do not stop it, when the standard
+    items are more and one of them is a Responses-only kind."""
+    if not isinstance(value, list) or not value:
+        return False
+    sample = value[:_SNIFF_LINES]
+    if list_kind(sample, hint=RESPONSES if lines else "") == RESPONSES:
+        return True
+    known = [item for item in sample if list_kind([item]) is not None]
+    apps = [item for item in sample if list_kind([item]) is None]
+    return len(known) > len(apps) and all(_app_item(item) for item in apps) and list_kind(known) == RESPONSES
+
+
+def _app_item(item: Any) -> bool:
+    """An item an app wrote into its session: an object with a ``type`` or ``role`` of its own
+    and no key that makes it another format's record."""
+    return isinstance(item, dict) and (isinstance(item.get("type"), str) or isinstance(item.get("role"), str)) and not other_formats_keys(item)
 
 
 def detect(source: Source) -> bool:

@@ -20,6 +20,7 @@ import orjson
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
+from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
 
@@ -81,7 +82,8 @@ class SessionReader:
             return
         actions = self.sdk.add(item, agent=agent, timestamp=when, meta={KEY: memo} if memo else None)
         if actions is None:
-            b.kept("unknown-type", f"{where}: item of type {item.get('type')!r} is not one threadlab maps; kept as system.unknown_item", line=line)
+            what = f"a message in role {short(item['role'])}" if "type" not in item and "role" in item else f"item of type {short(item.get('type'))}"
+            b.kept("unknown-type", f"{where}: {what} is not one threadlab maps; kept as system.unknown_item", line=line)
             b.add("system.unknown_item", timestamp=when, data=item, metadata={KEY: memo} if memo else None)
             return
         b.took()
