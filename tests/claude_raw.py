@@ -9,7 +9,7 @@ documents the same mapping; this is written again from the lines, not imported):
 - a person: a user line that is none of the below (in the session, not a subagent's file);
   a slash command (``<command-name>``, ``system/local_command``) and a prompt queued mid-turn
   (``queued_command`` attachment) are the person's too, but no prompt of the thread's;
-- the harness: ``isMeta`` and ``isCompactSummary`` lines, command output, task notifications,
+- the harness: ``isMeta``, ``isSynthetic`` (stream-json) and ``isCompactSummary`` lines, command output, task notifications,
   interrupt markers, a message of ``<system-reminder>`` blocks only or of hook feedback, the
   compaction agent's prompt, ``stop_hook_summary`` lines, attachments (hook output included);
 - an agent: the prompt a subagent's file starts with (its launching call's), a peer's queued message.
@@ -84,6 +84,8 @@ def _turn_of_user_line(item: dict[str, Any], subagent: str | None) -> str | None
             return "interrupt"
         if _HOOK.match("".join(texts)) or all(t.strip().startswith("<system-reminder>") and t.strip().endswith("</system-reminder>") for t in texts):
             return "harness"
+    if item.get("isSynthetic") is True:
+        return "harness"
     if subagent is not None:
         return "harness" if subagent.startswith("acompact") or joined.strip() == "Warmup" else "agent"
     return "prompt"

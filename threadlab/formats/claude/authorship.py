@@ -11,6 +11,8 @@ the kind's default. Record → action: author (harness kind):
   content or as the text blocks beside the line's tool results → ``user_message``: harness
   (``interrupt``); ``threads.n_interrupts`` counts each once;
 - a message of ``<system-reminder>`` blocks only → ``user_message``: harness (``system_reminder``);
+  one stream-json marks ``isSynthetic`` (its dialect of ``isMeta``) → harness (by its text, else
+  ``meta``);
 - hook feedback (``Stop hook feedback: ...``, ``PreToolUse:Bash hook blocking error ...``, bare or
   in a reminder) → ``user_message`` or, ``isMeta``, ``system.meta_message``: harness (``hook``);
 - a subagent's prompt (its launching call's ``prompt``) → ``user_message``: agent; the
@@ -76,10 +78,13 @@ def _harness_text(texts: list[str]) -> dict[str, str] | None:
     return None
 
 
-def prompt_author(content: Any, agent: str, main: str) -> dict[str, str] | None:
-    """Who wrote a user message the converter keeps as a ``user_message`` (None: the person)."""
+def prompt_author(content: Any, agent: str, main: str, synthetic: bool = False) -> dict[str, str] | None:
+    """Who wrote a user message the converter keeps as a ``user_message`` (None: the person);
+    ``synthetic``: the line says Claude Code made it (stream-json's ``isSynthetic``)."""
     texts = _texts(content)
     found = _harness_text(texts) if texts is not None else None
+    if found is None and synthetic:
+        found = harness_metadata("meta")
     if found is not None or agent == main:
         return found
     if agent.startswith(_COMPACTION_AGENT) or (texts is not None and "".join(texts).strip() == "Warmup"):

@@ -265,7 +265,7 @@ class Converter:
             if not isinstance(blocks, str):
                 meta["claude"]["content"] = blocks  # null or a value that is no prompt: kept as it came
             content = blocks if isinstance(blocks, str) else ""
-        author = prompt_author(blocks, agent, MAIN_AGENT)
+        author = prompt_author(blocks, agent, MAIN_AGENT, raw.get("isSynthetic") is True)
         if author is not None:
             meta.update(author)
         if agent != MAIN_AGENT:
