@@ -216,3 +216,44 @@ def test_usage_of_a_line_without_a_message_id_counts_once(tmp_path: Path, monkey
     thread = same_everywhere(rows, tmp_path, monkeypatch)
     used = [a for a in thread.actions if getattr(a, "usage", None) is not None]
     assert [(a.action_type, a.usage.input_tokens, a.usage.output_tokens) for a in used] == [("assistant_message", 13, 4)]
+
+
+# --- the real CLI's own turns (tests/fixtures/claude/turns, data/claude_code/generate.py --turns) -
+
+
+TURNS = Path(__file__).parent / "fixtures" / "claude" / "turns"
+
+
+def _turns_session(prompt: str) -> Thread:
+    for path in sorted((TURNS / "projects").glob("*/*.jsonl")):
+        thread = tl.read(path)
+        if thread.title == prompt:
+            return thread
+    raise AssertionError(prompt)
+
+
+def test_hooks_the_cli_ran() -> None:
+    """A ``UserPromptSubmit`` hook's context, a ``Stop`` hook that blocked once: every record of it
+    is the harness's; the person typed one prompt."""
+    thread = _turns_session("hello there")
+    hooks = [(kind, harness) for kind, author, harness in who(thread) if harness == "hook"]
+    assert hooks == [("system.attachment.hook_success", "hook"), ("system.meta_message", "hook"), ("system.attachment.hook_blocking_error", "hook"),
+                     ("system.stop_hook_summary", "hook"), ("system.stop_hook_summary", "hook")]
+    (row,) = tl.load(TURNS / "projects", progress=False, workers=1).threads.query("title == 'hello there'").to_dict("records")
+    assert (row["n_human_prompts"], row["n_interrupts"]) == (1, 0) and row["n_harness_turns"] == sum(1 for _, a, _ in who(thread) if a == "harness")
+    stream = tl.read(TURNS / "hooks.stream.jsonl")  # the same run's stream-json: the feedback is an ``isSynthetic`` user line
+    assert [(kind, author, harness) for kind, author, harness in who(stream) if kind == "user_message"] == [("user_message", "harness", "hook")]
+
+
+def test_an_interrupt_through_the_agent_sdk() -> None:
+    """``ClaudeSDKClient.interrupt()`` while a tool call runs: its result is an error, the marker is
+    the harness's (one interrupt), the whitespace line before the call is no message."""
+    thread = _turns_session("SLOW-RUN wait for me")
+    users = [(author, harness) for kind, author, harness in who(thread) if kind == "user_message"]
+    assert users == [("human", None), ("harness", "interrupt"), ("human", None)]
+    assert [p.status for p in tool_pairs(thread)] == ["error"]
+    assert [a.content for a in thread.actions if a.action_type == "assistant_message"] == ["Hello again."]
+    call = next(a for a in thread.actions if a.action_type == "tool_call")
+    assert [e["message"]["content"] for e in call.metadata["claude"]["stream_events"]] == [[{"type": "text", "text": "\n\n"}]]
+    (row,) = tl.load(TURNS / "projects", progress=False, workers=1).threads.query("title == 'SLOW-RUN wait for me'").to_dict("records")
+    assert (row["n_human_prompts"], row["n_interrupts"]) == (2, 1)
