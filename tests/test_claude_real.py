@@ -1,6 +1,8 @@
 """Claude Code files other projects committed (tests/fixtures/real/claude, see its README):
-every file reads with auto-detection, and its tool calls, tool returns, prompts and usage are
-what the raw JSON says, counted here with plain orjson and no threadlab code."""
+every file reads with auto-detection, and its tool calls, tool returns, the prompts a person
+typed, the turns Claude Code wrote in the user's role, the interrupts and the tokens are what the
+raw JSON says (``tests/claude_raw.py``: plain orjson, no threadlab code), in the thread and in the
+frames; what was read is written back line for line."""
 
 from __future__ import annotations
 
