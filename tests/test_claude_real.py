@@ -1,100 +1,41 @@
 """Claude Code files other projects committed (tests/fixtures/real/claude, see its README):
-every file reads with auto-detection, and its tool calls, tool returns, prompts and usage are
-what the raw JSON says, counted here with plain orjson and no threadlab code."""
+every file reads with auto-detection, and its tool calls, tool returns, the prompts a person
+typed, the turns Claude Code wrote in the user's role, the interrupts and the tokens are what the
+raw JSON says (``tests/claude_raw.py``: plain orjson, no threadlab code), in the thread and in the
+frames; what was read is written back line for line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 import threadlab as tl
-from tests.conformance.records import _whole_or_lines as whole_or_lines
+from tests.claude_raw import blocks, ccusage_usage, final_usage, raw_counts, raw_items, session_files
 from threadlab.core import Thread, tool_pairs
+from threadlab.core.authors import author_of, harness_kind_of
 from threadlab.formats import Source, detect_format, get_format
 
 REAL = Path(__file__).parent / "fixtures" / "real" / "claude"
 SESSIONS = sorted(p for p in REAL.rglob("*.json*") if "subagents" not in p.parts and not p.name.startswith("agent-") and not p.name.endswith(".meta.json"))
-_WRAPPERS = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<task-notification>")
-
-
-# --- counts from the raw files ------------------------------------------------------------
-
-
-def raw_items(path: Path) -> list[Any]:
-    """Every entry of a file (the conformance suite's reading: a JSON array's items, or JSON Lines
-    with a marker for a line that is no JSON), a claude.ai export's ``loglines`` unwrapped."""
-    items = whole_or_lines(path)
-    if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("loglines"), list):
-        return items[0]["loglines"]
-    return items
-
-
-def session_files(path: Path) -> list[Path]:
-    """The session and its subagents: ``<id>/subagents/**/agent-*.jsonl`` and, before 2.1,
-    ``agent-*.jsonl`` beside it whose first line names the session."""
-    files = [path, *sorted((path.parent / path.stem / "subagents").rglob("agent-*.jsonl"))]
-    for other in sorted(path.parent.glob("agent-*.jsonl")):
-        first = raw_items(other)[0]
-        if isinstance(first, dict) and first.get("sessionId") == path.stem:
-            files.append(other)
-    return files
-
-
-def blocks(item: Any) -> list[Any]:
-    message = item.get("message") if isinstance(item, dict) else None
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, list) else []
-
-
-def is_prompt(item: Any) -> bool:
-    """A line a person typed: a user line with content other than tool results, not one Claude
-    Code writes itself (meta lines, compaction summaries, command and notification wrappers)."""
-    if not isinstance(item, dict) or item.get("type") != "user" or item.get("isMeta") or item.get("isCompactSummary"):
-        return False
-    message = item.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        rest = [b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")]
-        if not rest:
-            return False
-        text = "".join(b.get("text", "") for b in rest if isinstance(b, dict) and isinstance(b.get("text"), str))
-    else:
-        return isinstance(message, dict) and "content" in message  # content null: an empty prompt
-    return not text.lstrip().startswith(_WRAPPERS)
-
-
-def raw_counts(path: Path) -> dict[str, Any]:
-    items = [item for f in session_files(path) for item in raw_items(f)]
-    calls = [b for i in items for b in blocks(i) if isinstance(b, dict) and b.get("type") in ("tool_use", "server_tool_use") and isinstance(b.get("id"), str)]
-    returns = [b for i in items for b in blocks(i) if isinstance(b, dict) and isinstance(b.get("tool_use_id"), str)]
-    usage: dict[str, dict[str, int]] = {}  # per API message: the final usage (the line with a stop_reason), else the last one
-    final: set[str] = set()
-    for item in items:
-        message = item.get("message") if isinstance(item, dict) and item.get("type") == "assistant" else None
-        if not isinstance(message, dict) or not isinstance(message.get("id"), str) or not isinstance(message.get("usage"), dict):
-            continue
-        if message["id"] not in final:
-            usage[message["id"]] = message["usage"]
-        if message.get("stop_reason"):
-            final.add(message["id"])
-    keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-    totals = {k: sum(u.get(k) or 0 for u in usage.values()) for k in keys}
-    return {"calls": len(calls), "returns": len(returns), "prompts": sum(map(is_prompt, items)), "usage": totals}
 
 
 def thread_counts(thread: Thread) -> dict[str, Any]:
     kinds = [a.action_type for a in thread.actions]
+    authors = [(a.action_type, author_of(a.action_type, a.metadata), harness_kind_of(a.metadata)) for a in thread.actions]
     # usage is a field of messages and thinking, and rides on a tool call that opens a response without text
     used = [u if isinstance(u, dict) else u.model_dump() for u in (getattr(a, "usage", None) for a in thread.actions) if u is not None]
     read = sum(u.get("cache_read_tokens") or 0 for u in used)
     write = sum(u.get("cache_write_tokens") or 0 for u in used)
     totals = {"input_tokens": sum(u.get("input_tokens") or 0 for u in used) - read - write, "output_tokens": sum(u.get("output_tokens") or 0 for u in used),
               "cache_read_input_tokens": read, "cache_creation_input_tokens": write}
-    return {"calls": kinds.count("tool_call"), "returns": kinds.count("tool_return"), "prompts": kinds.count("user_message"), "usage": totals}
+    return {"calls": kinds.count("tool_call"), "returns": kinds.count("tool_return"),
+            "prompts": sum(1 for kind, author, _ in authors if kind == "user_message" and author == "human"),
+            "interrupts": sum(1 for _, _, harness in authors if harness == "interrupt"),
+            "harness": sum(1 for _, author, _ in authors if author == "harness"),
+            "agent_prompts": sum(1 for kind, author, _ in authors if kind == "user_message" and author == "agent"), "usage": totals}
 
 
 # --- every file ---------------------------------------------------------------------------
@@ -114,6 +55,45 @@ def test_real_file_written_back_reads_the_same(path: Path) -> None:
     wire = get_format("claude-code").from_thread(thread)
     (again,) = tl.read_all(Source(wire, name=str(path)), strict=False)
     assert again.to_dict() == thread.to_dict()
+
+
+@pytest.mark.parametrize("path", [p for p in SESSIONS if session_files(p) == [p] and p.suffix == ".jsonl"], ids=lambda p: str(p.relative_to(REAL)))
+def test_real_file_written_back_gives_its_lines(path: Path) -> None:
+    """A session without subagent files comes back as the lines it was read from (whitespace-only
+    text lines, lines without ids and all)."""
+    (thread,) = tl.read_all(path, strict=False)
+    wire = get_format("claude-code").from_thread(thread)
+    canonical = [orjson.dumps(item, option=orjson.OPT_SORT_KEYS) for item in raw_items(path)]
+    written = [orjson.dumps(orjson.loads(line), option=orjson.OPT_SORT_KEYS) for line in wire.splitlines()]
+    assert sorted(written) == sorted(canonical)
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(REAL)))
+def test_frames_count_prompts_harness_turns_interrupts_and_tokens_as_the_raw_lines_do(path: Path) -> None:
+    """The threads frame (the frames route, ``to_documents``) says what the raw counter says: the
+    prompts a person typed, the turns Claude Code wrote in the user's role, the interrupts, and
+    the tokens with one final snapshot per API message."""
+    raw = raw_counts(path)
+    (row,) = tl.load(path, progress=False, workers=1).threads.to_dict("records")
+    assert (row["n_human_prompts"], row["n_harness_turns"], row["n_interrupts"]) == (raw["prompts"], raw["harness"], raw["interrupts"])
+    usage = raw["usage"]
+    fresh = usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
+    tokens = (row["input_tokens"], row["output_tokens"], row["cache_read_tokens"], row["cache_write_tokens"])
+    assert tuple(0 if v is None or v != v else int(v) for v in tokens) == (fresh, usage["output_tokens"], usage["cache_read_input_tokens"],
+                                                                           usage["cache_creation_input_tokens"])
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(REAL)))
+def test_input_and_cache_tokens_agree_with_ccusage_output_tokens_are_final(path: Path) -> None:
+    """ccusage and threadlab count each API message once and agree on input and cache tokens;
+    ccusage keeps a message's first streaming snapshot, threadlab its final one, so output tokens
+    differ exactly where a message's output grew over its lines."""
+    items = [item for f in session_files(path) for item in raw_items(f)]
+    ours, theirs = final_usage(items), ccusage_usage(items)
+    assert {k: v for k, v in ours.items() if k != "output_tokens"} == {k: v for k, v in theirs.items() if k != "output_tokens"}
+    assert ours["output_tokens"] >= theirs["output_tokens"]
+    (thread,) = tl.read_all(path, strict=False)
+    assert thread_counts(thread)["usage"] == ours
 
 
 def test_the_folder_of_every_variant_loads_one_thread_per_session() -> None:
@@ -209,3 +189,118 @@ def test_rewind_branches_and_compaction_keep_their_order() -> None:
                      "After compaction", "Final answer"]
     boundary = next(a for a in thread.actions if a.action_type == "system.compact_boundary")
     assert boundary.data["logicalParentUuid"] == "b2a2" and boundary.data["compactMetadata"] == {"trigger": "auto", "preTokens": 150000}
+
+
+# --- who wrote what, whitespace, ids, streamed usage (Claude Code 2.1.x and earlier) ---------
+
+
+def _who(thread: Thread) -> list[tuple[str, str | None, str | None, str]]:
+    """(kind, author, harness kind, text) of every action written in the user's role or recording a turn."""
+    out = []
+    for a in thread.actions:
+        author = author_of(a.action_type, a.metadata)
+        if a.action_type == "user_message" or (author in ("harness", "human") and a.action_type.startswith("system.")):
+            content = getattr(a, "content", None) if a.action_type == "user_message" else getattr(a, "data", None)
+            content = content.get("content") if isinstance(content, dict) and "content" in content else content
+            text = content if isinstance(content, str) else orjson.dumps(content, default=lambda p: p.model_dump()).decode()
+            out.append((a.action_type, author, harness_kind_of(a.metadata), text[:40]))
+    return out
+
+
+def test_an_interrupt_after_rejected_tool_calls_and_a_local_command() -> None:
+    """2.1.38: the person rejects two tool calls, Claude Code writes the interrupt marker beside
+    nothing else, then ``/model`` runs as ``system/local_command`` lines (the command, its output)."""
+    thread = read("cli-2.1.38-interrupt-and-local-command", "short.jsonl")
+    assert _who(thread) == [
+        ("user_message", "human", None, "mix phx.server doesnt seem to start"),
+        ("user_message", "harness", "interrupt", '[{"type":"text","text":"[Request interru'),
+        ("system.local_command", "human", None, "<command-name>/model</command-name>\n    "),
+        ("system.local_command", "harness", "command_output", "<local-command-stdout>Kept model as \x1b[1m"),
+    ]
+    assert [p.status for p in tool_pairs(thread)] == ["error", "error"]
+
+
+def test_whitespace_text_blocks_are_no_messages_and_are_written_back() -> None:
+    """The ``"\\n\\n"`` text block Claude Code streams before a message's thinking or tool call is
+    its own line: no assistant message, the line kept on the next action, the message's usage on
+    its first real text."""
+    path = REAL / "cli-2.1.38-interrupt-and-local-command" / "short.jsonl"
+    thread = tl.read(path, strict=False)
+    blank = [i for i in raw_items(path) if any(isinstance(b, dict) and b.get("type") == "text" and not b["text"].strip() for b in blocks(i))]
+    assert len(blank) == 1
+    texts = [a.content for a in thread.actions if a.action_type == "assistant_message"]
+    assert texts == ["Let me check the project structure and try running the server to see the error."]
+    carrier = next(a for a in thread.actions if a.action_type == "thinking")
+    assert carrier.metadata["claude"]["stream_events"] == [blank[0]]
+    (used,) = [a for a in thread.actions if getattr(a, "usage", None) is not None]
+    assert used.action_type == "assistant_message" and used.usage.output_tokens == 13
+
+
+def test_a_message_streamed_over_lines_counts_its_final_output_tokens() -> None:
+    """One API message over two lines whose ``output_tokens`` grow (25, then 173): threadlab counts
+    173 once; ccusage's first-snapshot rule would count 25 (its issues #901 and #938)."""
+    path = REAL / "cli-2.1.38-mcp-command-and-interrupts" / "tool_heavy.jsonl"
+    lines = [i for i in raw_items(path) if i.get("type") == "assistant" and i["message"].get("id") == "msg_019BN3FRqb7NU4DgBN5jdsym"]
+    assert [i["message"]["usage"]["output_tokens"] for i in lines] == [25, 173] and ccusage_usage(lines)["output_tokens"] == 25
+    thread = tl.read(path, strict=False)
+    (used,) = [a for a in thread.actions if getattr(a, "usage", None) is not None and a.metadata["claude"]["message"]["id"] == "msg_019BN3FRqb7NU4DgBN5jdsym"]
+    usage = used.usage if isinstance(used.usage, dict) else used.usage.model_dump()
+    assert (usage["output_tokens"], usage["input_tokens"], usage["cache_read_tokens"]) == (173, 47 + 26504 + 1115, 26504)
+
+
+def test_interrupts_commands_and_their_output() -> None:
+    """2.1.38: ``/mcp`` written the older way (a caveat, the command and its output as user lines)
+    and, later in the same session, the 2.1 way (``system/local_command`` lines); two interrupts."""
+    thread = read("cli-2.1.38-mcp-command-and-interrupts", "tool_heavy.jsonl")
+    who = [(kind, author, harness) for kind, author, harness, _ in _who(thread)]
+    assert who == [("user_message", "human", None), ("user_message", "harness", "interrupt"), ("system.meta_message", "harness", "meta"),
+                   ("system.command", "human", None), ("system.command_output", "harness", "command_output"), ("system.local_command", "human", None),
+                   ("system.local_command", "harness", "command_output"), ("user_message", "human", None), ("user_message", "harness", "interrupt")]
+
+
+def test_a_skill_command_its_body_and_the_stop_hook() -> None:
+    """A plugin's slash command (the person's), the skill body Claude Code sends with it
+    (``isMeta``), an interrupt, and the Stop hooks' summary line."""
+    thread = read("cli-2.1.38-skill-command-and-stop-hook", "subagent.jsonl")
+    who = [(kind, author, harness) for kind, author, harness, _ in _who(thread)]
+    assert who == [("system.command", "human", None), ("system.meta_message", "harness", "meta"), ("user_message", "harness", "interrupt"),
+                   ("user_message", "human", None), ("system.stop_hook_summary", "harness", "hook")]
+
+
+def test_compaction_its_command_and_the_compaction_agent() -> None:
+    """2.1.39 ``/compact``: the summary, the caveat, the command and its output are Claude Code's
+    or the person's, not prompts; the compaction agent's prompt is the harness's (its file has
+    no sidecar and starts in the session's chain, as Claude Code writes it)."""
+    thread = read("cli-2.1.39-compaction-with-command-output", "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+    who = [(kind, author, harness) for kind, author, harness, _ in _who(thread)]
+    assert who == [("user_message", "human", None), ("user_message", "harness", "task_prompt"), ("system.compact_summary", "harness", "compaction_summary"),
+                   ("system.meta_message", "harness", "meta"), ("system.command", "human", None), ("system.command_output", "harness", "command_output"),
+                   ("user_message", "human", None)]
+
+
+def test_interrupt_of_a_1_0_session() -> None:
+    thread = read("cli-1.0.17-interrupt-and-streamed-usage", "fed8ce56-bc79-401f-a83e-af084253362f.jsonl")
+    assert [(author, harness) for _, author, harness, _ in _who(thread)] == [("human", None), ("harness", "interrupt"), ("human", None)]
+
+
+def test_a_session_begun_by_a_slash_command_has_no_typed_prompt() -> None:
+    """1.0.98: ``/orchestrator create TODO app`` and the command body Claude Code expands it to
+    (``isMeta``): the person's command, the harness's body, no user prompt row."""
+    thread = read("cli-1.0.98-slash-command-with-meta-body", "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    assert [(kind, author, harness) for kind, author, harness, _ in _who(thread)] == [("system.command", "human", None), ("system.meta_message", "harness", "meta")]
+
+
+def test_tool_use_without_id_and_tool_result_without_tool_use_id() -> None:
+    """A file trimmed of its ids: the ``tool_use`` is a tool call with an id made from its line's
+    uuid and place, the ``tool_result`` answers it (the one open call), each with a
+    ``missing-id`` problem; written back, neither has an id again."""
+    path = REAL / "cli-2.1.80-ids-trimmed" / "large.jsonl"
+    thread = tl.read(path, strict=False)
+    (pair,) = tool_pairs(thread)
+    assert pair.call is not None and pair.ret is not None and (pair.call.tool_call_id, pair.call.tool_name, pair.status) == ("threadlab:a1:2", "bash", "success")
+    assert [(p.rule, p.line) for p in thread.problems] == [("missing-id", 2), ("missing-id", 3)]
+    assert "system.unknown_block" not in {a.action_type for a in thread.actions}
+    wire = get_format("claude-code").from_thread(thread)
+    written = [orjson.loads(line) for line in wire.splitlines()]
+    assert [b for line in written for b in blocks(line) if b.get("type") in ("tool_use", "tool_result")] == [
+        {"type": "tool_use", "name": "bash", "input": {"command": "printf 'line1\\nline2\\nline3\\n'"}}, {"type": "tool_result", "content": "ok"}]

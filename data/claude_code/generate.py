@@ -12,10 +12,19 @@ prompt starts ``SUBAGENT-TASK``) runs one Bash command and reports; any turn tha
 tool results gets a closing text. Usage numbers are made up but consistent.
 
 Usage: ``python data/claude_code/generate.py [OUT [STREAM_DIR]]`` (default OUT: data/claude_code;
-STREAM_DIR receives each run's stream-json output)."""
+STREAM_DIR receives each run's stream-json output).
+
+``python data/claude_code/generate.py --turns OUT`` makes the two sessions of
+``tests/fixtures/claude/turns/`` instead, turns the CLI writes in the user's role itself: one with
+a ``UserPromptSubmit`` hook that adds context and a ``Stop`` hook that blocks the first stop
+(hook attachments, ``Stop hook feedback``, ``stop_hook_summary`` lines), one where the person
+interrupts a running tool call through the Agent SDK client (``ClaudeSDKClient.interrupt``: the
+rejected call, ``[Request interrupted by user for tool use]``), then prompts again; the mock
+streams a ``"\\n\\n"`` text block before that tool call, as models do."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -52,6 +61,11 @@ def script(body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
     first = _text_of(messages[0]) if messages else ""
     last = messages[-1] if messages else {}
     n = next(_ids)
+    if "SLOW-RUN" in first:  # a long tool call the person interrupts, then a new prompt
+        if any(_has_tool_results(m) for m in messages):
+            return [{"type": "text", "text": "Hello again."}], "end_turn"
+        return [{"type": "text", "text": "\n\n"}, {"type": "tool_use", "id": f"toolu_slow_{n:04d}", "name": "Bash",
+                                                   "input": {"command": "sleep 20; echo waited", "description": "Wait"}}], "tool_use"
     if "SUBAGENT-TASK" in first:
         if _has_tool_results(last):
             return [{"type": "text", "text": "Subagent report: 3 files in /tmp/threadlab-demo."}], "end_turn"
@@ -142,6 +156,12 @@ class MockAnthropic(BaseHTTPRequestHandler):
             self.wfile.flush()
 
 
+def _env(server: ThreadingHTTPServer, home: Path) -> dict[str, str]:
+    return {**os.environ, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_port}", "ANTHROPIC_API_KEY": "sk-ant-mock",
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"), "HOME": str(home), "IS_SANDBOX": "1", "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
+
+
 def _claude(cli: Path, args: list[str], env: dict[str, str], cwd: Path) -> str:
     done = subprocess.run([str(cli), *args, "--output-format", "stream-json", "--verbose", "--model", MODEL,
                            "--permission-mode", "bypassPermissions"], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
@@ -167,9 +187,7 @@ def run(out: Path, streams: Path | None) -> None:
     project.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         home = Path(scratch)
-        env = {**os.environ, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_port}", "ANTHROPIC_API_KEY": "sk-ant-mock",
-               "CLAUDE_CONFIG_DIR": str(home / ".claude"), "HOME": str(home), "IS_SANDBOX": "1", "DISABLE_AUTOUPDATER": "1",
-               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1"}
+        env = _env(server, home)
         background = _claude(cli, ["-p", "PLEASE-RUN the plan"], env, project)
         foreground = _claude(cli, ["-p", "PLEASE-RUN SYNC the plan"], env, project)
         session = next(json.loads(x)["session_id"] for x in foreground.splitlines() if x.strip())
@@ -187,5 +205,66 @@ def run(out: Path, streams: Path | None) -> None:
     shutil.rmtree(project.parent, ignore_errors=True)
 
 
+# the hook both hook events run: context for a prompt, a block of the first stop (not of the stop after it)
+_HOOK = """import json, sys
+event = json.load(sys.stdin)
+if event.get("hook_event_name") == "UserPromptSubmit":
+    print("HOOK-CONTEXT: the project indents with tabs.")
+elif event.get("hook_event_name") == "Stop" and not event.get("stop_hook_active"):
+    print(json.dumps({"decision": "block", "reason": "HOOK-FEEDBACK: run the check before you stop."}))
+"""
+
+
+async def _interrupted(cli: Path, env: dict[str, str], cwd: Path) -> None:
+    """A prompt whose tool call the person interrupts a moment after it starts, then another prompt."""
+    from claude_agent_sdk import AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ResultMessage, ToolUseBlock
+
+    options = ClaudeAgentOptions(cli_path=str(cli), cwd=str(cwd), env=env, model=MODEL, permission_mode="bypassPermissions")
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query("SLOW-RUN wait for me")
+        async for message in client.receive_messages():
+            if isinstance(message, AssistantMessage) and any(isinstance(b, ToolUseBlock) for b in message.content):
+                await asyncio.sleep(1.5)
+                await client.interrupt()
+            if isinstance(message, ResultMessage):
+                break
+        await client.query("fine, just say hello")
+        async for _ in client.receive_response():
+            pass
+
+
+def run_turns(out: Path) -> None:
+    """The hooks session (``claude -p``) and the interrupted one (the SDK client), see the module doc."""
+    import claude_agent_sdk
+
+    cli = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+    server = ThreadingHTTPServer(("127.0.0.1", 0), MockAnthropic)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    project = Path("/tmp/threadlab-claude/turns")
+    project.mkdir(parents=True, exist_ok=True)
+    hook = project.parent / "hook.py"
+    hook.write_text(_HOOK)
+    with tempfile.TemporaryDirectory() as scratch:
+        home = Path(scratch)
+        (home / ".claude").mkdir()
+        command = {"type": "command", "command": f"python3 {hook}"}
+        settings = {"hooks": {"UserPromptSubmit": [{"hooks": [command]}], "Stop": [{"hooks": [command]}]}}
+        (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+        env = _env(server, home)
+        hooked = _claude(cli, ["-p", "hello there"], env, project)
+        (home / ".claude" / "settings.json").write_text("{}")
+        asyncio.run(asyncio.wait_for(_interrupted(cli, env, project), 120))
+        server.shutdown()
+        shutil.rmtree(out / "projects", ignore_errors=True)
+        copy_tree(home / ".claude" / "projects", out / "projects")
+        raw = home / "hooks.stream.jsonl"
+        raw.write_text(hooked)
+        copy_tree(raw, out / raw.name)
+    shutil.rmtree(project.parent, ignore_errors=True)
+
+
 if __name__ == "__main__":
-    run(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent, Path(sys.argv[2]) if len(sys.argv) > 2 else None)
+    if sys.argv[1:2] == ["--turns"]:
+        run_turns(Path(sys.argv[2]))
+    else:
+        run(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent, Path(sys.argv[2]) if len(sys.argv) > 2 else None)

@@ -42,6 +42,7 @@ RULES: dict[str, str] = {
     "subagent-meta": "a Claude Code subagent transcript's sidecar is missing, unreadable or unlinked",
     "agency-parent": "agency-swarm items name a parent run no send_message call started",
     "usage": "usage figures that cannot be read or attributed, or a token count below zero",
+    "missing-id": "a record that is keyed by an id (a tool call, the call a result answers) has none: the reader made the call an id, or paired the result with the one open call",
     # the frames
     "frame-value": "a value its frame column cannot hold (an int where a name belongs, a count beyond 64 bits): kept there as JSON text, or left empty; the thread keeps it as it came",
     "duplicate-return": "a tool result answers a tool call that already has one (kept as the format's own part, not a second tool_return)",

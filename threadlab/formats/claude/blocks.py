@@ -92,11 +92,15 @@ def assistant_block(action: BaseAction, kept: Any) -> Any:
     if kind == "tool_call":
         absent = rest.pop("input_absent", False)
         block = {"type": "tool_use", "id": action.tool_call_id, "name": action.tool_name, **rest}  # type: ignore[attr-defined]
+        if block.pop("id_absent", False):  # a call its file gave no id: the reader made one
+            del block["id"]
         if not absent:
             block["input"] = jsonable(action.args)  # type: ignore[attr-defined]
         return block
     absent = rest.pop("content_absent", False)  # tool_return
     block = {"type": "tool_result", **rest, "tool_use_id": action.tool_call_id}  # type: ignore[attr-defined]
+    if block.pop("tool_use_id_absent", False):  # a result its file said nothing of the call of: the reader paired it
+        del block["tool_use_id"]
     if not absent:
         block["content"] = jsonable(action.content)  # type: ignore[attr-defined]
     return block

@@ -9,6 +9,13 @@ had it), the block's other fields and its place in the line (``block_index``), s
 can put every line back as it was. Session fields every line repeats (``sessionId``, ``cwd``
 ...) are kept once on the thread, and on an action only where they differ from it.
 
+Who wrote each user-role record (the person, Claude Code, another agent) is ``metadata.author``
+as ``authorship.py`` documents. A whitespace-only text block (the ``"\\n\\n"`` streamed before a
+message's thinking or tool call) is no assistant message when its message has another block: a
+line of it alone rides along with the next action (``stream_events``, written back before it),
+one beside other blocks on the line's first other block (``blank_blocks``). Tool calls and
+results without ids are keyed as ``calls.py`` says.
+
 Every entry is accounted for (``ThreadBuilder.took/kept``): one record per content block of
 its message, one for a line without blocks (``wire.records_of``)."""
 
@@ -20,14 +27,16 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction
 from threadlab.formats.claude.agents import MAIN_AGENT, Agents
+from threadlab.formats.claude.authorship import attachment_author, prompt_author, system_line_author, wrapped_author
+from threadlab.formats.claude.calls import Calls, has_no_id
 from threadlab.formats.claude.session import SESSION_KEYS, STREAM_KEYS, SessionInfo
-from threadlab.formats.claude.usage import Response, collect_responses, finish_reason, to_usage
+from threadlab.formats.claude.usage import Response, collect_responses, finish_reason, line_response, to_usage
 from threadlab.formats.claude.user import snake, system_name, user_part
-from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, Entry, records_of
+from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, Entry, is_blank, records_of
 
 PROVIDER = "anthropic"
 # keys of ``metadata.claude`` the reader adds beside the line's own envelope
-READER_KEYS = ("message", "block", "block_index", "usage_is_snapshot", "stream_events", "stream_events_after", "line", "absent")
+READER_KEYS = ("message", "block", "block_index", "blank_blocks", "usage_is_snapshot", "stream_events", "stream_events_after", "line", "absent")
 
 
 class Converter:
@@ -37,7 +46,7 @@ class Converter:
         self.b = builder
         self.responses: dict[str, Response] = collect_responses(entries)
         self.usage_given: set[str] = set()
-        self.tool_names: dict[str, str] = {}
+        self.calls = Calls(builder, entries)  # open calls, and ids for calls a trimmed file left without one
         self.session = SessionInfo(keys=STREAM_KEYS if stream else SESSION_KEYS)
         self.session.gather([e.raw for e in entries])
         self.agents = Agents(builder)
@@ -129,19 +138,34 @@ class Converter:
         envelope = {k: v for k, v in message.items() if k != "content"}
         content = message.get("content")
         blocks = content if isinstance(content, list) and content else [content]
-        response = self.responses.get(mid or "")
+        response = self.responses.get(mid) if mid is not None else line_response(message)
+        blank = [i for i, block in enumerate(blocks) if is_blank(block)]
+        if blank and len(blank) == len(blocks):
+            if response is not None and response.block_types:  # whitespace before the message's other blocks: no message of its own
+                self.pending.append(dict(entry.raw))  # the line rides along with the next action, written back before it
+                return
+            blank = []  # the message is whitespace only: that is its answer
+        given = mid is not None and mid in self.usage_given
+        carry = [[i, blocks[i]] for i in blank]
         for index, block in enumerate(blocks):
+            if blank and index in blank:
+                continue  # kept whole on the line's first other block (``blank_blocks``)
             meta = self._meta(entry, agent, ("message",))
             meta["claude"]["message"] = envelope
             if len(blocks) > 1:
                 meta["claude"]["block_index"] = index
+            if carry:
+                meta["claude"]["blank_blocks"] = carry
+                carry = []
             if model:
                 meta["model_name"] = model
                 meta["provider_name"] = PROVIDER
             usage = finish = None
             block_type = block.get("type") if type(block) is dict or isinstance(block, Mapping) else ("text" if isinstance(block, str) else None)
-            if response is not None and mid not in self.usage_given and block_type == response.holder:
-                self.usage_given.add(mid or "")
+            if response is not None and not given and block_type == response.holder:
+                given = True
+                if mid is not None:
+                    self.usage_given.add(mid)
                 usage = to_usage(response.usage)
                 if not response.final:
                     meta["claude"]["usage_is_snapshot"] = True
@@ -162,14 +186,20 @@ class Converter:
             known = tuple(k for k in ("thinking", "signature") if isinstance(block.get(k), str))
             self.emit("thinking", entry, _extra(block, known, meta), agent_id=agent, content=block.get("thinking") if "thinking" in known else None,
                       signature=block.get("signature") if "signature" in known else None, provider_name=PROVIDER, usage=usage)
-        elif kind in ("tool_use", "server_tool_use", "mcp_tool_use") and isinstance(block.get("id"), str):
+        elif kind in ("tool_use", "server_tool_use", "mcp_tool_use") and (isinstance(block.get("id"), str) or has_no_id(block)):
             name = block.get("name") if isinstance(block.get("name"), str) else str(block.get("name"))
             known = ("id", "input", *(("name",) if isinstance(block.get("name"), str) else ()))
             meta = _extra(block, known, meta)
             if "input" not in block:
                 meta["claude"]["block"]["input_absent"] = True
-            self.tool_names[block["id"]] = name
-            self.emit("tool_call", entry, meta, agent_id=agent, tool_name=name, tool_call_id=block["id"], args=block.get("input"), usage=usage)
+            call_id = block.get("id")
+            if not isinstance(call_id, str):
+                call_id = self.calls.made_id(entry, index, agent)
+                meta["claude"]["block"]["id_absent"] = True
+                self.b.problem("missing-id", f"{entry.where()} content block {index}: a {kind} block without id; read as tool call {call_id!r}",
+                               line=entry.line)
+            self.calls.opened(call_id, name, agent)
+            self.emit("tool_call", entry, meta, agent_id=agent, tool_name=name, tool_call_id=call_id, args=block.get("input"), usage=usage)
         elif isinstance(block, Mapping) and isinstance(block.get("tool_use_id"), str):  # server tool results
             self._tool_return(entry, block, meta, usage)
         else:
@@ -205,8 +235,13 @@ class Converter:
                 m = meta()
                 if indexed:
                     m["claude"]["block_index"] = index
+                only = self.calls.only_open(agent) if "tool_use_id" not in block else None
                 if isinstance(block.get("tool_use_id"), str):
                     self._tool_return(entry, block, m)
+                elif only is not None:
+                    self.b.problem("missing-id", f"{entry.where()} content block {index}: a tool_result without tool_use_id; read as the result of "
+                                   f"{only!r}, the only call of its agent still open", line=entry.line)
+                    self._tool_return(entry, block, m, call_id=only)
                 else:
                     m["claude"]["block"] = "whole"
                     self.b.kept("schema", f"{entry.where()} content block {index}: a tool_result without tool_use_id; kept as system.unknown_block",
@@ -221,6 +256,7 @@ class Converter:
             meta["claude"]["block_index"] = indexes
         name = system_name(raw, blocks)
         if name is not None:
+            meta.update(wrapped_author(name, blocks))
             self.emit(f"system.{name}", entry, meta, agent_id=agent if agent != MAIN_AGENT else None, data=blocks)
             return
         if isinstance(blocks, list):
@@ -229,20 +265,29 @@ class Converter:
             if not isinstance(blocks, str):
                 meta["claude"]["content"] = blocks  # null or a value that is no prompt: kept as it came
             content = blocks if isinstance(blocks, str) else ""
+        author = prompt_author(blocks, agent, MAIN_AGENT, raw.get("isSynthetic") is True)
+        if author is not None:
+            meta.update(author)
         if agent != MAIN_AGENT:
             meta["to_agent_id"] = agent
-        elif self.session.first_prompt is None:
+        elif self.session.first_prompt is None and author is None:
             text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
             self.session.first_prompt = text or None
         self.emit("user_message", entry, meta, content=content)
 
-    def _tool_return(self, entry: Entry, block: Mapping[str, Any], meta: dict[str, Any], usage: dict[str, int] | None = None) -> None:
-        call_id = block["tool_use_id"]
-        name = self.tool_names.get(call_id)
+    def _tool_return(self, entry: Entry, block: Mapping[str, Any], meta: dict[str, Any], usage: dict[str, int] | None = None,
+                     call_id: str | None = None) -> None:
+        """A tool result (``call_id``: the call it answers, when the block names none)."""
+        rest = {k: v for k, v in block.items() if k not in ("tool_use_id", "content")}
+        if call_id is None:
+            call_id = block["tool_use_id"]
+        else:
+            rest["tool_use_id_absent"] = True
+        name = self.calls.names.get(call_id)
         if name is None:
             self.b.problem("tool-call-match", f"{entry.where()} tool_result for {call_id!r} answers no earlier tool_use", line=entry.line)
             name = "unknown"
-        rest = {k: v for k, v in block.items() if k not in ("tool_use_id", "content")}
+        self.calls.answered(call_id)
         if "content" not in block:
             rest["content_absent"] = True
         meta["claude"]["block"] = rest
@@ -254,8 +299,9 @@ class Converter:
         attachment = entry.raw.get("attachment")
         kind = attachment.get("type") if isinstance(attachment, Mapping) else None
         agent = self.agents.of(entry, self)
-        self.emit(f"system.attachment.{snake(kind or 'unknown')}", entry, self._meta(entry, agent, ("attachment",)),
-                  agent_id=agent if agent != MAIN_AGENT else None, data=attachment)
+        meta = self._meta(entry, agent, ("attachment",))
+        meta.update(attachment_author(attachment))
+        self.emit(f"system.attachment.{snake(kind or 'unknown')}", entry, meta, agent_id=agent if agent != MAIN_AGENT else None, data=attachment)
 
     def _system(self, entry: Entry) -> None:
         raw = entry.raw
@@ -270,6 +316,7 @@ class Converter:
         agent = self.agents.of(entry, self) if entry.agent not in (None, MAIN_AGENT) or raw.get("isSidechain") else None
         meta = self._meta(entry, agent, tuple(raw))
         meta["claude"] = {"type": "system", **({"subtype": subtype} if "subtype" in raw else {})}
+        meta.update(system_line_author(subtype, raw) or {})
         self.emit(f"system.{snake(subtype or 'system')}", entry, meta, agent_id=agent, data=self.own(entry, ("type", "subtype")))
 
     def _result(self, entry: Entry) -> None:

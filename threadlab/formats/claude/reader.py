@@ -29,6 +29,9 @@ from threadlab.formats.source import Source
 
 _TASK_ID = re.compile(r"<task-id>([^<]+)</task-id>\s*<tool-use-id>([^<]+)</tool-use-id>")
 _LAUNCHERS = ("Agent", "Task")
+# subagents Claude Code starts itself (``/compact`` and auto-compaction: ``agent-acompact-<id>``): no
+# tool call launches them, so no sidecar links one, and their chain starts in the session's
+HARNESS_AGENTS = ("acompact",)
 AGENT_METADATA = "agent_metadata"
 
 
@@ -84,6 +87,7 @@ def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path 
     builder.took(len(sidecars))  # each is in its agent's metadata
     main_lines, inline = split_sidechains(lines)
     main = _chain(main_lines, builder)
+    session_uuids = {e.uuid for e in main if e.uuid}
     assign_times(main)
     subs = _subagent_streams(path, base, inline, sidecars, builder)
     calls = _tool_uses(main, MAIN_AGENT)
@@ -91,9 +95,10 @@ def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path 
     links: dict[str, str] = {}
     streams = [main]
     for sub in subs:
-        entries_of = _chain(sub.entries, builder)
+        harness = sub.agent_id.startswith(HARNESS_AGENTS)
+        entries_of = _chain(sub.entries, builder, session_uuids if harness else frozenset())
         link = sub.link or _guess_link(sub.agent_id, entries_of, [e for s in streams for e in s], calls, set(links.values()))
-        if sub.broken_sidecar or (sub.needs_sidecar and link is None):
+        if sub.broken_sidecar or (sub.needs_sidecar and link is None and not harness):
             how = f"linked to tool call {link!r} found in the transcript" if link else "not linked to any Agent/Task call"
             builder.problem("subagent-meta", f"{sub.label} {sub.meta_error or 'sidecar has no toolUseId'}; agent read, {how}")
         call = calls.get(link or "")
@@ -202,9 +207,13 @@ def _subagent_streams(path: Path | None, base: Path | None, inline: dict[str, li
     return sorted(streams.values(), key=lambda s: (s.depth, s.agent_id))
 
 
-def _chain(entries: list[Entry], builder: ThreadBuilder) -> list[Entry]:
+def _chain(entries: list[Entry], builder: ThreadBuilder, outside: frozenset[str] | set[str] = frozenset()) -> list[Entry]:
+    """The entries in chain order; a parent named that is not among them is a problem (but one of
+    ``outside``: a harness agent's chain starts at the session's entry it was started from)."""
     ordered, dangling = order_chain(entries)
     for entry in dangling:
+        if entry.raw.get("parentUuid") in outside:
+            continue
         builder.problem("chain", f"{entry.where()} parentUuid {entry.raw.get('parentUuid')!r} names no entry of the file; read as the start of a branch",
                         line=entry.line)
     return ordered

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from threadlab.formats.claude.wire import Entry
+from threadlab.formats.claude.wire import Entry, is_blank
 
 _STOP_TO_FINISH = {
     "end_turn": "stop",
@@ -64,12 +64,37 @@ class Response:
     final: bool = False
     stop_reason: str | None = None
     model: str | None = None
-    block_types: list[str] = field(default_factory=list)
+    block_types: list[str] = field(default_factory=list)  # of its blocks but whitespace-only text
+    blank: bool = False  # it has whitespace-only text blocks
 
     @property
     def holder(self) -> str:
-        """The block type whose first action carries the usage: text if the message has any."""
-        return "text" if "text" in self.block_types else (self.block_types[0] if self.block_types else "")
+        """The block type whose first action carries the usage: text if the message has any (a
+        whitespace-only text block only when the message has nothing else: it is then its answer)."""
+        if "text" in self.block_types:
+            return "text"
+        return self.block_types[0] if self.block_types else ("text" if self.blank else "")
+
+    def add_blocks(self, content: Any) -> None:
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else "-"}]
+        for block in blocks:
+            if type(block) is dict or isinstance(block, Mapping):
+                if is_blank(block):
+                    self.blank = True
+                else:
+                    self.block_types.append(block.get("type", ""))
+
+
+def line_response(message: Mapping[str, Any]) -> Response | None:
+    """An assistant line without a message id: its own usage, counted once for the line (a file
+    trimmed of its ids still costs what it says)."""
+    usage = message.get("usage")
+    if type(usage) is not dict and not isinstance(usage, Mapping):
+        return None
+    stop = message.get("stop_reason")
+    response = Response(usage=dict(usage), final=isinstance(stop, str), stop_reason=stop if isinstance(stop, str) else None)
+    response.add_blocks(message.get("content"))
+    return response
 
 
 def collect_responses(entries: Iterable[Entry]) -> dict[str, Response]:
@@ -92,9 +117,7 @@ def collect_responses(entries: Iterable[Entry]) -> dict[str, Response]:
                 response.stop_reason = stop
                 response.final = True
             response.model = response.model or message.get("model")
-            content = message.get("content")
-            blocks = content if isinstance(content, list) else [{"type": "text"}]
-            response.block_types.extend(b.get("type", "") for b in blocks if type(b) is dict or isinstance(b, Mapping))
+            response.add_blocks(message.get("content"))
         elif entry.type == "stream_event":
             _apply_event(raw, responses, started)
     return responses

@@ -146,6 +146,15 @@ def loglines(obj: Any) -> list[Any] | None:
     return items if head and all(is_claude_line(x) for x in head) else None
 
 
+def is_blank(block: Any) -> bool:
+    """A text block of whitespace only (the ``"\\n\\n"`` Claude Code streams before a tool call):
+    no message of its own when its message has another block."""
+    if type(block) is not dict and not isinstance(block, Mapping):
+        return False
+    text = block.get("text")
+    return block.get("type") == "text" and isinstance(text, str) and not text.strip()
+
+
 def records_of(raw: Mapping[str, Any]) -> int:
     """How many input records a wire dict holds: the content blocks of its message (a line
     without blocks is one record). What ``tests/conformance/records.py`` counts, and what the

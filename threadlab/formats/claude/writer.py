@@ -104,8 +104,17 @@ class _Writer:
     def close(self) -> None:
         self._flush()
         for event in self.after:
-            self._write(dict(event))
+            self._riding(event)
         self.lines.extend(self.sidecars)
+
+    def _riding(self, line: Any) -> None:
+        """A line kept on an action (``stream_events``): a stream event (its session fields left
+        to the thread), or a whole line the reader made no action of (a whitespace-only text
+        block: written as it was, session fields and all)."""
+        if isinstance(line, dict) and line.get("type") != "stream_event":
+            self._write(dict(line), self.session)
+        else:
+            self._write(dict(line) if isinstance(line, dict) else orjson.dumps(line))
 
     # --- agents ---------------------------------------------------------------------------
     def _agent(self, action: BaseAction) -> str:
@@ -137,13 +146,16 @@ class _Writer:
             return
         kept = _claude(action)
         index = kept.get("block_index")
+        blanks = kept.get("blank_blocks")
+        if isinstance(index, int) and blanks:  # whitespace-only blocks of the line, kept on its first other block
+            index = min(index, *(b[0] for b in blanks))
         starts = index is None or (0 in index if isinstance(index, list) else index == 0)
         agent = self._agent(action)
         if starts:
             self._flush()
             self._announce(agent)
             for event in kept.get("stream_events") or ():
-                self._write(dict(event))
+                self._riding(event)
         self.after.extend(kept.get("stream_events_after") or ())
         if isinstance(action, SystemAction):
             self._system(action, kept, agent)
@@ -164,6 +176,8 @@ class _Writer:
         line = self.open["line"]
         message = line.get("message")
         kind = action.action_type
+        for at, blank in kept.get("blank_blocks") or ():
+            self.open["slots"][at] = blank
         index = kept.get("block_index")
         if kind == "user_message":
             blocks: Any = user_blocks(getattr(action, "content", ""))
@@ -226,9 +240,11 @@ class _Writer:
         if whole == "unparsed":  # a line that was no entry: its text as it was
             value = data if isinstance(data, Mapping) else {}
             self.lines.append(value["text"].encode("utf-8") if isinstance(value.get("text"), str) else orjson.dumps(value.get("value")))
-        elif whole in ("whole", "events"):  # an entry of a type threadlab does not know / stream events
-            for line in data if whole == "events" and isinstance(data, list) else [data]:
-                self._write(dict(line) if isinstance(line, dict) else orjson.dumps(line), kept.get("absent") or ())
+        elif whole == "events":  # stream events (and whole lines) with no action to ride on
+            for line in data if isinstance(data, list) else [data]:
+                self._riding(line)
+        elif whole == "whole":  # an entry of a type threadlab does not know
+            self._write(dict(data) if isinstance(data, dict) else orjson.dumps(data), kept.get("absent") or ())
         elif name == "unknown_block" and kept.get("block") in ("whole", "content"):
             self._unknown_block(kept, data, agent)
         elif kind in ("user", "assistant"):  # a user line Claude Code wrote itself (meta, command, notification)
@@ -253,13 +269,17 @@ class _Writer:
 
     def _unknown_block(self, kept: dict[str, Any], data: Any, agent: str) -> None:
         index = kept.get("block_index")
-        if self.open is None or index is None or (0 in index if isinstance(index, list) else index == 0):
+        blanks = kept.get("blank_blocks") or ()
+        first = min(index, *(b[0] for b in blanks)) if isinstance(index, int) and blanks else index
+        if self.open is None or first is None or (0 in first if isinstance(first, list) else first == 0):
             line = {k: v for k, v in kept.items() if k not in READER_KEYS}
             if "message" in kept:
                 line["message"] = dict(kept["message"]) if isinstance(kept["message"], Mapping) else kept["message"]
             self._route(line, agent)
             self.open = {"line": line, "slots": {}, "absent": kept.get("absent") or ()}
         message = self.open["line"].get("message")
+        for at, blank in blanks:
+            self.open["slots"][at] = blank
         if index is not None:
             self.open["slots"][index] = data
         elif isinstance(message, dict):
