@@ -23,6 +23,8 @@ RESPONSES_ITEMS = frozenset({
     "computer_call_output", "web_search_call", "file_search_call", "local_shell_call", "local_shell_call_output", "mcp_call",
     "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "image_generation_call", "code_interpreter_call",
     "item_reference", "compaction", "shell_call", "shell_call_output", "apply_patch_call", "apply_patch_call_output",
+    "program", "program_output", "tool_search_call", "tool_search_output", "additional_tools", "compaction_trigger",
+    "configuration_update",
     "function_call_result",  # the JavaScript Agents SDK's function_call_output
 })
 _RESPONSES_PARTS = frozenset({"input_text", "output_text", "input_image", "input_file", "input_audio"})

@@ -20,7 +20,7 @@ from threadlab.core.problems import Problem
 from threadlab.formats.provider_sse import Event
 from threadlab.formats.provider_wire import Codec, Container, Exchange, iter_exchange_threads, read_container
 from threadlab.formats.responses_items import remember
-from threadlab.formats.sdk_types import check
+from threadlab.formats.sdk_types import check, defines_kind
 from threadlab.formats.source import Source
 
 
@@ -160,15 +160,18 @@ def read_events(
     *,
     known: Callable[[Any], bool],
     check_name: str,
-    add: Callable[[Mapping[str, Any]], None],
+    add: Callable[[Mapping[str, Any], int], None],
     what: str,
 ) -> int:
-    """Every event of a stream into ``add`` (the format's assembler), each a record: ``[DONE]``
-    and events ``add`` takes are converted, an ``error`` event becomes a ``system.stream_error``
-    action and a problem, other JSON is kept as ``system.unknown_event``, data that is not JSON
-    is a failed record. Returns how many events there were."""
+    """Every event of a stream into ``add`` (the format's assembler, given the event and its
+    line), each a record: ``[DONE]`` and events ``add`` takes are converted, an ``error`` event
+    becomes a ``system.stream_error`` action and a problem, other JSON is kept as
+    ``system.unknown_event``, data that is not JSON is a failed record. Events of a type the
+    installed SDK does not define yet (a newer server) are read all the same, with one problem
+    per type. Returns how many events there were."""
     b = reader.b
     n = 0
+    undefined: dict[str, list[int]] = {}
     for event in items:
         if isinstance(event, tuple):
             b.problem("sse", f"line {event[0]} is no SSE field: {event[1]!r}", line=event[0])
@@ -188,11 +191,20 @@ def read_events(
             b.kept("unknown-type", f"{where} is no {what}; kept as system.unknown_event", line=event.line, n=event.n_data)
             b.add("system.unknown_event", data=value)
         else:
-            reason = check(check_name, value) if value.get("type") != "ping" else None  # the SDKs skip pings unparsed
+            if value.get("type") == "ping":  # the SDKs skip pings unparsed
+                reason = None
+            elif not defines_kind(check_name, value):
+                undefined.setdefault(str(value.get("type")), []).append(event.line)
+                reason = None
+            else:
+                reason = check(check_name, value)
             if reason:
                 b.problem("schema", f"{where} is not a valid {what} ({reason}); read as it is", line=event.line)
-            add(value)
+            add(value, event.line)
             b.took(event.n_data)
+    for kind, lines in undefined.items():
+        b.problem("schema", f"{len(lines)} event(s) of type {kind!r} (first at line {lines[0]}), which the installed SDK does not define; "
+                  "read as the stream's other events give them", line=lines[0])
     return n
 
 

@@ -10,12 +10,14 @@ from typing import Any
 import orjson
 
 from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.provider_sse import sse_bytes
 from threadlab.formats.provider_wire import put
 from threadlab.formats.replay import unmatched_returns
 from threadlab.formats.responses_items import restore
 
 Rebuild = Callable[[list[BaseAction]], Any]
 Body = Callable[[Any, list[Any]], Any]
+AsEvents = Callable[[list[Any]], list[tuple[str | None, Any]]]  # whole responses -> (event name, event) of a stream
 
 
 def own_meta(thread: Thread, key: str) -> dict[str, Any] | None:
@@ -43,8 +45,11 @@ def history_of(thread: Thread, key: str, default_message: Rebuild) -> tuple[dict
     return history, stray
 
 
-def rebuild_container(thread: Thread, key: str, history: dict[int, Any], request_body: Body, response_body: Body, what: str) -> tuple[bytes, list[str]]:
-    """The container the thread was read from, and what of it could not be given back."""
+def rebuild_container(thread: Thread, key: str, history: dict[int, Any], request_body: Body, response_body: Body, what: str,
+                      as_events: AsEvents | None = None) -> tuple[bytes, list[str]]:
+    """The container the thread was read from, and what of it could not be given back. A
+    stream is written as the response it assembled into; a stream of several, as the stream of
+    their ``as_events`` (each response whole), which reads back as the one thread it was."""
     meta = own_meta(thread, key) or {}
     container = meta.get("container")
     lost: list[str] = []
@@ -67,6 +72,11 @@ def rebuild_container(thread: Thread, key: str, history: dict[int, Any], request
         lost.append(f"the file's other {meta['of'] - len(docs)} document(s) (this thread holds {len(docs)} of {meta['of']}; each is written alone)")
     if container in ("sse", "saved-events"):
         lost.append(f"the stream's {meta.get('events', 0)} events (written as the {what} they assemble into)")
+        if len(docs) > 1 and as_events is not None:  # several messages: a stream of them, each whole (one thread again)
+            pairs = as_events(docs)
+            if container == "sse":
+                return sse_bytes(pairs), lost
+            return b"".join(orjson.dumps(value) + b"\n" for _, value in pairs), lost
     if container == "jsonl":
         return b"".join(orjson.dumps(d) + b"\n" for d in docs), lost
     if container == "array":
@@ -96,19 +106,24 @@ def foreign_losses(thread: Thread, picked: list[Any], agent_id: str | None) -> C
 
 
 def write_own_or_replay(thread: Thread, key: str, name: str, agent: str | None, default_message: Rebuild, request_body: Body,
-                        response_body: Body, what: str, replay: Callable[[], tuple[Any, Counter[str]]]) -> bytes:
+                        response_body: Body, what: str, replay: Callable[[], tuple[Any, Counter[str]]], as_events: AsEvents | None = None) -> bytes:
     """A thread read from the format (and no ``agent`` asked for) back in its container;
-    else ``replay()``'s value. Both say what they lose (``WriteLoss``)."""
+    else ``replay()``'s value. Both say what they lose (``WriteLoss``); a replay that keeps no
+    message of a thread that has actions (only thinking and platform records, say) is a
+    ValueError saying so, not an empty list that reads as nothing."""
     from threadlab.core.loss import report_loss
 
     if agent is None and own_meta(thread, key) is not None:
         history, stray = history_of(thread, key, default_message)
-        data, lost = rebuild_container(thread, key, history, request_body, response_body, what)
+        data, lost = rebuild_container(thread, key, history, request_body, response_body, what, as_events)
         if stray:
             lost.append(f"{stray} actions added after the thread was read (they belong to no message)")
         report_loss(name, thread.thread_id, lost)
         return data
     value, counted = replay()
+    if thread.actions and not (value.get("messages") if isinstance(value, Mapping) else value):
+        kinds = ", ".join(sorted({a.action_type for a in thread.actions}))
+        raise ValueError(f"the {name} writer can keep none of thread {thread.thread_id}'s actions ({kinds}): there is nothing to write")
     report_loss(name, thread.thread_id, loss_phrases(counted))
     return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
 

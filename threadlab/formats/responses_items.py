@@ -36,7 +36,17 @@ _TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_t
 # where a call item keeps what it was asked (function, custom tool, hosted tools, shell, apply_patch)
 _ARG_KEYS = ("arguments", "input", "action", "queries", "code", "operation")
 _OUTPUT_SUFFIXES = ("_call_output", "_call_result")  # the Python SDK's, the JS SDK's function_call_result
+# outputs named otherwise than ``<call>_output``, and the call each answers (programmatic tool
+# calling's program, the tool search); such a call is never hosted: its output item answers it
+_OUTPUT_OF = {"program_output": "program", "tool_search_output": "tool_search_call"}
+_ANSWERED_CALLS = frozenset(_OUTPUT_OF.values())
+_OUTPUT_KEYS = ("output", "result", "tools")  # where an output item holds what the call gave
 _INSTRUCTION_ROLES = ("system", "developer")
+# what the Responses API records of its own doing, no turn of the model and no call it ran: the
+# MCP tool listings and approvals, tool set changes, the compacted history. Read (where the
+# reader asks for it) as ``system.<type>`` actions holding the item
+PLATFORM_ITEMS = frozenset({"mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "additional_tools", "compaction",
+                            "compaction_trigger", "configuration_update"})
 
 
 def call_id_of(item: Mapping[str, Any]) -> str | None:
@@ -62,6 +72,9 @@ class ItemReader:
     key: str
     calls: dict[str, str] = field(default_factory=dict)
     status_of: Callable[[Any], str] | None = None  # a tool output → "success" / "error" (format-specific)
+    platform: bool = False  # read PLATFORM_ITEMS as system.<type> actions (else they are unknown)
+    open_calls: dict[str, list[str]] = field(default_factory=dict)  # call kind -> its calls with no output yet
+    item_ids: dict[str, str] = field(default_factory=dict)  # a call item's id -> its call id
 
     def add(self, item: Mapping[str, Any], *, agent_id: str, timestamp: Any = None, meta: dict[str, Any] | None = None) -> list[BaseAction] | None:
         """The actions for one item, or None for an item type this mapping does not know (the
@@ -78,12 +91,27 @@ class ItemReader:
             return [action]
         if not isinstance(kind, str):
             return None
+        if self.platform and kind in PLATFORM_ITEMS:
+            return [self.builder.add(f"system.{kind}", timestamp=timestamp, data=dict(item))]
         call_id = call_id_of(item)
-        if kind.endswith(_OUTPUT_SUFFIXES) and call_id is not None:
-            return [self._output(item, kind, call_id, timestamp, meta)]
-        if kind.endswith("_call") and (call_id is not None or isinstance(item.get("id"), str) or kind in HOSTED_CALLS):
+        if kind.endswith(_OUTPUT_SUFFIXES) or kind in _OUTPUT_OF:
+            call_id = call_id if call_id is not None else self._answered(item, kind)
+            if call_id is not None:
+                return [self._output(item, kind, call_id, timestamp, meta)]
+        if (kind.endswith("_call") or kind in _ANSWERED_CALLS) and (call_id is not None or isinstance(item.get("id"), str) or kind in HOSTED_CALLS):
             return self._call(item, kind, call_id, agent_id, timestamp, meta)
         return None
+
+    def _answered(self, item: Mapping[str, Any], kind: str) -> str | None:
+        """The call an output item without a call id answers: the one its ``id`` names (a
+        ``local_shell_call_output`` gives the call's id there), else the last call of its kind
+        still without an output (a server-run tool search's output follows its call)."""
+        item_id = item.get("id") if isinstance(item.get("id"), str) else None
+        if item_id is not None and (item_id in self.calls or item_id in self.item_ids):
+            return item_id if item_id in self.calls else self.item_ids[item_id]
+        call_kind = _OUTPUT_OF.get(kind)
+        waiting = self.open_calls.get(call_kind, []) if call_kind else []
+        return waiting[-1] if waiting else None
 
     # --- one kind each -------------------------------------------------------------------
     def _message(self, item: Mapping[str, Any], agent_id: str, timestamp: Any, meta: dict[str, Any]) -> BaseAction:
@@ -120,11 +148,15 @@ class ItemReader:
     def _call(self, item: Mapping[str, Any], kind: str, call_id: str | None, agent_id: str, timestamp: Any, meta: dict[str, Any]) -> list[BaseAction]:
         """A function, custom or shell tool's call (answered by a later ``*_output`` item), or a
         hosted tool's (a listed kind, or any call with no call id): its item holds its result."""
-        hosted = kind in HOSTED_CALLS or call_id is None
+        hosted = kind in HOSTED_CALLS or (call_id is None and kind not in _ANSWERED_CALLS)
         if call_id is None:
             call_id = item["id"] if isinstance(item.get("id"), str) else f"{kind}_{len(self.builder.actions) + 1}"  # Codex: hosted web searches with no id
         name = item.get("name") if isinstance(item.get("name"), str) else kind.removesuffix("_call")
         self.calls[call_id] = name
+        if isinstance(item.get("id"), str):
+            self.item_ids[item["id"]] = call_id
+        if not hosted:
+            self.open_calls.setdefault(kind, []).append(call_id)
         call = self.builder.add("tool_call", timestamp=timestamp, agent_id=agent_id, tool_name=name, tool_call_id=call_id, args=call_args(item), metadata=meta or None)
         self._remember(call, item)
         if not hosted:
@@ -148,7 +180,10 @@ class ItemReader:
         if name is None:
             self.builder.problem("tool-call-match", f"a {kind} answers call_id {call_id!r}, which no earlier call has")
             name = item["name"] if isinstance(item.get("name"), str) else kind.removesuffix("_output").removesuffix("_result").removesuffix("_call")
-        output = output_text(item.get("output"))
+        for waiting in self.open_calls.values():
+            if call_id in waiting:
+                waiting.remove(call_id)
+        output = output_text(next((item[k] for k in _OUTPUT_KEYS if k in item), None))
         status = self.status_of(output) if self.status_of is not None else "success"
         action = self.builder.add("tool_return", timestamp=timestamp, tool_call_id=call_id, tool_name=name, status=status, content=output, metadata=meta or None)
         self._remember(action, item)
@@ -262,6 +297,8 @@ def action_item(action: BaseAction, key: str, *, memo: bool = True) -> dict[str,
     elif kind == "system.item_reference":
         data = action.data if isinstance(action.data, Mapping) else {}  # type: ignore[attr-defined]
         item = {"type": "item_reference", "id": data.get("id")}
+    elif kind.startswith("system.") and kind[7:] in PLATFORM_ITEMS and isinstance(action.data, Mapping):  # type: ignore[attr-defined]
+        item = dict(action.data)  # type: ignore[attr-defined]
     else:
         return None
     return restore(item, meta.get("item")) if memo else item
@@ -309,6 +346,7 @@ def _restore_part(part: Any, memo: Mapping[str, Any] | None) -> Any:
 
 __all__ = [
     "HOSTED_CALLS",
+    "PLATFORM_ITEMS",
     "PROVIDER",
     "ItemReader",
     "action_item",

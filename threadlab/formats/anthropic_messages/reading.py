@@ -5,11 +5,14 @@ request's ``system`` is one, or one per block). A user message's ``tool_result``
 tool returns (``is_error`` → status error), its other blocks one user message (in block order);
 an assistant message's ``text`` blocks become assistant messages, ``thinking`` /
 ``redacted_thinking`` thinking (the signature, or the redacted data, kept as the signature),
-``tool_use`` / ``server_tool_use`` / ``mcp_tool_use`` tool calls, and the hosted tools'
-``*_tool_result`` blocks their returns. Blocks of a type threadlab does not map are kept as
-``system.unknown_block`` with a problem. A response's usage (input counting the cache reads and
-writes) goes on its first text, else its first action. Messages are checked against the
-``anthropic`` package's ``MessageParam``, responses against ``Message``."""
+``tool_use`` / ``server_tool_use`` / ``mcp_tool_use`` tool calls, and the server tools'
+``*_tool_result`` blocks (web search and fetch, code execution, bash and text editor code
+execution, tool search, advisor, ``mcp_tool_result``) their returns (an ``*_error`` content, or
+``is_error``, is an error). Blocks of a type threadlab does not map (``compaction``,
+``fallback``, ``mcp_tool_listing``, ...) are kept as ``system.unknown_block`` with a problem
+naming the type. A response's usage (input counting the cache reads and writes) goes on its
+first text, else its first action. Messages are checked against the ``anthropic`` package's
+(beta) ``MessageParam``, responses against ``Message``."""
 
 from __future__ import annotations
 
@@ -26,7 +29,8 @@ AGENT = "assistant"
 PROVIDER = "anthropic"
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_call", "max_tokens": "length", "refusal": "content_filter"}
 _CALLS = ("tool_use", "server_tool_use", "mcp_tool_use")
-_USER_PARTS = ("text", "image", "document", "search_result")
+# user blocks read as parts of the user message (those other than text and images as they came)
+_USER_PARTS = ("text", "image", "document", "search_result", "container_upload")
 
 
 def decode_block(block: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,7 +162,7 @@ class AnthropicReader(MessageReader):
             elif isinstance(kind, str) and kind.endswith("_tool_result") and isinstance(block.get("tool_use_id"), str):
                 call_id = block["tool_use_id"]
                 content = block.get("content")
-                failed = isinstance(content, Mapping) and str(content.get("type", "")).endswith("_error")
+                failed = block.get("is_error") is True or (isinstance(content, Mapping) and str(content.get("type", "")).endswith("_error"))
                 actions.append(b.add("tool_return", tool_call_id=call_id, tool_name=self.calls.get(call_id) or kind, status="error" if failed else "success", content=content))
             else:
                 b.kept("unknown-type", f"{where}: block {n} of type {kind!r} is not one threadlab maps; kept as system.unknown_block", line=line)

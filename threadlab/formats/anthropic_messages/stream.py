@@ -1,11 +1,19 @@
-"""An Anthropic Messages stream → the Message it assembles into → a thread.
+"""An Anthropic Messages stream → the messages it assembles into → a thread.
 
-The stream is an SSE body (``event: message_start`` / ``data: {...}`` ...) or its events saved
-as a JSON array / JSON Lines. Every event is a record (checked against the ``anthropic``
-package's ``RawMessageStreamEvent``); they are put together as the SDK's own
-``accumulate_event`` does (blocks by index; text, thinking, signature and citation deltas;
-tool input from its ``input_json_delta`` pieces; stop reason and usage from ``message_delta``),
-and the assembled Message is read like a response body."""
+A stream is an SSE body of ``message_start`` ... ``message_stop`` (or its events saved as JSON),
+and it may hold several messages one after another: programmatic tool calling and the server
+tools stream a message per round, and a capture of a whole agent run holds one per request.
+Each message is put together as the ``anthropic`` SDK's own ``accumulate_event`` does
+(``lib/streaming/_messages.py``): ``message_start`` gives the message, its ``content`` included;
+each ``content_block_start`` adds a block; deltas fill the block at their ``index`` (text,
+thinking, signature, citations, a ``compaction_delta``'s content, and the ``input_json_delta``
+pieces of a ``tool_use`` / ``server_tool_use`` / ``mcp_tool_use`` input, parsed when the block
+stops; no piece keeps the input the block started with); ``message_delta`` sets the stop fields
+and overwrites the usage (its counts are the message's totals so far, not increments; a count it
+leaves out keeps the value ``message_start`` gave). Every message is then read like a response
+body: its blocks, and its usage once. A message the stream cuts off (no ``message_stop`` before
+the next ``message_start`` or the end) is read as far as it went, with a ``truncated``
+problem."""
 
 from __future__ import annotations
 
@@ -22,70 +30,158 @@ from threadlab.formats.provider_sse import Event, events
 from threadlab.formats.source import Source
 
 EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"})
-_DELTA_TEXT = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking")}
+# delta type -> (block field, delta field) of the deltas whose text is appended
+_APPEND = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking")}
+# delta type -> the fields it sets on its block (the last value wins)
+_SET = {"signature_delta": ("signature",), "compaction_delta": ("content", "encrypted_content")}
 
 
 def is_event(value: Any) -> bool:
     return isinstance(value, Mapping) and isinstance(value.get("type"), str) and value["type"] in EVENTS
 
 
+class _Message:
+    """One message being assembled: the message as ``message_start`` gave it, its blocks by
+    index, the tool input pieces of open blocks."""
+
+    def __init__(self, message: Mapping[str, Any] | None, line: int) -> None:
+        self.line = line
+        self.explicit = message is not None  # False: blocks came before any message_start
+        self.message = dict(message) if message is not None else {"type": "message", "role": "assistant"}
+        usage = self.message.get("usage")
+        self.message["usage"] = dict(usage) if isinstance(usage, Mapping) else {}
+        content = self.message.get("content")
+        self.blocks: dict[int, Any] = dict(enumerate(content)) if isinstance(content, list) else {}
+        self.json: dict[int, str] = {}
+        self.stopped = False
+        self.touched = False  # a block or delta came after message_start
+
+    def body(self) -> dict[str, Any]:
+        return {**self.message, "content": [self.blocks[i] for i in sorted(self.blocks)]}
+
+
 class MessageAssembler:
     def __init__(self, reader: AnthropicReader) -> None:
         self.reader = reader
-        self.message: dict[str, Any] | None = None
-        self.blocks: dict[int, dict[str, Any]] = {}
-        self.json: dict[int, str] = {}
+        self.messages: list[_Message] = []
+        self.open: _Message | None = None
+        self.odd_deltas: set[str] = set()
 
-    def add(self, event: Mapping[str, Any]) -> None:
+    def add(self, event: Mapping[str, Any], line: int) -> None:
         kind = event["type"]
-        if kind == "message_start" and isinstance(event.get("message"), Mapping):
-            self.message = dict(event["message"])
-            self.message["usage"] = dict(self.message.get("usage") or {})
-        index = event.get("index") if isinstance(event.get("index"), int) else len(self.blocks)
-        if kind == "content_block_start" and isinstance(event.get("content_block"), Mapping):
-            self.blocks[index] = dict(event["content_block"])
+        if kind == "message_start":
+            self._start(event.get("message") if isinstance(event.get("message"), Mapping) else {}, line)
+            return
+        if kind in ("ping",):
+            return
+        message = self.open
+        if message is None:  # an event before any message_start (or after a message_stop)
+            message = self._begin(None, line)
+            self.reader.b.problem("schema", f"a {kind} event at line {line} comes before any message_start; read into a message of its own", line=line)
+        index = event.get("index") if isinstance(event.get("index"), int) and not isinstance(event.get("index"), bool) else len(message.blocks)
+        if kind == "content_block_start":
+            message.touched = True
+            block = event.get("content_block")
+            if index in message.blocks:
+                self.reader.b.problem("schema", f"block {index} starts again at line {line}; the later start is kept", line=line)
+            message.blocks[index] = dict(block) if isinstance(block, Mapping) else block
         elif kind == "content_block_delta":
-            self._delta(index, event.get("delta") if isinstance(event.get("delta"), Mapping) else {})
-        elif kind == "content_block_stop" and index in self.json:
-            raw = self.json.pop(index)
-            try:
-                self.blocks.setdefault(index, {})["input"] = orjson.loads(raw) if raw.strip() else {}
-            except orjson.JSONDecodeError as exc:
-                self.reader.b.problem("schema", f"the input of block {index} is not JSON ({exc.msg}); kept as its text")
-                self.blocks[index]["input"] = raw
+            message.touched = True
+            self._delta(message, index, event.get("delta"), line)
+        elif kind == "content_block_stop":
+            self._finish_input(message, index, line)
         elif kind == "message_delta":
-            self._message_delta(event)
+            message.touched = True
+            self._message_delta(message, event, line)
+        elif kind == "message_stop":
+            self._close(message, stopped=True)
 
-    def _delta(self, index: int, delta: Mapping[str, Any]) -> None:
-        block = self.blocks.setdefault(index, {})
+    def _start(self, start: Mapping[str, Any], line: int) -> None:
+        current = self.open
+        if current is not None and not current.touched and current.explicit and start.get("id") == current.message.get("id"):
+            return  # the same message_start sent twice: it repeats what the first gave
+        self._begin(start, line)
+
+    def _begin(self, start: Mapping[str, Any] | None, line: int) -> _Message:
+        if self.open is not None:
+            self._close(self.open, stopped=False)
+        self.open = _Message(start, line)
+        self.messages.append(self.open)
+        return self.open
+
+    def _close(self, message: _Message, *, stopped: bool) -> None:
+        for index in list(message.json):  # a tool input whose block never stopped
+            self._finish_input(message, index, None)
+        message.stopped = stopped
+        if message is self.open:
+            self.open = None
+
+    def _delta(self, message: _Message, index: int, delta: Any, line: int) -> None:
+        b = self.reader.b
+        if not isinstance(delta, Mapping):
+            b.problem("schema", f"the content_block_delta at line {line} has no delta object ({str(delta)[:80]}); skipped", line=line)
+            return
+        block = message.blocks.get(index)
+        if not isinstance(block, dict):
+            if block is not None:
+                b.problem("schema", f"the delta at line {line} is for block {index}, which is no object; skipped", line=line)
+                return
+            b.problem("schema", f"the delta at line {line} is for block {index}, which no content_block_start began", line=line)
+            block = message.blocks[index] = {}
         kind = delta.get("type")
-        if kind in _DELTA_TEXT:
-            field, key = _DELTA_TEXT[kind]
-            block[field] = (block.get(field) or "") + str(delta.get(key) or "")
+        if kind in _APPEND:
+            field, key = _APPEND[kind]
+            piece = delta.get(key)
+            if not isinstance(piece, str):
+                b.problem("schema", f"the {kind} at line {line} holds {type(piece).__name__}, not text; skipped", line=line)
+                return
+            text = block.get(field)
+            block[field] = (text if isinstance(text, str) else "") + piece
         elif kind == "input_json_delta":
-            self.json[index] = self.json.get(index, "") + str(delta.get("partial_json") or "")
-        elif kind == "signature_delta":
-            block["signature"] = delta.get("signature")
+            piece = delta.get("partial_json")
+            if not isinstance(piece, str):
+                b.problem("schema", f"the input_json_delta at line {line} holds {type(piece).__name__}, not text; skipped", line=line)
+                return
+            message.json[index] = message.json.get(index, "") + piece
+        elif kind in _SET:
+            block.update({key: delta.get(key) for key in _SET[kind] if key in delta})
         elif kind == "citations_delta":
-            block.setdefault("citations", []).append(delta.get("citation"))
+            citations = block.get("citations")
+            block["citations"] = [*(citations if isinstance(citations, list) else []), delta.get("citation")]
+        elif str(kind) not in self.odd_deltas:
+            self.odd_deltas.add(str(kind))
+            b.problem("unknown-type", f"a content_block_delta of type {kind!r} (line {line}) is not one threadlab puts together; its content is in the events only", line=line)
 
-    def _message_delta(self, event: Mapping[str, Any]) -> None:
-        if self.message is None:
-            self.message = {"type": "message", "role": "assistant", "content": [], "usage": {}}
-        delta = event.get("delta") if isinstance(event.get("delta"), Mapping) else {}
-        for key in ("stop_reason", "stop_sequence"):
-            if key in delta:
-                self.message[key] = delta[key]
-        usage = event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
-        self.message["usage"].update({k: v for k, v in usage.items() if v is not None})
+    def _finish_input(self, message: _Message, index: int, line: int | None) -> None:
+        raw = message.json.pop(index, None)
+        if raw is None or not raw.strip():
+            return  # no piece: the input is what the block started with (as the SDK keeps it)
+        block = message.blocks.setdefault(index, {})
+        if not isinstance(block, dict):
+            return
+        try:
+            block["input"] = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            self.reader.b.problem("schema", f"the input of block {index} is not JSON ({exc.msg}); kept as its text", line=line)
+            block["input"] = raw
 
-    def assembled(self) -> dict[str, Any] | None:
-        if self.message is None and not self.blocks:
-            return None
-        message = self.message or {"type": "message", "role": "assistant"}
-        for index, raw in self.json.items():  # a block whose stop never came
-            self.blocks.setdefault(index, {})["input"] = raw
-        return {**message, "content": [self.blocks[i] for i in sorted(self.blocks)]}
+    def _message_delta(self, message: _Message, event: Mapping[str, Any], line: int) -> None:
+        delta = event.get("delta")
+        if isinstance(delta, Mapping):
+            message.message.update(delta)  # stop_reason, stop_sequence, stop_details, container ...
+        elif delta is not None:
+            self.reader.b.problem("schema", f"the message_delta at line {line} has a delta that is no object ({str(delta)[:80]}); skipped", line=line)
+        usage = event.get("usage")
+        if isinstance(usage, Mapping):  # totals so far: they replace, they do not add up
+            message.message["usage"].update({k: v for k, v in usage.items() if v is not None})
+        elif usage is not None:
+            self.reader.b.problem("usage", f"the message_delta at line {line} has usage that is no object ({str(usage)[:80]}); skipped", line=line)
+
+    def assembled(self) -> list[tuple[dict[str, Any], int, bool]]:
+        """Each message's body, the line it started on, and whether it was cut off."""
+        if self.open is not None:
+            self._close(self.open, stopped=False)
+        return [(m.body(), m.line, not m.stopped) for m in self.messages]
 
 
 def read_stream(source: Source, saved: list[Event] | None = None) -> Thread:
@@ -94,8 +190,9 @@ def read_stream(source: Source, saved: list[Event] | None = None) -> Thread:
     reader = AnthropicReader(stem, source.name)
     assembler = MessageAssembler(reader)
     n = read_events(reader, saved if saved is not None else events(source), known=is_event, check_name="anthropic.event", add=assembler.add, what="Anthropic stream event")
-    body = assembler.assembled()
-    if body is not None:
-        got = reader.read_response(body, None, count=False, checked=False)
+    for body, line, cut in assembler.assembled():
+        if cut:
+            reader.b.problem("truncated", f"the message starting at line {line} ({body.get('id', 'no id')}) has no message_stop; read as far as it went", line=line)
+        got = reader.read_response(body, line, count=False, checked=False)
         reader.exchanges.append({"response": reader.response_rest(body), "got": got})
     return reader.build("sse" if saved is None else "saved-events", {"events": n})

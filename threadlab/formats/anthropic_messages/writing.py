@@ -1,7 +1,7 @@
 """A thread → Anthropic Messages.
 
 A thread read from this format goes back to its container exactly (a stream as the Message it
-assembled into). Any other thread, or ``agent=`` given, is replayed from one agent's view
+assembled into; a stream of several messages as a stream of those messages whole). Any other thread, or ``agent=`` given, is replayed from one agent's view
 (``formats/replay.py``) as the parameters a ``client.messages.create`` call takes besides the
 model and ``max_tokens``: ``{"system": ..., "messages": [...]}``. User-side items (the user's
 messages, tool results, other agents' turns as text) and the agent's own items are merged into
@@ -182,6 +182,14 @@ def results_after_uses(items: list[tuple[str, list[Any]]]) -> list[tuple[str, li
     return out
 
 
+def _as_events(messages: list[Any]) -> list[tuple[str | None, Any]]:
+    """A stream of whole messages: each a ``message_start`` carrying its content, and its stop."""
+    out: list[tuple[str | None, Any]] = []
+    for message in messages:
+        out += [("message_start", {"type": "message_start", "message": message}), ("message_stop", {"type": "message_stop"})]
+    return out
+
+
 def write_anthropic(thread: Thread, agent: str | None = None) -> bytes:
     return write_own_or_replay(thread, KEY, NAME, agent, default_message, _request, _response, "Message",
-                               lambda: _replay(thread, agent, "summarize", "{agent:Name}: "))
+                               lambda: _replay(thread, agent, "summarize", "{agent:Name}: "), _as_events)

@@ -2,9 +2,9 @@
 
 One message is one record. ``system`` / ``developer`` messages become ``system.message``
 actions (what the model was told); ``user`` a user message; ``assistant`` its
-``reasoning_content`` (DeepSeek, Qwen and other compatible servers) as thinking, its text (or
-refusal) as an assistant message and each of its ``tool_calls`` (or a legacy ``function_call``)
-as a tool call; ``tool`` (or a legacy ``function``) message the return of the call it names. An
+``reasoning_content`` (DeepSeek, Qwen, Moonshot, xAI) or ``reasoning`` (Groq, OpenRouter, vLLM)
+as thinking, its text (or refusal) as an assistant message and each of its ``tool_calls`` (or a
+legacy ``function_call``) as a tool call; ``tool`` (or a legacy ``function``) message the return of the call it names. An
 assistant message's ``name`` says which agent spoke (multi-agent apps set it); without one the
 agent is ``assistant``. A response's ``usage`` goes on its first choice's message, its
 ``model`` on every action it produced. Each message is checked against the ``openai``
@@ -24,6 +24,8 @@ from threadlab.formats.sdk_types import check
 
 AGENT = "assistant"
 PROVIDER = "openai"
+# where compatible servers put the model's reasoning: DeepSeek, Qwen, Moonshot, xAI; Groq, OpenRouter, vLLM
+_REASONING = ("reasoning_content", "reasoning")
 FINISH = {"stop": "stop", "tool_calls": "tool_call", "function_call": "tool_call", "length": "length", "content_filter": "content_filter"}
 
 
@@ -78,6 +80,20 @@ def encode_args(args: Any) -> str:
     return args if isinstance(args, str) else orjson.dumps(args).decode()
 
 
+def usage_of(body: Mapping[str, Any]) -> Any:
+    """A response's (or a chunk's) usage where the vendor puts it: ``usage`` (OpenAI, DeepSeek,
+    xAI ...), ``x_groq.usage`` (Groq), a choice's ``usage`` (Moonshot's streams)."""
+    if isinstance(body.get("usage"), Mapping):
+        return body["usage"]
+    groq = body.get("x_groq")
+    if isinstance(groq, Mapping) and isinstance(groq.get("usage"), Mapping):
+        return groq["usage"]
+    for choice in body.get("choices") or []:
+        if isinstance(choice, Mapping) and isinstance(choice.get("usage"), Mapping):
+            return choice["usage"]
+    return None
+
+
 def chat_usage(usage: Any) -> Usage | None:
     if not isinstance(usage, Mapping):
         return None
@@ -87,7 +103,8 @@ def chat_usage(usage: Any) -> Usage | None:
         "input_tokens": usage.get("prompt_tokens"),
         "output_tokens": usage.get("completion_tokens"),
         "total_tokens": usage.get("total_tokens"),
-        "cache_read_tokens": prompt.get("cached_tokens"),
+        # DeepSeek also names its cache hits ``prompt_cache_hit_tokens``
+        "cache_read_tokens": prompt.get("cached_tokens", usage.get("prompt_cache_hit_tokens")),
         "thinking_tokens": completion.get("reasoning_tokens"),
     }
     fields = {k: v for k, v in fields.items() if isinstance(v, int) and not isinstance(v, bool)}
@@ -135,8 +152,8 @@ class ChatReader(MessageReader):
         model = response.get("model") if response is not None and isinstance(response.get("model"), str) else None
         meta = {"model_name": model, "provider_name": PROVIDER} if model else None
         actions: list[BaseAction] = []
-        reasoning = message.get("reasoning_content")
-        if isinstance(reasoning, str) and reasoning:
+        reasoning = next((message[k] for k in _REASONING if isinstance(message.get(k), str) and message[k]), None)
+        if reasoning is not None:
             actions.append(b.add("thinking", agent_id=agent, content=reasoning, provider_name=PROVIDER, metadata=_copy(meta)))
         content = message.get("content")
         calls = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
@@ -196,7 +213,7 @@ class ChatReader(MessageReader):
             got.append(self.add_message(message, line, response=body, count=count))
             mine = self.b.actions[start:]
             if n == 0:
-                put_usage(mine, chat_usage(body.get("usage")))
+                put_usage(mine, chat_usage(usage_of(body)))
             finish = FINISH.get(choice.get("finish_reason")) if isinstance(choice.get("finish_reason"), str) else None
             for action in mine:
                 if action.action_type == "assistant_message" and finish:

@@ -3,9 +3,10 @@
 The stream is an SSE body (``data: {...}`` per chunk, ``data: [DONE]`` at the end) or its
 chunks saved as a JSON array / JSON Lines. Every chunk is a record (checked against the
 ``openai`` package's ``ChatCompletionChunk``); the deltas are put together per choice as the
-SDK's own ``ChatCompletionStreamState`` does (content, refusal, ``reasoning_content``, tool
-calls by index, finish reason; usage from the chunk that carries it), and the assembled
-completion is read like a response body."""
+SDK's own ``ChatCompletionStreamState`` does (content, refusal, the vendors' reasoning
+(``reasoning_content``, ``reasoning``), tool calls by index, finish reason; usage from the chunk
+that carries it, where the vendor puts it), and the assembled completion is read like a
+response body. Chunks with no choices (OpenAI's usage chunk) and ``[DONE]`` are records too."""
 
 from __future__ import annotations
 
@@ -14,13 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from threadlab.core.model import Thread
-from threadlab.formats.openai_chat.reading import ChatReader
+from threadlab.formats.openai_chat.reading import ChatReader, usage_of
 from threadlab.formats.provider_read import read_events
 from threadlab.formats.provider_sse import Event, events
 from threadlab.formats.source import Source
 
 CHUNK = "chat.completion.chunk"
 _TOP = ("id", "created", "model", "system_fingerprint", "service_tier")
+# the text fields a delta appends to: OpenAI's, and the reasoning of DeepSeek, Qwen, Moonshot,
+# xAI (``reasoning_content``) and of Groq, OpenRouter, vLLM (``reasoning``)
+_TEXT = ("content", "refusal", "reasoning_content", "reasoning")
 
 
 def is_chunk(value: Any) -> bool:
@@ -34,12 +38,13 @@ class ChunkAssembler:
         self.tools: dict[tuple[int, int], dict[str, Any]] = {}
         self.usage: Any = None
 
-    def add(self, chunk: Mapping[str, Any]) -> None:
+    def add(self, chunk: Mapping[str, Any], line: int = 0) -> None:
         for key in _TOP:
             if chunk.get(key) is not None:
                 self.top.setdefault(key, chunk[key])
-        if chunk.get("usage") is not None:
-            self.usage = chunk["usage"]
+        usage = usage_of(chunk)
+        if usage is not None:  # the vendors send totals so far: the last one is the stream's
+            self.usage = usage
         for choice in chunk.get("choices") or []:
             if isinstance(choice, Mapping):
                 self._choice(choice)
@@ -49,7 +54,7 @@ class ChunkAssembler:
         slot = self.choices.setdefault(index, {"index": index, "message": {"role": "assistant", "content": None}, "finish_reason": None})
         message = slot["message"]
         delta = choice.get("delta") if isinstance(choice.get("delta"), Mapping) else {}
-        for key in ("content", "refusal", "reasoning_content"):
+        for key in _TEXT:
             if isinstance(delta.get(key), str):
                 message[key] = (message.get(key) or "") + delta[key]
         for call in delta.get("tool_calls") or []:
@@ -59,17 +64,33 @@ class ChunkAssembler:
             slot["finish_reason"] = choice["finish_reason"]
 
     def _tool(self, index: int, call: Mapping[str, Any], message: dict[str, Any]) -> None:
-        key = (index, call.get("index") if isinstance(call.get("index"), int) else len(message.get("tool_calls") or []))
-        slot = self.tools.get(key)
+        """One tool call delta, with the vendors' ways of sending them: by ``index`` (OpenAI),
+        without one (matched by id, else the last call), a new id under an index already
+        used (a second call), the id and name repeated on every delta, the arguments whole."""
+        calls: list[dict[str, Any]] = message.setdefault("tool_calls", [])
+        position = call.get("index") if isinstance(call.get("index"), int) and not isinstance(call.get("index"), bool) else None
+        call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
+        if position is not None:
+            slot = self.tools.get((index, position))
+            if slot is not None and call_id and slot["id"] and call_id != slot["id"]:
+                slot = None  # a new call under an index already used
+        elif call_id is not None:
+            slot = next((c for c in calls if c["id"] == call_id), None)
+        else:
+            slot = calls[-1] if calls else None
         if slot is None:
-            slot = self.tools[key] = {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
-            message.setdefault("tool_calls", []).append(slot)
-        if call.get("id"):
-            slot["id"] = call["id"]
+            slot = {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
+            calls.append(slot)
+            if position is not None:
+                self.tools[(index, position)] = slot
+        if call_id:
+            slot["id"] = call_id
         fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
-        for part in ("name", "arguments"):
-            if isinstance(fn.get(part), str):
-                slot["function"][part] += fn[part]
+        name = fn.get("name")
+        if isinstance(name, str) and name != slot["function"]["name"]:  # a name sent again on every delta is one name
+            slot["function"]["name"] += name
+        if isinstance(fn.get("arguments"), str):
+            slot["function"]["arguments"] += fn["arguments"]
 
     def completion(self) -> dict[str, Any]:
         body = {"id": self.top.get("id"), "object": "chat.completion", **{k: v for k, v in self.top.items() if k != "id"}}

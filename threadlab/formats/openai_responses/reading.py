@@ -3,8 +3,10 @@ sessions share (``formats/responses_items.py``).
 
 A record is an item (of a request's ``input`` or a response's ``output``); a request's
 ``instructions`` (a non-empty string) and a plain-string ``input`` are one record each, read as
-a ``system.message`` (role ``instructions``) and a user message. A response's usage goes on
-its first message (else its first action), its model on every action it produced. Items are
+a ``system.message`` (role ``instructions``) and a user message. What the API records of its own doing (MCP tool listings and approval requests
+and responses, tool set changes, compaction items) becomes ``system.<item type>`` actions
+holding the item. A response's usage goes on its first message (else its first action), its
+model on every action it produced. Items are
 checked against the ``openai`` package's ``ResponseInputItemParam``, responses against
 ``Response``."""
 
@@ -73,7 +75,7 @@ class ResponsesReader(MessageReader):
 
     def __init__(self, thread_id: str, source: str) -> None:
         super().__init__(thread_id, source)
-        self.items = ItemReader(self.b, KEY)
+        self.items = ItemReader(self.b, KEY, platform=True)
 
     @staticmethod
     def continues(request: Mapping[str, Any] | None, last_response: Mapping[str, Any] | None) -> bool:

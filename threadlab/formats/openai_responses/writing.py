@@ -1,9 +1,9 @@
 """A thread → OpenAI Responses items.
 
 A thread read from this format goes back to its container exactly (a stream as the response it
-ended with). Any other thread is written as the JSON array of input items a
-``client.responses.create(input=...)`` call takes, by the mapping Codex CLI and Agents SDK
-sessions share; items name no agent, hold no time and no tool status: what is lost is named
+ended with; a stream of several responses as a stream of those responses whole). Any other
+thread is written as the JSON array of input items a ``client.responses.create(input=...)``
+call takes, by the mapping Codex CLI and Agents SDK sessions share; items name no agent, hold no time and no tool status: what is lost is named
 in a ``WriteLoss``."""
 
 from __future__ import annotations
@@ -23,10 +23,19 @@ from threadlab.formats.responses_items import action_item
 NAME = "openai-responses"
 
 
+def _as_events(responses: list[Any]) -> list[tuple[str | None, Any]]:
+    """A stream of whole responses: a ``response.created`` and a ``response.completed`` each."""
+    out: list[tuple[str | None, Any]] = []
+    for response in responses:
+        out += [("response.created", {"type": "response.created", "response": {**response, "output": []}}),
+                ("response.completed", {"type": "response.completed", "response": response})]
+    return out
+
+
 def write_responses(thread: Thread) -> bytes:
     if own_meta(thread, KEY) is not None:
         history, stray = history_of(thread, KEY, default_item)
-        data, lost = rebuild_container(thread, KEY, history, request_body, response_body, "response")
+        data, lost = rebuild_container(thread, KEY, history, request_body, response_body, "response", _as_events)
         if stray:
             lost.append(f"{stray} actions added after the thread was read (they belong to no item)")
         report_loss(NAME, thread.thread_id, lost)
