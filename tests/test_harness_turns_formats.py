@@ -1,0 +1,109 @@
+"""Readers other than Claude Code's and Codex's that mark what a harness (or another agent)
+wrote in the user's role, from the producer's own signal only (docs/DEVELOPING.md, "Who wrote an
+action": the table of formats):
+
+- pydantic-ai: a ``retry-feedback`` part (pydantic-ai's feedback on a response it could not use)
+  → ``author: harness``, ``harness: retry_feedback``;
+- Inspect AI: a user message inspect_ai marks ``metadata.summary`` (its compaction summary)
+  → ``harness: compaction_summary``;
+- LangChain: a human message langchain_core marks ``additional_kwargs.lc_source``
+  (``add_notification_metadata``) → ``harness: <lc_source>`` (``async_subagent`` →
+  ``task_notification``);
+- agency-swarm: a user-role message whose ``callerAgent`` is an agent (``send_message``)
+  → ``author: agent``.
+
+Each file is the real library's output (the generators beside the fixtures run offline); the
+expected counts come from the raw JSON here, without threadlab. The frames route (``tl.load``)
+and the object route (``tl.read``) must agree, and a write and a read back keep the authors."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import threadlab as tl
+from threadlab.core.authors import author_of, harness_kind_of
+from threadlab.core.loss import WriteLoss
+from threadlab.formats import get_format
+from threadlab.formats.source import Source
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+RETRY_FEEDBACK = FIXTURES / "pydantic_ai" / "pydantic_ai_v2.68.0_retry_feedback_messages.json"
+COMPACTION = FIXTURES / "inspect_ai" / "compaction.json"
+BACKGROUND_TASK = FIXTURES / "langchain" / "background_task_messages_to_dict.json"
+AGENCY = sorted((FIXTURES / "agency_swarm").glob("agency_swarm_saved_messages_*.json"))
+
+
+def _pydantic_ai(path: Path) -> Counter[str]:
+    kinds = Counter(p["part_kind"] for m in orjson.loads(path.read_bytes()) for p in m["parts"])
+    return Counter({"human": kinds["user-prompt"], "harness:retry_feedback": kinds["retry-feedback"]})
+
+
+def _inspect(path: Path) -> Counter[str]:
+    users = [m for s in orjson.loads(path.read_bytes())["samples"] for m in s["messages"] if m["role"] == "user"]
+    summary = [m for m in users if "summary" in (m.get("metadata") or {})]
+    return Counter({"human": len(users) - len(summary), "harness:compaction_summary": len(summary)})
+
+
+def _langchain(path: Path) -> Counter[str]:
+    humans = [m["data"] for m in orjson.loads(path.read_bytes()) if m["type"] == "human"]
+    marked = [h["additional_kwargs"]["lc_source"] for h in humans if "lc_source" in h["additional_kwargs"]]
+    named = {"async_subagent": "task_notification"}
+    return Counter({"human": len(humans) - len(marked), **Counter(f"harness:{named.get(s, s)}" for s in marked)})
+
+
+def _agency(path: Path) -> Counter[str]:
+    users = [i for i in orjson.loads(path.read_bytes()) if i.get("role") == "user" and i.get("type", "message") == "message"]
+    return Counter("agent" if i.get("callerAgent") else "human" for i in users)
+
+
+CASES = [
+    pytest.param(RETRY_FEEDBACK, _pydantic_ai, id="pydantic-ai-retry-feedback"),
+    pytest.param(COMPACTION, _inspect, id="inspect-ai-compaction-summary"),
+    pytest.param(BACKGROUND_TASK, _langchain, id="langchain-notification"),
+    *(pytest.param(p, _agency, id=f"agency-swarm-{p.stem}") for p in AGENCY),
+]
+
+
+def _who(kind: Any, metadata: Any) -> str:
+    author = author_of(kind, metadata)
+    harness = harness_kind_of(metadata)
+    return f"{author}:{harness}" if harness else str(author)
+
+
+def _by_author(thread: tl.Thread) -> Counter[str]:
+    return Counter(_who(a.action_type, a.metadata) for a in thread.actions if a.action_type == "user_message")
+
+
+@pytest.mark.parametrize(("path", "count"), CASES)
+def test_user_role_messages_say_who_wrote_them(path: Path, count: Any) -> None:
+    expected = +count(path)
+    (thread,) = tl.read_all(path)
+    assert _by_author(thread) == expected
+    assert thread.problems == []
+    frames = tl.load(path, progress=False)
+    users = frames.actions[frames.actions["action_type"] == "user_message"]
+    kinds = users["harness_kind"].astype(object).where(users["harness_kind"].notna(), None)
+    assert Counter(f"{a}:{k}" if k else a for a, k in zip(users["author"], kinds, strict=True)) == expected
+    row = frames.threads.iloc[0]
+    assert row["n_human_prompts"] == expected["human"]
+    assert row["n_harness_turns"] == sum(n for who, n in expected.items() if who.startswith("harness"))
+
+
+@pytest.mark.parametrize(("path", "count"), CASES)
+def test_the_authors_survive_a_write_and_a_read_back(path: Path, count: Any) -> None:
+    """The writers write no author: the mark the reader read it from goes back, and the author
+    is derived from it again (the conformance suite checks the whole thread)."""
+    (thread,) = tl.read_all(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wire = get_format(thread.origin[1]).from_thread(thread)
+    losses = [str(w.message) for w in caught if isinstance(w.message, WriteLoss)]
+    assert not [loss for loss in losses if "author" in loss or "harness" in loss]  # what else a format cannot hold is not this test's
+    (again,) = tl.read_all(Source(wire, name=thread.origin[0]), thread.origin[1])
+    assert _by_author(again) == +count(path)
