@@ -7,7 +7,8 @@ action": the table of formats):
 - Inspect AI: a user message inspect_ai marks ``metadata.summary`` (its compaction summary)
   → ``harness: compaction_summary``;
 - LangChain: a human message langchain_core marks ``additional_kwargs.lc_source``
-  (``add_notification_metadata``) → ``harness: <lc_source>`` (``async_subagent`` →
+  (``add_notification_metadata``; langchain's ``SummarizationMiddleware``) → ``harness:
+  <lc_source>`` (``summarization`` → ``compaction_summary``, ``async_subagent`` →
   ``task_notification``);
 - agency-swarm: a user-role message whose ``callerAgent`` is an agent (``send_message``)
   → ``author: agent``.
@@ -36,6 +37,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RETRY_FEEDBACK = FIXTURES / "pydantic_ai" / "pydantic_ai_v2.68.0_retry_feedback_messages.json"
 COMPACTION = FIXTURES / "inspect_ai" / "compaction.json"
 BACKGROUND_TASK = FIXTURES / "langchain" / "background_task_messages_to_dict.json"
+SUMMARIZATION = FIXTURES / "langchain" / "summarization_messages_to_dict.json"
 AGENCY = sorted((FIXTURES / "agency_swarm").glob("agency_swarm_saved_messages_*.json"))
 
 
@@ -53,7 +55,7 @@ def _inspect(path: Path) -> Counter[str]:
 def _langchain(path: Path) -> Counter[str]:
     humans = [m["data"] for m in orjson.loads(path.read_bytes()) if m["type"] == "human"]
     marked = [h["additional_kwargs"]["lc_source"] for h in humans if "lc_source" in h["additional_kwargs"]]
-    named = {"async_subagent": "task_notification"}
+    named = {"summarization": "compaction_summary", "async_subagent": "task_notification"}
     return Counter({"human": len(humans) - len(marked), **Counter(f"harness:{named.get(s, s)}" for s in marked)})
 
 
@@ -66,6 +68,7 @@ CASES = [
     pytest.param(RETRY_FEEDBACK, _pydantic_ai, id="pydantic-ai-retry-feedback"),
     pytest.param(COMPACTION, _inspect, id="inspect-ai-compaction-summary"),
     pytest.param(BACKGROUND_TASK, _langchain, id="langchain-notification"),
+    pytest.param(SUMMARIZATION, _langchain, id="langchain-summarization-middleware"),
     *(pytest.param(p, _agency, id=f"agency-swarm-{p.stem}") for p in AGENCY),
 ]
 
@@ -107,3 +110,16 @@ def test_the_authors_survive_a_write_and_a_read_back(path: Path, count: Any) -> 
     assert not [loss for loss in losses if "author" in loss or "harness" in loss]  # what else a format cannot hold is not this test's
     (again,) = tl.read_all(Source(wire, name=thread.origin[0]), thread.origin[1])
     assert _by_author(again) == +count(path)
+
+
+def test_anthropic_writer_says_when_it_joins_a_harness_turn_to_the_prompt() -> None:
+    """Anthropic turns alternate, so a harness's context right before the person's prompt (or
+    two prompts in a row) becomes one user turn: read back, it is one message, so it is said."""
+    (thread,) = tl.read_all(SUMMARIZATION)  # the middleware's summary, then the person's next question
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wire = get_format("anthropic-messages").from_thread(thread)
+    lost = [item for w in caught if isinstance(w.message, WriteLoss) for item in w.message.lost]
+    assert lost == ["user messages joined with the one before into one turn (Anthropic turns alternate)"]
+    (again,) = tl.read_all(Source(wire, name="back.json"), "anthropic-messages")
+    assert [a.action_type for a in again.actions] == ["user_message", "assistant_message"]

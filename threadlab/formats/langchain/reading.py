@@ -37,7 +37,9 @@ _CLASS_TYPES = {
 TYPES = frozenset({"human", "ai", "system", "tool", "function", "chat", "remove", "developer", *_CLASS_TYPES.values()})
 _FINISH = {"stop": "stop", "end_turn": "stop", "tool_calls": "tool_call", "tool_use": "tool_call", "length": "length", "max_tokens": "length"}
 _THINKING = ("thinking", "reasoning")
-LC_SOURCE_KINDS = {"async_subagent": "task_notification"}  # lc_source → harness kind; any other source is its own kind
+# lc_source → harness kind (langchain's SummarizationMiddleware marks its summary "summarization");
+# any other source is its own kind
+LC_SOURCE_KINDS = {"summarization": "compaction_summary", "async_subagent": "task_notification"}
 
 
 def unwrap(message: Any) -> tuple[str, str | None, dict[str, Any], list[str] | None] | None:
@@ -192,7 +194,8 @@ def harness_of(data: Mapping[str, Any]) -> dict[str, str] | None:
     """``author: harness`` for a human message the harness added: langchain_core marks one with
     ``additional_kwargs.lc_source`` (``add_notification_metadata``: "a human message the user
     didn't type, such as a background task update or a conversation summary"), naming the
-    feature; that name is the harness kind (``async_subagent`` as ``task_notification``)."""
+    feature; that name is the harness kind (``summarization`` as ``compaction_summary``,
+    ``async_subagent`` as ``task_notification``)."""
     extra = data.get("additional_kwargs")
     source = extra.get("lc_source") if isinstance(extra, Mapping) else None
     return harness_metadata(LC_SOURCE_KINDS.get(source, source)) if isinstance(source, str) and source else None
