@@ -10,6 +10,9 @@ action": the table of formats):
   (``add_notification_metadata``; langchain's ``SummarizationMiddleware``) → ``harness:
   <lc_source>`` (``summarization`` → ``compaction_summary``, ``async_subagent`` →
   ``task_notification``);
+- AI SDK UI messages that pydantic-ai's ``VercelAIAdapter`` dumped: a message whose text parts
+  carry its ``providerMetadata.pydantic_ai.retry_feedback`` marker → ``harness: retry_feedback``
+  (the system-role one too);
 - agency-swarm: a user-role message whose ``callerAgent`` is an agent (``send_message``)
   → ``author: agent``.
 
@@ -38,6 +41,7 @@ RETRY_FEEDBACK = FIXTURES / "pydantic_ai" / "pydantic_ai_v2.68.0_retry_feedback_
 COMPACTION = FIXTURES / "inspect_ai" / "compaction.json"
 BACKGROUND_TASK = FIXTURES / "langchain" / "background_task_messages_to_dict.json"
 SUMMARIZATION = FIXTURES / "langchain" / "summarization_messages_to_dict.json"
+UI_RETRY_FEEDBACK = FIXTURES / "vercel_ai_messages" / "pydantic_ai_vercel_retry_feedback_sdk6.json"
 AGENCY = sorted((FIXTURES / "agency_swarm").glob("agency_swarm_saved_messages_*.json"))
 
 
@@ -59,6 +63,18 @@ def _langchain(path: Path) -> Counter[str]:
     return Counter({"human": len(humans) - len(marked), **Counter(f"harness:{named.get(s, s)}" for s in marked)})
 
 
+def _marked(part: dict[str, Any]) -> bool:
+    return "retry_feedback" in ((part.get("providerMetadata") or {}).get("pydantic_ai") or {})
+
+
+def _ui_messages(path: Path) -> Counter[str]:
+    messages = orjson.loads(path.read_bytes())
+    users = [m for m in messages if m["role"] == "user"]
+    marked = [m for m in users if all(_marked(p) for p in m["parts"])]
+    system = [m for m in messages if m["role"] == "system" and all(_marked(p) for p in m["parts"])]
+    return Counter({"human": len(users) - len(marked), "harness:retry_feedback": len(marked), "system/harness:retry_feedback": len(system)})
+
+
 def _agency(path: Path) -> Counter[str]:
     users = [i for i in orjson.loads(path.read_bytes()) if i.get("role") == "user" and i.get("type", "message") == "message"]
     return Counter("agent" if i.get("callerAgent") else "human" for i in users)
@@ -66,6 +82,7 @@ def _agency(path: Path) -> Counter[str]:
 
 CASES = [
     pytest.param(RETRY_FEEDBACK, _pydantic_ai, id="pydantic-ai-retry-feedback"),
+    pytest.param(UI_RETRY_FEEDBACK, _ui_messages, id="vercel-ai-messages-pydantic-ai-retry-feedback"),
     pytest.param(COMPACTION, _inspect, id="inspect-ai-compaction-summary"),
     pytest.param(BACKGROUND_TASK, _langchain, id="langchain-notification"),
     pytest.param(SUMMARIZATION, _langchain, id="langchain-summarization-middleware"),
@@ -80,7 +97,10 @@ def _who(kind: Any, metadata: Any) -> str:
 
 
 def _by_author(thread: tl.Thread) -> Counter[str]:
-    return Counter(_who(a.action_type, a.metadata) for a in thread.actions if a.action_type == "user_message")
+    """Who wrote each user message; a system action the harness wrote as ``system/harness:<kind>``."""
+    users = Counter(_who(a.action_type, a.metadata) for a in thread.actions if a.action_type == "user_message")
+    harness = [a for a in thread.actions if a.action_type != "user_message" and harness_kind_of(a.metadata)]
+    return users + Counter(f"system/{_who(a.action_type, a.metadata)}" for a in harness)
 
 
 @pytest.mark.parametrize(("path", "count"), CASES)
@@ -92,10 +112,11 @@ def test_user_role_messages_say_who_wrote_them(path: Path, count: Any) -> None:
     frames = tl.load(path, progress=False)
     users = frames.actions[frames.actions["action_type"] == "user_message"]
     kinds = users["harness_kind"].astype(object).where(users["harness_kind"].notna(), None)
-    assert Counter(f"{a}:{k}" if k else a for a, k in zip(users["author"], kinds, strict=True)) == expected
+    in_user_role = +Counter({who: n for who, n in expected.items() if not who.startswith("system/")})
+    assert Counter(f"{a}:{k}" if k else a for a, k in zip(users["author"], kinds, strict=True)) == in_user_role
     row = frames.threads.iloc[0]
     assert row["n_human_prompts"] == expected["human"]
-    assert row["n_harness_turns"] == sum(n for who, n in expected.items() if who.startswith("harness"))
+    assert row["n_harness_turns"] == sum(n for who, n in expected.items() if who.startswith(("harness", "system/harness")))
 
 
 @pytest.mark.parametrize(("path", "count"), CASES)
@@ -123,3 +144,18 @@ def test_anthropic_writer_says_when_it_joins_a_harness_turn_to_the_prompt() -> N
     assert lost == ["user messages joined with the one before into one turn (Anthropic turns alternate)"]
     (again,) = tl.read_all(Source(wire, name="back.json"), "anthropic-messages")
     assert [a.action_type for a in again.actions] == ["user_message", "assistant_message"]
+
+
+def test_ui_messages_keep_their_user_parts_fields_and_the_system_feedback_is_the_harness_s() -> None:
+    """A user text part's ``state`` and ``providerMetadata`` (pydantic-ai's marker among them)
+    were dropped on reading, so a write lost them without a word; the system-role feedback
+    (the framework's fixed no-output text) is the harness's too."""
+    raw = orjson.loads(UI_RETRY_FEEDBACK.read_bytes())
+    (thread,) = tl.read_all(UI_RETRY_FEEDBACK)
+    system = [a for a in thread.actions if a.action_type == "system.system_prompt"]
+    assert [_who(a.action_type, a.metadata) for a in system] == ["harness:retry_feedback"] * sum(m["role"] == "system" for m in raw) != []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        wire = get_format("vercel-ai-messages").from_thread(thread)
+    assert not [w for w in caught if isinstance(w.message, WriteLoss)]
+    assert orjson.loads(wire) == raw
