@@ -11,6 +11,9 @@ model calls are the scorer's (the grader is an agent of its own, ``scorer:<name>
 model's usage). ``attachment://`` references are resolved from the sample's attachments first,
 wherever they are (``attachments.py``).
 
+A user message is the person's (the sample's input, an operator's message) except inspect_ai's
+compaction summary, which is ``author: harness`` (``harness: compaction_summary``).
+
 The sample's ``messages`` (the final conversation) are records too: those a model or tool event
 already gave (same message id, same tool call id) are repeats; the others (the prompt, the
 system message, what a solver or a handoff filter put in the conversation) are placed in
@@ -26,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
@@ -266,7 +270,10 @@ class SampleReader:
             return [self.b.add("system.unknown_message", data=message)]
         role = message.get("role")
         if role == "user":
-            return [self.b.add("user_message", content=_content(message.get("content")), metadata=_keep(message, ("role", "content")))]
+            meta = _keep(message, ("role", "content"))
+            if _is_summary(message):
+                meta = {**(meta or {}), **harness_metadata("compaction_summary")}
+            return [self.b.add("user_message", content=_content(message.get("content")), metadata=meta)]
         if role == "system":
             return [self.b.add("system.message", data={"role": "system", "content": message.get("content")}, metadata=_keep(message, ("role", "content")))]
         if role == "assistant":
@@ -332,6 +339,15 @@ def _content(content: Any) -> Any:
     if isinstance(content, list):
         return [{"type": "text", "text": p["text"]} if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str) else p for p in content]
     return str(content)
+
+
+def _is_summary(message: Mapping[str, Any]) -> bool:
+    """inspect_ai's compaction summary: a user message it marks with a ``summary`` metadata key
+    (its own compaction finds summaries by that key). Other user messages a solver or an agent
+    loop appends carry no mark a person's input lacks (a human's answer to an ``input`` screen
+    has ``source`` None too), so they stay the user's."""
+    own = message.get("metadata")
+    return isinstance(own, Mapping) and "summary" in own
 
 
 def _keep(message: Mapping[str, Any], mapped: tuple[str, ...]) -> dict[str, Any] | None:
