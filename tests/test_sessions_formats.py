@@ -176,7 +176,8 @@ def test_codex_home_reads_only_the_sessions(tmp_path: Path) -> None:
     home = tmp_path / ".codex"
     day = home / "sessions" / "2026" / "02" / "23"
     day.mkdir(parents=True)
-    (day / CODEX[0].name).write_bytes(CODEX[0].read_bytes())
+    whole = next(p for p in CODEX if "trimmed" not in p.name)  # (a trimmed file has a usage-total row)
+    (day / whole.name).write_bytes(whole.read_bytes())
     (home / "auth.json").write_text('{"OPENAI_API_KEY": "sk-not-read"}')
     (home / "history.jsonl").write_text('{"session_id":"x","ts":1,"text":"hi"}\n')
     (home / "config.toml").write_text('model = "gpt-5"\n')
