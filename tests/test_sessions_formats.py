@@ -87,7 +87,7 @@ def test_codex_0_169_rollout_has_its_calls_patch_and_per_response_usage() -> Non
     function call, a reasoning item and an apply_patch custom tool call (the patch as its
     input), a final message; usage per model response from the token_count events, equal to
     the token_usage_record lines beside them, counted once."""
-    (path,) = [p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0"]
+    (path,) = [p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0" and "01a2078f" in p.name]  # (make_rollouts.py's run)
     raw = _lines(path)
     (thread,) = threadlab.read_all(path)
     assert thread.account.unconverted == 0 and thread.problems == []

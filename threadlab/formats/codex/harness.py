@@ -95,7 +95,8 @@ def texts(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
     if isinstance(content, list):
-        return [p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+        found = (p.get("text") if isinstance(p, Mapping) else getattr(p, "text", None) for p in content)
+        return [t for t in found if isinstance(t, str)]
     return []
 
 
@@ -142,15 +143,22 @@ class Authorship:
     whose reason is ``interrupted`` (``system.turn_aborted``, marked ``harness`` /
     ``interrupt``). A turn aborted because another task replaced it is no interrupt."""
 
-    messages: list[tuple[BaseAction, str]] = field(default_factory=list)  # untagged user messages, their text
+    messages: list[tuple[BaseAction, str, bool]] = field(default_factory=list)  # untagged user messages: text, known to be typed
     events: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # source -> (sequence, text)
     interrupts: list[tuple[int, BaseAction | None]] = field(default_factory=list)  # (sequence, event action or None for a marker)
 
-    def user_message(self, action: BaseAction) -> None:
+    def user_message(self, action: BaseAction, provenance: list[str] | None = None) -> None:
+        """One user message; ``provenance``: the ``content_item_metadata`` provenance types late
+        2026 releases give each part (``user``, ``harness``, ``agents_md`` ...), which decide
+        when present: a part the person wrote makes the message theirs."""
         content = getattr(action, "content", None)
         kind = harness_kind(content)
-        if kind is None:
-            self.messages.append((action, prompt_text(content)))
+        if provenance:
+            if "user" in provenance:
+                self.messages.append((action, prompt_text(content), True))
+                return
+        elif kind is None:
+            self.messages.append((action, prompt_text(content), False))
             return
         mark(action, kind)
         if kind == INTERRUPT:
@@ -168,7 +176,7 @@ class Authorship:
         # the UI events of one generation only (a release writing both would pair twice)
         events = self.events.get("user_message") or self.events.get("item_completed") or []
         if not events:
-            return [a for a, _ in self.messages]
+            return [m[0] for m in self.messages]
         open_rows = list(range(len(self.messages)))  # messages no event has repeated yet
         unmatched = []
         for sequence, text in events:
@@ -180,10 +188,10 @@ class Authorship:
         for sequence in unmatched:  # texts that differ (redacted): the nearest message before
             if open_rows:
                 open_rows.remove(self._nearest(open_rows, sequence))
-        for i in open_rows:
+        left = {i for i in open_rows if not self.messages[i][2]}
+        for i in left:
             mark(self.messages[i][0], None)
-        left = set(open_rows)
-        return [a for i, (a, _) in enumerate(self.messages) if i not in left]
+        return [m[0] for i, m in enumerate(self.messages) if i not in left]
 
     def _nearest(self, rows: list[int], sequence: int) -> int:
         """Of these messages, the last one before the event, else the first after it."""

@@ -29,6 +29,7 @@ import orjson
 
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.codex.harness import Authorship, mark, prompt_text
 from threadlab.formats.codex.usage import TokenTotals
@@ -81,6 +82,7 @@ class RolloutReader:
         self.thread_id: str | None = None
         self.title: str | None = None  # the first prompt typed (a user_message event)
         self.authors = Authorship()
+        self.forked_from: Any = None
         self.totals = TokenTotals()
         self.bare = False
         self.responses: list[list[BaseAction]] = []
@@ -99,8 +101,11 @@ class RolloutReader:
         total = self.totals.total()
         if total is not None:
             self.b.metadata["usage_total"] = total
-            if self.totals.note():
-                self.b.metadata["usage_total_note"] = self.totals.note()
+            note = self.totals.note()
+            if note and self.forked_from:
+                note += f" — this session was forked from session {short(self.forked_from)}"
+            if note:
+                self.b.metadata["usage_total_note"] = note
         if self.bare:
             self.b.metadata[KEY] = {"generation": "bare"}
         return self.b.build()
@@ -172,7 +177,7 @@ class RolloutReader:
         for action in actions:
             self.response(action)
             if action.action_type == "user_message":
-                self.authors.user_message(action)
+                self.authors.user_message(action, _provenance(payload))
 
     # --- what lines say about the session ------------------------------------------------
     def session_meta(self, payload: Any) -> None:
@@ -180,6 +185,8 @@ class RolloutReader:
             return
         if isinstance(payload.get("id"), str) and self.thread_id is None:
             self.thread_id = payload["id"]
+        if payload.get("forked_from_id") is not None and self.forked_from is None:
+            self.forked_from = payload["forked_from_id"]
         if isinstance(payload.get("model_provider"), str):
             self.provider = payload["model_provider"]
         if isinstance(payload.get("model"), str):
@@ -253,11 +260,26 @@ class RolloutReader:
         return moment, ({} if isinstance(stamp, str) and codex_time(moment) == stamp else {"ts": stamp})
 
 
+def _provenance(item: dict[str, Any]) -> list[str] | None:
+    """The provenance type of each content part, where the item says (late 2026 releases)."""
+    passthrough = item.get("internal_chat_message_metadata_passthrough")
+    parts = passthrough.get("content_item_metadata") if isinstance(passthrough, dict) else None
+    if not isinstance(parts, list):
+        return None
+    kinds = [p["provenance"].get("type") for p in parts if isinstance(p, dict) and isinstance(p.get("provenance"), dict)]
+    return [k for k in kinds if isinstance(k, str)] or None
+
+
 def _has_usage(response: list[BaseAction]) -> bool:
     return any(getattr(a, "usage", None) is not None for a in response)
 
 
+_REQUEST = "## My request for Codex:"  # the IDE extension puts its context before the prompt
+
+
 def _title(text: str) -> str:
+    if _REQUEST in text:
+        text = text.split(_REQUEST, 1)[1]
     first = text.strip().splitlines()[0] if text.strip() else ""
     return first[:100]
 
