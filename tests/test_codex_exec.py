@@ -103,7 +103,7 @@ def test_turn_completed_usage_is_the_sessions_running_total() -> None:
     the session's running total (the rollout's last ``total_token_usage``), not the turn's own:
     it is the thread's ``usage_total``, and two turns in one stream are not added twice."""
     folder = CODEX_RUNS[0].parents[1] / "codex-0.169.0"
-    for run, rollout_id in (("resumed", "01a21f09-19a7"), ("forked", "01a21f09-20b3")):
+    for run, rollout_id in (("resumed", "01a21f11-5323"), ("forked", "01a21f11-5a79")):
         (stream,) = threadlab.read_all(next(p for p in CODEX_EXEC if p.name == f"exec-gpt-5.5-{run}.jsonl"))
         (rollout,) = threadlab.read_all(next(folder.glob(f"rollout-*{rollout_id}*.jsonl")))
         assert stream.thread_id == rollout.thread_id

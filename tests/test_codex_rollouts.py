@@ -19,8 +19,8 @@ from threadlab.formats.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROLLOUTS = sorted([*(FIXTURES / "real" / "codex").glob("*.jsonl"), *(FIXTURES / "codex").glob("codex-*/rollout-*.jsonl")])
-RESUMED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-03-39-01a21f09-19a7-7810-b995-8af0f791028c.jsonl"
-FORKED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-03-41-01a21f09-20b3-7e82-911d-7dc8d7700251.jsonl"
+RESUMED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-12-38-01a21f11-5323-70a0-a9c5-27f15b2cdb83.jsonl"
+FORKED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-12-40-01a21f11-5a79-7a81-914d-27b5deb47cf6.jsonl"
 VSCODE_040 = FIXTURES / "real" / "codex" / "rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"
 RESTARTED_040 = FIXTURES / "real" / "codex" / "rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl"
 TOKENS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
