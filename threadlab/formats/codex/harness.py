@@ -37,6 +37,7 @@ None for text a person typed. Kinds, by tag:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -177,26 +178,40 @@ class Authorship:
         events = self.events.get("user_message") or self.events.get("item_completed") or []
         if not events:
             return [m[0] for m in self.messages]
-        open_rows = list(range(len(self.messages)))  # messages no event has repeated yet
+        by_text: dict[str, list[int]] = {}  # messages no event has repeated yet, by text, in order
+        for i, (_, text, _) in enumerate(self.messages):
+            by_text.setdefault(text, []).append(i)
+        taken: set[int] = set()
         unmatched = []
         for sequence, text in events:
-            same = [i for i in open_rows if self.messages[i][1] == text]
+            same = [i for i in by_text.get(text, ()) if i not in taken]
             if same:
-                open_rows.remove(self._nearest(same, sequence))
+                taken.add(self._nearest(same, sequence))
             else:
                 unmatched.append(sequence)
-        for sequence in unmatched:  # texts that differ (redacted): the nearest message before
-            if open_rows:
-                open_rows.remove(self._nearest(open_rows, sequence))
-        left = {i for i in open_rows if not self.messages[i][2]}
-        for i in left:
+        if unmatched:  # texts that differ (redacted alike): the nearest open message before, else after
+            merged = sorted([(self.messages[i][0].sequence, i) for i in range(len(self.messages)) if i not in taken] + [(q, -1) for q in unmatched])
+            before: list[int] = []
+            waiting = 0
+            for _, row in merged:
+                if row < 0 and before:
+                    taken.add(before.pop())
+                elif row < 0:
+                    waiting += 1
+                elif waiting:
+                    waiting -= 1
+                    taken.add(row)
+                else:
+                    before.append(row)
+        left = {i for i in range(len(self.messages)) if i not in taken and not self.messages[i][2]}
+        for i in sorted(left):
             mark(self.messages[i][0], None)
         return [m[0] for i, m in enumerate(self.messages) if i not in left]
 
     def _nearest(self, rows: list[int], sequence: int) -> int:
-        """Of these messages, the last one before the event, else the first after it."""
-        before = [i for i in rows if self.messages[i][0].sequence < sequence]
-        return before[-1] if before else rows[0]
+        """Of these messages (in order), the last one before the event, else the first after it."""
+        before = bisect_left([self.messages[i][0].sequence for i in rows], sequence)
+        return rows[before - 1] if before else rows[0]
 
     def _pair_interrupts(self) -> None:
         markers = 0
