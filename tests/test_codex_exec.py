@@ -102,15 +102,16 @@ def test_turn_completed_usage_is_the_sessions_running_total() -> None:
     printed), ``exec resume`` and ``exec fork`` of that session. Each ``turn.completed`` carries
     the session's running total (the rollout's last ``total_token_usage``), not the turn's own:
     it is the thread's ``usage_total``, and two turns in one stream are not added twice."""
-    folder = CODEX_RUNS[0].parents[1] / "codex-0.169.0"
+    runs = CODEX_RUNS[0].parents[1] / "codex-0.169.0"
+    streams = CODEX_RUNS[0].parents[2] / "codex_exec" / "codex-0.169.0"
     for run, rollout_id in (("resumed", "01a21f11-5323"), ("forked", "01a21f11-5a79")):
-        (stream,) = threadlab.read_all(next(p for p in CODEX_EXEC if p.name == f"exec-gpt-5.5-{run}.jsonl"))
-        (rollout,) = threadlab.read_all(next(folder.glob(f"rollout-*{rollout_id}*.jsonl")))
+        (stream,) = threadlab.read_all(streams / f"exec-gpt-5.5-{run}.jsonl")
+        (rollout,) = threadlab.read_all(next(runs.glob(f"rollout-*{rollout_id}*.jsonl")))
         assert stream.thread_id == rollout.thread_id
         assert stream.metadata["usage_total"] == rollout.metadata["usage_total"], run
-    (interrupted,) = threadlab.read_all(next(p for p in CODEX_EXEC if p.name == "exec-gpt-5.5-interrupted.jsonl"))
+    (interrupted,) = threadlab.read_all(streams / "exec-gpt-5.5-interrupted.jsonl")
     assert "usage_total" not in interrupted.metadata and all(getattr(a, "usage", None) is None for a in interrupted.actions)
-    lines = _lines_of(next(p for p in CODEX_EXEC if p.name == "exec-gpt-5.5-resumed.jsonl").read_bytes())
+    lines = _lines_of((streams / "exec-gpt-5.5-resumed.jsonl").read_bytes())
     twice = b"".join(orjson.dumps(x) + b"\n" for x in [*lines, *lines[1:]])  # a second turn: the total again, unchanged
     frames = threadlab.load(Source(twice, name="twice.jsonl"), progress=False)
     assert frames.usage["input_tokens"].tolist() == [lines[-1]["usage"]["input_tokens"], 0]
