@@ -104,7 +104,7 @@ def test_turn_completed_usage_is_the_sessions_running_total() -> None:
     it is the thread's ``usage_total``, and two turns in one stream are not added twice."""
     runs = CODEX_RUNS[0].parents[1] / "codex-0.169.0"
     streams = CODEX_RUNS[0].parents[2] / "codex_exec" / "codex-0.169.0"
-    for run, rollout_id in (("resumed", "01a21f11-5323"), ("forked", "01a21f11-5a79")):
+    for run, rollout_id in (("resumed", "01a21f1a-0bf7"), ("forked", "01a21f1a-1328")):
         (stream,) = threadlab.read_all(streams / f"exec-gpt-5.5-{run}.jsonl")
         (rollout,) = threadlab.read_all(next(runs.glob(f"rollout-*{rollout_id}*.jsonl")))
         assert stream.thread_id == rollout.thread_id

@@ -19,8 +19,9 @@ from threadlab.formats.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROLLOUTS = sorted([*(FIXTURES / "real" / "codex").glob("*.jsonl"), *(FIXTURES / "codex").glob("codex-*/rollout-*.jsonl")])
-RESUMED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-12-38-01a21f11-5323-70a0-a9c5-27f15b2cdb83.jsonl"
-FORKED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-12-40-01a21f11-5a79-7a81-914d-27b5deb47cf6.jsonl"
+RESUMED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-22-10-01a21f1a-0bf7-7763-8ac6-85fb41697546.jsonl"
+FORKED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-22-12-01a21f1a-1328-74b2-9c0a-9fe2dea19cf5.jsonl"
+SHELL = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-27-44-01a21f1f-233d-74a1-acc5-1487c36a2497.jsonl"
 VSCODE_040 = FIXTURES / "real" / "codex" / "rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"
 RESTARTED_040 = FIXTURES / "real" / "codex" / "rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl"
 TOKENS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
@@ -114,6 +115,19 @@ def test_an_interrupt_is_counted_once_and_a_resumed_session_keeps_its_total() ->
     assert "author" not in (aborted.metadata or {})
     frames = threadlab.load(RESUMED, progress=False)
     assert frames.threads["n_interrupts"].tolist() == [1] and frames.problems.empty
+
+
+def test_a_shell_command_the_person_ran_is_no_prompt() -> None:
+    """The interactive Codex 0.169, run for real: ``!ls`` is recorded for the model as a
+    ``<user_shell_command>`` message (whose part Codex itself marks ``harness``): a harness turn
+    of kind ``command_output``; the prompt typed after it is the one human prompt."""
+    (thread,) = threadlab.read_all(SHELL)
+    users = [a for a in thread.actions if a.action_type == "user_message"]
+    assert [(a.metadata or {}).get("harness") for a in users] == ["command_output", "environment_context", None]
+    assert "<command>\nls\n</command>" in users[0].content and users[2].content == "What did ls show?"  # type: ignore[attr-defined]
+    frames = threadlab.load(SHELL, progress=False)
+    assert frames.threads[["n_human_prompts", "n_harness_turns"]].values.tolist() == [[1, 2]]
+    assert frames.actions.loc[frames.actions["harness_kind"] == "command_output", "author"].tolist() == ["harness"]
 
 
 def test_a_forked_session_reports_the_parents_tokens_it_does_not_hold() -> None:
