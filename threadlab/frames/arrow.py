@@ -31,6 +31,7 @@ from threadlab.frames.extract import (
     MESSAGE_TYPES,
     PROVIDER,
     REPORTED_COST,
+    REPORTED_TOKENS,
     RETURN_ROW,
     THREAD_INDEX,
     TOKEN_KEYS,
@@ -39,6 +40,7 @@ from threadlab.frames.extract import (
     add_problems,
 )
 from threadlab.frames.pricing import price_columns
+from threadlab.frames.totals import thread_tokens
 from threadlab.frames.typed import ARROW_TYPES, TIME, Report, parse_times, typed_array
 
 __all__ = [
@@ -67,11 +69,11 @@ class OddValues:
         self.problems: list[Problem] = []
         self.per_thread: Counter[int] = Counter()
 
-    def _add(self, thread: int, message: str, sequence: Any = None) -> None:
+    def _add(self, thread: int, message: str, sequence: Any = None, rule: str = "frame-value") -> None:
         thread_id = self.threads["thread_id"][thread]
         self.problems.append(
             Problem(
-                "frame-value",
+                rule,
                 message,
                 thread_id if isinstance(thread_id, str) else None,
                 sequence,
@@ -91,6 +93,10 @@ class OddValues:
 
     def thread(self, column: str) -> Report:
         return lambda row, why: self._add(row, f"threads.{column} {why}")
+
+    def thread_problem(self, row: int, rule: str, message: str) -> None:
+        """A problem row of another rule about a thread's row (``usage-total``)."""
+        self._add(row, message, rule=rule)
 
 
 def _table(table: str, columns: dict[str, Any], report: Any = None) -> pa.Table:
@@ -151,7 +157,9 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
 
     tool_calls = _tool_calls(actions, batch["tool_calls"])
     h.update(_thread_counts(actions, thread_of, n_threads))
-    h.update(_thread_totals(thread_of[usage_rows], tokens, cost, n_threads, used))
+    totals = _thread_totals(thread_of[usage_rows], tokens, cost, n_threads, used)
+    h.update(totals)
+    h.update(thread_tokens({k: totals[k] for k in TOKEN_KEYS}, h.pop(REPORTED_TOKENS), odd.thread_problem))
     h.update(_thread_cost(h["cost_usd"], h.pop(REPORTED_COST)))
     h.update({c.name: typed_array(h[c.name], c.kind, odd.thread(c.name)) for c in TABLES["threads"] if c.name != "n_problems"})
     if odd.problems:

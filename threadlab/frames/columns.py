@@ -123,6 +123,7 @@ THREADS = _cols(
     *TOKENS,
     ("cost_usd", "float", "total cost in USD: what the producer reported for the thread (metadata.cost_usd) when it did, else its priced usage rows summed; never both"),
     ("cost_source", "label", "reported (the producer's own total, e.g. Claude Code's) or priced (usage rows priced by genai-prices); empty when unknown"),
+    ("tokens_source", "label", "reported (the token columns hold the producer's own total, metadata.usage_total, e.g. Codex's running total) or summed (the usage rows added up); empty when the thread has no usage"),
 )
 
 PROBLEMS = _cols(
