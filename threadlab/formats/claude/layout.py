@@ -25,6 +25,7 @@ import orjson
 
 from threadlab.formats.claude.wire import is_transcript_entry
 from threadlab.formats.registry import FolderPlan
+from threadlab.formats.source import open_regular
 
 _SNIFF_FILES = 3
 
@@ -69,8 +70,10 @@ def is_transcript_head(head: bytes) -> bool:
 
 
 def _head(path: Path, size: int = 16384) -> bytes:
+    """The first bytes of a regular file (nothing for a FIFO named like a session: opening it
+    would wait for a writer, and a folder walk would hang in the plan)."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             return fh.read(size)
     except OSError:
         return b""
