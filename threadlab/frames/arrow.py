@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from threadlab.core.authors import INTERRUPT
 from threadlab.core.problems import Problem
-from threadlab.frames.columns import DTYPES, TABLES
+from threadlab.frames.columns import DTYPES, TABLES, Column
 from threadlab.frames.extract import (
     CALL_ROW,
     HAS_USAGE,
@@ -346,7 +346,12 @@ def _series(array: pa.ChunkedArray, kind: str, name: str) -> pd.Series:
 
 def table_to_frame(name: str, table: pa.Table) -> pd.DataFrame:
     """A typed Arrow table → the pandas frame with each column's declared dtype."""
-    return pd.DataFrame({c.name: _series(table[c.name], c.kind, c.name) for c in TABLES[name]}, copy=False)
+    return frame_of(TABLES[name], table)
+
+
+def frame_of(columns: Sequence[Column], table: pa.Table) -> pd.DataFrame:
+    """The frame of ``table`` with ``columns``' names and declared dtypes."""
+    return pd.DataFrame({c.name: _series(table[c.name], c.kind, c.name) for c in columns}, copy=False)
 
 
 PARALLEL_ROWS = 100_000  # bigger tables have their columns converted on a few threads
@@ -370,10 +375,15 @@ def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
 
 def frame_to_table(name: str, frame: pd.DataFrame) -> pa.Table:
     """A frame (categoricals and all) → the Arrow table of its schema (labels as strings)."""
+    return table_of(TABLES[name], SCHEMAS[name], frame)
+
+
+def table_of(columns: Sequence[Column], schema: pa.Schema, frame: pd.DataFrame) -> pa.Table:
+    """``frame``'s ``columns`` as the Arrow table of ``schema`` (labels as strings)."""
     arrays = []
-    for column in TABLES[name]:
+    for column in columns:
         series = frame[column.name]
         if column.kind == "label":
             series = series.astype(DTYPES["str"])
         arrays.append(pa.array(series, type=ARROW_TYPES[column.kind], from_pandas=True))
-    return pa.Table.from_arrays(arrays, schema=SCHEMAS[name])
+    return pa.Table.from_arrays(arrays, schema=schema)

@@ -135,6 +135,14 @@ PROBLEMS = _cols(
     ("message", "str", "what is wrong, in a sentence"),
 )
 
+# not one of the five: what a load's folder walk met and did not read (frames/skipped.py); made
+# from the walk in the loading process, never by a worker or the cache
+SKIPPED = _cols(
+    ("path", "str", "the file (or folder) a folder walk met and did not read, as the walk spelled it"),
+    ("reason", "label", "why: not conversation data (and what it is: Markdown text, a PNG image ...), an empty file, a hidden file, a Codex or Claude Code home's own file ..."),
+    ("bytes", "int", "its size; empty for a folder, a special file or a broken link"),
+)
+
 TABLES: dict[str, tuple[Column, ...]] = {
     "actions": ACTIONS,
     "tool_calls": TOOL_CALLS,
