@@ -41,6 +41,7 @@ RULES: dict[str, str] = {
     "chain": "a Claude Code entry's parentUuid names no entry of its file",
     "subagent-meta": "a Claude Code subagent transcript's sidecar is missing, unreadable or unlinked",
     "agency-parent": "agency-swarm items name a parent run no send_message call started",
+    "non-finite": "a float NaN or infinity in a thread being written: JSON cannot hold it, so the writer refuses the thread (never writes null)",
     "usage": "usage figures that cannot be read or attributed, or a token count below zero",
     # the frames
     "frame-value": "a value its frame column cannot hold (an int where a name belongs, a count beyond 64 bits): kept there as JSON text, or left empty; the thread keeps it as it came",

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.inspect_ai.container import ZIP_MAGIC, members
@@ -84,6 +85,7 @@ def _eval_threads(source: Source) -> list[Thread]:
     return threads
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as a ``.json`` eval log with one sample (see ``writing.py``)."""
     return write_log(thread)

@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.openai_agents_session.opening import opened
@@ -154,6 +155,7 @@ def _session_thread(session: Session, name: str) -> Thread:
     return reader.build()
 
 
+@refuses_non_finite
 def from_thread(thread: Thread, container: str | None = None) -> bytes:
     """The thread as a session: a ``SQLiteSession`` database (``container="sqlite"``) or JSON
     Lines of items (``"jsonl"``); see ``writing.py``."""

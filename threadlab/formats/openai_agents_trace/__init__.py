@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.openai_agents_trace.reading import read_threads
 from threadlab.formats.openai_agents_trace.wire import is_span, is_trace
@@ -52,6 +53,7 @@ def to_threads(source: Source) -> list[Thread]:
     return read_threads(source)
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as the JSON Lines a tracing processor writes; a ``WriteLoss`` names what
     reading it back would not give again."""

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.otel.reading import read_threads
 from threadlab.formats.otel.wire import is_flat_span, is_otlp
@@ -73,6 +74,7 @@ def to_threads(source: Source) -> list[Thread]:
     return read_threads(source)
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as one OTLP JSON document (``resourceSpans``); a ``WriteLoss`` names what
     reading it back would not give again."""
