@@ -64,7 +64,8 @@ def _eval_threads(source: Source) -> list[Thread]:
     samples: list[tuple[str, Any]] = []
     for member in found:
         if member.data is None:
-            problems.append(Problem("truncated" if "cut short" in (member.error or "") else "io", f"{source.name}: member {member.index} ({member.name}) {member.error}; skipped", source=source.name, line=member.index))
+            rule = "size-limit" if member.limit else "truncated" if "cut short" in (member.error or "") else "io"
+            problems.append(Problem(rule, f"{source.name}: member {member.index} ({member.name}) {member.error}; skipped", source=source.name, line=member.index))
             continue
         if not member.name.startswith(("header.json", "samples/")):
             continue
