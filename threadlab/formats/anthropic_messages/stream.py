@@ -9,13 +9,14 @@ and the assembled Message is read like a response body."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from threadlab.core.model import Thread
+from threadlab.core.problems import short
 from threadlab.formats.anthropic_messages.reading import AnthropicReader
 from threadlab.formats.provider_read import read_events
 from threadlab.formats.provider_sse import Event, events
@@ -30,18 +31,31 @@ def is_event(value: Any) -> bool:
 
 
 class MessageAssembler:
+    """Puts the events together. A value of the wrong type (a delta's text that is a number,
+    a usage that is no object) is not added: a ``schema`` problem names the event's line and
+    the value, and the rest of the stream is read."""
+
     def __init__(self, reader: AnthropicReader) -> None:
         self.reader = reader
         self.message: dict[str, Any] | None = None
         self.blocks: dict[int, dict[str, Any]] = {}
         self.json: dict[int, str] = {}
+        self.line: int | None = None  # the line of the event being added
+
+    def _odd(self, what: str, value: Any, want: str) -> None:
+        self.reader.b.problem("schema", f"event at line {self.line}: {what} is {short(value)}, not {want}; not added", line=self.line)
 
     def add(self, event: Mapping[str, Any]) -> None:
         kind = event["type"]
         if kind == "message_start" and isinstance(event.get("message"), Mapping):
             self.message = dict(event["message"])
-            self.message["usage"] = dict(self.message.get("usage") or {})
-        index = event.get("index") if isinstance(event.get("index"), int) else len(self.blocks)
+            usage = self.message.get("usage")
+            if usage is not None and not isinstance(usage, Mapping):
+                self._odd("message.usage", usage, "an object")
+            self.message["usage"] = dict(usage) if isinstance(usage, Mapping) else {}
+        index = event.get("index") if type(event.get("index")) is int else len(self.blocks)
+        if "index" in event and type(event["index"]) is not int:
+            self._odd("index", event["index"], f"a block's index; read as block {index}")
         if kind == "content_block_start" and isinstance(event.get("content_block"), Mapping):
             self.blocks[index] = dict(event["content_block"])
         elif kind == "content_block_delta":
@@ -59,15 +73,31 @@ class MessageAssembler:
     def _delta(self, index: int, delta: Mapping[str, Any]) -> None:
         block = self.blocks.setdefault(index, {})
         kind = delta.get("type")
-        if kind in _DELTA_TEXT:
+        if not isinstance(kind, str):
+            self._odd("delta.type", kind, "a delta type")
+        elif kind in _DELTA_TEXT:
             field, key = _DELTA_TEXT[kind]
-            block[field] = (block.get(field) or "") + str(delta.get(key) or "")
+            if self._text(f"delta.{key}", delta.get(key)):
+                start = block.get(field)
+                if start is not None and not isinstance(start, str):
+                    self._odd(f"block {index}'s {field} (from its start)", start, "text; the deltas start it again")
+                    start = None
+                block[field] = (start or "") + (delta.get(key) or "")
         elif kind == "input_json_delta":
-            self.json[index] = self.json.get(index, "") + str(delta.get("partial_json") or "")
+            if self._text("delta.partial_json", delta.get("partial_json")):
+                self.json[index] = self.json.get(index, "") + (delta.get("partial_json") or "")
         elif kind == "signature_delta":
-            block["signature"] = delta.get("signature")
+            if self._text("delta.signature", delta.get("signature")):
+                block["signature"] = delta.get("signature")
         elif kind == "citations_delta":
             block.setdefault("citations", []).append(delta.get("citation"))
+
+    def _text(self, what: str, value: Any) -> bool:
+        """Is ``value`` text (or missing)? Said when it is not."""
+        if value is None or isinstance(value, str):
+            return True
+        self._odd(what, value, "text")
+        return False
 
     def _message_delta(self, event: Mapping[str, Any]) -> None:
         if self.message is None:
@@ -93,9 +123,19 @@ def read_stream(source: Source, saved: list[Event] | None = None) -> Thread:
     stem = Path(source.name).stem if source.name and not source.name.startswith("<") else "stream"
     reader = AnthropicReader(stem, source.name)
     assembler = MessageAssembler(reader)
-    n = read_events(reader, saved if saved is not None else events(source), known=is_event, check_name="anthropic.event", add=assembler.add, what="Anthropic stream event")
+    n = read_events(reader, _lines_to(assembler, saved if saved is not None else events(source)), known=is_event, check_name="anthropic.event",
+                    add=assembler.add, what="Anthropic stream event")
     body = assembler.assembled()
     if body is not None:
         got = reader.read_response(body, None, count=False, checked=False)
         reader.exchanges.append({"response": reader.response_rest(body), "got": got})
     return reader.build("sse" if saved is None else "saved-events", {"events": n})
+
+
+def _lines_to(assembler: MessageAssembler, items: Iterable[Event | tuple[int, str]]) -> Iterator[Event | tuple[int, str]]:
+    """The events, telling the assembler each one's line as it is handed on (``read_events``
+    adds an event right after taking it)."""
+    for item in items:
+        if isinstance(item, Event):
+            assembler.line = item.line
+        yield item

@@ -29,7 +29,7 @@ from threadlab.formats.otel.reading import read_threads
 from threadlab.formats.otel.wire import is_flat_span, is_otlp
 from threadlab.formats.otel.writing import to_otlp
 from threadlab.formats.source import Source
-from threadlab.formats.spans.documents import iter_documents
+from threadlab.formats.spans.documents import Repaired, iter_documents
 from threadlab.formats.spans.verify import written_and_checked
 
 NAME = "otel"
@@ -64,7 +64,7 @@ def _first_item(source: Source) -> Any:
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
-            value = next((v for _, v in iter_documents(source.head(1 << 20)) if not isinstance(v, ValueError)), None)
+            value = next((v.value if isinstance(v, Repaired) else v for _, v in iter_documents(source.head(1 << 20)) if not isinstance(v, ValueError)), None)
     if isinstance(value, list):
         return value[0] if value and isinstance(value[0], Mapping) else None
     return value
