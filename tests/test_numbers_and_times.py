@@ -8,9 +8,11 @@ problem naming the field and the value (``formats/counts.py``)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import threadlab as tl
@@ -23,7 +25,8 @@ EXEC = FIXTURES / "codex_exec" / "codex-0.169.0" / "exec-gpt-5.5.jsonl"
 
 def _tokens(path: Path) -> tuple[float, list[tuple[str, int | None, str]]]:
     frames = tl.load(path, workers=1, progress=False)
-    problems = [(r.rule, None if r.line != r.line else int(r.line), r.message) for r in frames.problems.itertuples()]
+    rows = frames.problems[~frames.problems["message"].str.contains("finer than a microsecond")]  # (OTel's nanosecond times, below)
+    problems = [(r.rule, None if pd.isna(r.line) else int(r.line), r.message) for r in rows.itertuples()]
     return float(frames.usage["input_tokens"].sum()), problems
 
 
@@ -98,3 +101,62 @@ def test_any_other_value_is_a_usage_problem_naming_it(case: str, value: Any, tmp
     usage = [p for p in problems if p[0] == "usage"]
     assert len(usage) == 1 and f"{field}: {value!r} is " in usage[0][2], problems
     assert usage[0][1] is not None  # the line
+
+
+# --- times finer than a microsecond ----------------------------------------------------------
+# A nanosecond time (OTel's *_unix_nano, ISO text with nine fraction digits) was cut to
+# microseconds without a word. The thread keeps it exactly (``core.timefmt.Moment``: written
+# back with its nine digits, its unix nanoseconds given back to the span writers); the frames
+# hold microseconds and say so once per file (a ``frame-value`` row).
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "threadprotocol" / "research_team.thread.json"
+
+
+def _notes(frames: tl.Frames) -> list[tuple[str, str]]:
+    rows = frames.problems[frames.problems["message"].str.contains("finer than a microsecond")]
+    return list(zip(rows["source"], rows["rule"], strict=True))
+
+
+def test_threadprotocol_nanoseconds_are_written_back_and_said_once(tmp_path: Path) -> None:
+    doc = json.loads(DATA.read_text())
+    for n, action in enumerate(doc["actions"]):
+        action["timestamp"] = action["timestamp"].replace("Z", "").split(".")[0] + f".{n:03d}456789Z"
+    path = tmp_path / "ns.thread.json"
+    path.write_text(json.dumps(doc, indent=2))
+    thread = tl.read(path)
+    written = json.loads(tl.dumps(thread))
+    assert [a["timestamp"] for a in written["actions"]] == [a["timestamp"] for a in doc["actions"]]
+    frames = tl.load([path, DATA], workers=1, progress=False)
+    assert _notes(frames) == [(str(path), "frame-value")]  # once for the file, none for the other
+    assert frames.actions["timestamp"].iloc[0].microsecond == 456  # (.000456789: the microseconds)
+
+
+def test_otel_unix_nanoseconds_are_kept_and_written_back(tmp_path: Path) -> None:
+    from threadlab.core.timefmt import unix_nanos
+    from threadlab.formats import get_format
+
+    starts = {int(s) for s in re.findall(r'"startTimeUnixNano": "(\d+)"', OTLP.read_text())}
+    assert any(s % 1000 for s in starts)
+    thread = tl.read(OTLP)
+    stamps = {unix_nanos(a.timestamp) for a in thread.actions}
+    assert stamps & starts and all(s % 1000 == 0 or s in starts or s in _ends() for s in stamps)
+    written = get_format("otel").from_thread(thread)
+    again = tl.read(written, "otel")
+    assert [unix_nanos(a.timestamp) for a in again.actions] == [unix_nanos(a.timestamp) for a in thread.actions]
+    assert _notes(tl.load(OTLP, workers=1, progress=False)) == [(str(OTLP), "frame-value")]
+
+
+def _ends() -> set[int]:
+    return {int(s) for s in re.findall(r'"endTimeUnixNano": "(\d+)"', OTLP.read_text())}
+
+
+def test_an_agents_sdk_trace_time_with_nine_digits_is_kept(tmp_path: Path) -> None:
+    lines = TRACE.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    for n, record in enumerate(records):
+        if record.get("started_at"):
+            record["started_at"] = record["started_at"].replace("+00:00", f"{n:03d}+00:00")  # .975732 -> .975732007
+    path = tmp_path / "trace.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    times = [a["timestamp"] for a in json.loads(tl.dumps(tl.read(path)))["actions"]]
+    assert any(len(t) == len("2026-11-23T07:27:54.975732007Z") for t in times)
