@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import zipfile
+from functools import cache
 from io import BytesIO
 from typing import Any
 
@@ -183,10 +184,7 @@ def mutant_zip(original: bytes, data: st.DataObject) -> bytes:
     if not readable:
         return _damaged_bytes(original, data)
     if kind == "bomb":
-        size = 256 << 20
-        name = data.draw(st.sampled_from(["samples/bomb_epoch_1.json", "_journal/bomb.json", readable[-1].name]))
-        rest = [(m.name, zipfile.ZIP_DEFLATED, _deflated(bytes(m.data or b"")), zipfile_crc(m.data), len(m.data or b"")) for m in readable if m.name != name]
-        return zip_bytes([*rest, (name, zipfile.ZIP_DEFLATED, deflate_bomb(size), zeros_crc(size), size)])
+        return zip_bomb(original, data.draw(st.sampled_from(["samples/bomb_epoch_1.json", "_journal/bomb.json", readable[-1].name])))
     target = data.draw(st.integers(0, len(readable) - 1))
     out = BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -194,6 +192,53 @@ def mutant_zip(original: bytes, data: st.DataObject) -> bytes:
             body = bytes(member.data or b"")
             archive.writestr(member.name, mutant_text(body, data) if i == target else body)
     return out.getvalue()
+
+
+def zip_bomb(original: bytes, name: str) -> bytes:
+    """The archive with a member ``name`` (in place of one so named) of 1 GiB of zeros in about
+    a megabyte: read whole, as before issue 24, it cost 2-3 GB."""
+    found, _ = members(original, wanted=("",))
+    rest = [(m.name, zipfile.ZIP_DEFLATED, _deflated(bytes(m.data)), zipfile_crc(m.data), len(m.data)) for m in found if m.data is not None and m.name != name]
+    packed, crc = _gib_bomb()
+    return zip_bytes([*rest, (name, zipfile.ZIP_DEFLATED, packed, crc, 1 << 30)])
+
+
+@cache
+def _gib_bomb() -> tuple[bytes, int]:
+    return deflate_bomb(1 << 30), zeros_crc(1 << 30)  # made once (a third of a second)
+
+
+def sqlite_bomb(original: bytes) -> bytes:
+    """The database with a column computed on read (300 MB a row) added to every table."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(original)
+        tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+        for table in tables:
+            quoted = '"' + table.replace('"', '""') + '"'
+            conn.execute(f"ALTER TABLE {quoted} ADD COLUMN threadlab_fuzz_pad BLOB AS (zeroblob(300000000)) VIRTUAL")
+        conn.commit()
+        return bytes(conn.serialize())
+    finally:
+        conn.close()
+
+
+def fixed_mutants(kind: str | None, original: bytes, index: int) -> list[bytes]:
+    """Mutants every run makes of every sample, whatever the random ones drew: its last line (or
+    its bytes) torn, and a bomb (a container's own; for text, by turns, 10,000-deep nesting, a
+    string of four megabytes, a number of five thousand digits)."""
+    if kind == "zip":
+        return [original[: len(original) * 3 // 5], zip_bomb(original, "samples/bomb_epoch_1.json")]
+    if kind == "sqlite":
+        return [original[: len(original) * 3 // 5], sqlite_bomb(original)]
+    bombs = [lambda v: deep(10_000, v), lambda v: [v, "x" * 4_000_000], lambda v: [v, _HUGE.format(0)]]
+    lines = payloads(original)
+    if not lines:
+        return [torn(original, 0.5)]
+    at, prefix, value = lines[0]
+    parts = original.split(b"\n")
+    parts[at] = prefix + _encode(bombs[index % 3](value))
+    return [torn(original, 0.5), b"\n".join(parts)]
 
 
 def _deflated(body: bytes) -> bytes:
@@ -210,32 +255,30 @@ def zipfile_crc(body: bytes | bytearray | None) -> int:
 
 
 def mutant_sqlite(original: bytes, data: st.DataObject) -> bytes:
-    """A session row's JSON mutated as text, a column that is computed on read added to a
+    """A session row's JSON mutated as text, a column that is computed on read added to every
     table, or the database's bytes damaged."""
     kind = data.draw(st.sampled_from(["row", "row", "row", "column", "bytes"]))
     if kind == "bytes":
         return _damaged_bytes(original, data)
+    if kind == "column":
+        return sqlite_bomb(original)
     conn = sqlite3.connect(":memory:")
     try:
         conn.deserialize(original)
         tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         quoted = ['"' + t.replace('"', '""') + '"' for t in tables]
-        if kind == "column":
-            table = quoted[data.draw(st.integers(0, len(quoted) - 1))]
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN threadlab_fuzz_pad BLOB AS (zeroblob(300000000)) VIRTUAL")
-        else:
-            with_data = [q for t, q in zip(tables, quoted, strict=True) if "message_data" in {r[1] for r in conn.execute(f"PRAGMA table_info({q})")}]
-            if not with_data:
-                return _damaged_bytes(original, data)
-            table = with_data[0]
-            rows = conn.execute(f"SELECT rowid, message_data FROM {table} ORDER BY rowid").fetchall()
-            row_id, text = rows[data.draw(st.integers(0, len(rows) - 1))]
-            body = mutant_text(text.encode() if isinstance(text, str) else bytes(text or b""), data)
-            try:
-                value: str | bytes = body.decode()
-            except UnicodeDecodeError:
-                value = body  # stored as a BLOB: what a broken writer leaves
-            conn.execute(f"UPDATE {table} SET message_data = ? WHERE rowid = ?", (value, row_id))
+        with_data = [q for t, q in zip(tables, quoted, strict=True) if "message_data" in {r[1] for r in conn.execute(f"PRAGMA table_info({q})")}]
+        if not with_data:
+            return _damaged_bytes(original, data)
+        table = with_data[0]
+        rows = conn.execute(f"SELECT rowid, message_data FROM {table} ORDER BY rowid").fetchall()
+        row_id, text = rows[data.draw(st.integers(0, len(rows) - 1))]
+        body = mutant_text(text.encode() if isinstance(text, str) else bytes(text or b""), data)
+        try:
+            value: str | bytes = body.decode()
+        except UnicodeDecodeError:
+            value = body  # stored as a BLOB: what a broken writer leaves
+        conn.execute(f"UPDATE {table} SET message_data = ? WHERE rowid = ?", (value, row_id))
         conn.commit()
         return bytes(conn.serialize())
     except sqlite3.Error:

@@ -50,13 +50,13 @@ from threadlab.loading.files import Chunk, FileRef
 
 from .conformance.containers import container_kind
 from .conformance.fixtures import Fixture, fixtures
-from .mutants import mutant_sqlite, mutant_text, mutant_zip
+from .mutants import fixed_mutants, mutant_sqlite, mutant_text, mutant_zip
 from .test_lenient import assert_good_kept
 
 ROOT = Path(__file__).resolve().parent.parent
-MUTANTS_PER_SAMPLE = int(os.environ.get("THREADLAB_FUZZ_MUTANTS", "3"))
+MUTANTS_PER_SAMPLE = int(os.environ.get("THREADLAB_FUZZ_MUTANTS", "2"))  # and two fixed ones (torn, a bomb)
 MUTANT_SECONDS = 60  # a mutant's checks on a shared two-core machine take well under a second
-MUTANT_MB = 1024  # the worst bomb's budget (a zip member: 100x the archive, at least 64 MiB) twice, and room
+MUTANT_MB = 512  # the worst bomb's budget (a zip member: 100x the archive, at least 64 MiB) twice, and room
 FUZZ = settings(
     max_examples=MUTANTS_PER_SAMPLE,
     derandomize=True,
@@ -154,22 +154,28 @@ def check_mutant(mutant: Path, format: str, good: tuple[Path, Frames, dict[str, 
     internal_failures([p["message"] for p in tables["problems"].to_pylist() if p["rule"] == "internal"], mutant)
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=[f.id for f in SAMPLES])
-def test_mutants_of_every_sample(sample: Fixture, good: tuple[Path, Frames, dict[str, pa.Table]], tmp_path: Path) -> None:
+@pytest.mark.parametrize(("index", "sample"), list(enumerate(SAMPLES)), ids=[f.id for f in SAMPLES])
+def test_mutants_of_every_sample(index: int, sample: Fixture, good: tuple[Path, Frames, dict[str, pa.Table]], tmp_path: Path) -> None:
     original = sample.path.read_bytes()
-    mutate = MUTATORS[container_kind(sample.path)]
+    kind = container_kind(sample.path)
     format = sample.format or "auto"
     made: list[Path] = []
+
+    def check(mutant_bytes: bytes) -> None:
+        mutant = tmp_path / f"m{len(made):03d}" / sample.path.name
+        mutant.parent.mkdir()
+        made.append(mutant)
+        mutant.write_bytes(mutant_bytes)
+        with bounded(mutant):
+            check_mutant(mutant, format, good)
+
+    for fixed in fixed_mutants(kind, original, index):  # torn, and a bomb: every run
+        check(fixed)
 
     @FUZZ
     @given(st.data())
     def run(data: st.DataObject) -> None:
-        mutant = tmp_path / f"m{len(made):03d}" / sample.path.name
-        mutant.parent.mkdir()
-        made.append(mutant)
-        mutant.write_bytes(mutate(original, data))
-        with bounded(mutant):
-            check_mutant(mutant, format, good)
+        check(MUTATORS[kind](original, data))
 
     run()
     # and a whole lenient load of them all beside the valid file: its rows as it gives them alone
