@@ -64,3 +64,21 @@ def test_a_file_name_is_never_a_path(thread_id: str) -> None:
     assert name.endswith(".json") and len(name) <= 80 and name.isascii()
     assert (Path("/out") / name).parent == Path("/out")
     assert thread_file_name(thread_id + "x", ".json") != name
+
+
+def test_a_one_thread_file_converted_into_an_existing_folder_goes_inside_it(tmp_path: Path) -> None:
+    """``-o EXISTING_FOLDER`` on a one-thread file ended in an ``IsADirectoryError`` traceback
+    (issue 24 §7): the thread is written into the folder, its file named from its id by
+    ``thread_file_name`` (never the id itself, nor the input's name)."""
+    source = tmp_path / "in.json"
+    source.write_bytes(orjson.dumps(thread_doc("../../one")))
+    folder = tmp_path / "out"
+    folder.mkdir()
+    for to, suffix in (("threadprotocol", ".json"), ("pydantic-ai", ".json"), ("claude-code", ".jsonl")):
+        done = subprocess.run([sys.executable, "-m", "threadlab", "convert", str(source), "--to", to, "-o", str(folder)],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        target = folder / thread_file_name("../../one", suffix)
+        assert target.is_file() and f"wrote {target}" in done.stderr
+        assert tl.read(target, to).actions
+    assert {p.parent for p in every_file(tmp_path)} == {tmp_path, folder}

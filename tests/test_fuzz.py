@@ -1,31 +1,38 @@
-"""Fuzzing (issue 13): every bundled sample (data/ and tests/fixtures/, every format) mutated as
-a hostile or broken producer would: wrong types, deletions, duplications, truncations, huge
-and tiny numbers, odd timestamps, lists where strings belong, deep nesting.
+"""Fuzzing (issues 13 and 24): every sample the conformance suite runs (``tests/fixtures/<format>/``,
+``tests/fixtures/real/<format>/``, ``data/<format>/``: every registered format, zips and SQLite
+databases too) mutated as a hostile or broken producer, or a live file, would (``mutants.py``:
+wrong types, deletions, duplications, truncations, odd numbers and times, nesting 10,000 deep,
+strings of megabytes, numbers beyond any float, torn last lines, zip members that inflate far
+beyond their size, columns computed on read, damaged bytes).
 
 For each mutant: ``read_all(strict=False)`` raises nothing but ThreadError (a file with no
-thread in it says so), ``validate`` and the canonical writer raise nothing, and a lenient
-``load`` of the mutant beside a valid file raises nothing and gives the valid file's rows
-exactly as it gives them alone.
+thread in it says so), ``read_all(strict=True)`` raises ThreadError or nothing, ``validate`` and
+the canonical writer raise nothing, and a lenient ``load`` of the mutant beside a valid file
+raises nothing and gives the valid file's rows exactly as it gives them alone. No mutant may
+take longer than ``MUTANT_SECONDS`` (a hang) or raise the process's peak memory by more than
+``MUTANT_MB`` (a memory bomb).
 
 A bug caught by the safety nets is an ``internal`` problem row naming the file and the line
 of threadlab it came from. In the core, the frames, the loaders and ThreadProtocol reading
 it fails the test. In a wire-format converter (``threadlab/formats/<format>/``) it costs only
 its file, as it must, and is reported as a ConverterFailureWarning with its line, for the
-converter's owner: the converters are fuzzed here, not mended.
+converter's owner.
 
 Bounded and deterministic: a fixed number of mutants per sample, derandomized hypothesis, no
-example database (about a minute on two cores; ``THREADLAB_FUZZ_MUTANTS`` sets another number)."""
+example database: under a minute on two cores with ``-n 2``; ``THREADLAB_FUZZ_MUTANTS=20`` (or
+more) for a longer hunt."""
 
 from __future__ import annotations
 
 import os
 import re
+import resource
+import signal
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
@@ -33,18 +40,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import threadlab as tl
-from threadlab.core.canonical import json_bytes
 from threadlab.core.validation import validate
+from threadlab.formats import detect_format
+from threadlab.formats.registry import FORMATS
+from threadlab.formats.source import Source
 from threadlab.frames.frames import Frames
 from threadlab.loading.chunks import read_chunk
 from threadlab.loading.files import Chunk, FileRef
 
+from .conformance.containers import container_kind
+from .conformance.fixtures import Fixture, fixtures
+from .mutants import fixed_mutants, mutant_sqlite, mutant_text, mutant_zip
 from .test_lenient import assert_good_kept
 
 ROOT = Path(__file__).resolve().parent.parent
-SUFFIXES = (".json", ".jsonl", ".ndjson", ".sse")
-# a few per sample in every run (about a minute); THREADLAB_FUZZ_MUTANTS=50 for a longer hunt
-MUTANTS_PER_SAMPLE = int(os.environ.get("THREADLAB_FUZZ_MUTANTS", "4"))
+MUTANTS_PER_SAMPLE = int(os.environ.get("THREADLAB_FUZZ_MUTANTS", "2"))  # and two fixed ones (torn, a bomb)
+MUTANT_SECONDS = 60  # a mutant's checks on a shared two-core machine take well under a second
+MUTANT_MB = 512  # the worst bomb's budget (a zip member: 100x the archive, at least 64 MiB) twice, and room
 FUZZ = settings(
     max_examples=MUTANTS_PER_SAMPLE,
     derandomize=True,
@@ -52,137 +64,14 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
 )
+SAMPLES: list[Fixture] = fixtures()
+MUTATORS = {"zip": mutant_zip, "sqlite": mutant_sqlite, None: mutant_text}
 
 
-def samples() -> list[Path]:
-    found = []
-    for folder in (ROOT / "data", ROOT / "tests" / "fixtures"):
-        for path in sorted(folder.rglob("*")):
-            if path.suffix in SUFFIXES and path.is_file() and "runs" not in path.parts[-2:-1]:
-                found.append(path)
-    return [*found, ROOT / "data" / "runs" / "run-000.json"]
-
-
-SAMPLES = samples()
-
-# --- odd values ------------------------------------------------------------------------------
-
-ODD_TIMES = [
-    "2026-06-30T23:59:60Z", "2026-13-01T00:00:00Z", "2026-01-05t09:00:00z", "2026-W02-1T09:00:00Z", "not a time", "",
-    "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "1600-01-01T00:00:00Z", "0999-06-01T00:00:00Z",
-    "2026-01-05T09:00:00.123456789Z", "2026-01-05T09:00:00", "2026-01-05 09:00:00+05:45", "1767600000",
-]
-ODD_NUMBERS = [2**63, 2**64, 2**100, -(2**63) - 1, -1, -10, 0, 5e-324, 1e308, -0.0, 1.5, 2.0, True, False]
-
-
-def deep(levels: int, leaf: Any) -> Any:
-    for n in range(levels):
-        leaf = [leaf] if n % 2 else {"d": leaf}
-    return leaf
-
-
-def odd_value(original: Any) -> st.SearchStrategy[Any]:
-    """A value of the wrong type, or of the right type at its edges, for ``original``."""
-    common = st.sampled_from([None, 5, "5", [], {}, ["x"], {"x": 1}, True, 2**64, "\x00", "é" * 3, "<script>alert(1)</script>"])
-    if isinstance(original, str):
-        return st.one_of(st.sampled_from(ODD_TIMES), st.just([original]), st.just({"text": original}), st.sampled_from(ODD_NUMBERS), common,
-                         st.text(max_size=20), st.just(original * 50))
-    if isinstance(original, bool | int | float):
-        return st.one_of(st.sampled_from(ODD_NUMBERS), st.just(str(original)), st.just([original]), common)
-    if isinstance(original, list):
-        return st.one_of(st.just(original[:1] * 3), st.just(original[::-1]), st.just({"0": original}), common)
-    if isinstance(original, dict):
-        return st.one_of(st.just(list(original.values())), st.just(list(original)), common)
-    return st.one_of(st.sampled_from(ODD_TIMES + ODD_NUMBERS), common)
-
-
-# --- where to mutate -------------------------------------------------------------------------
-
-
-def places(value: Any, limit: int = 4000) -> list[tuple[Any, Any]]:
-    """(container, key) of every value inside ``value``, breadth first (at most ``limit``)."""
-    out: list[tuple[Any, Any]] = []
-    todo = [value]
-    while todo and len(out) < limit:
-        node = todo.pop(0)
-        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-        for key, child in items:
-            out.append((node, key))
-            if isinstance(child, dict | list):
-                todo.append(child)
-    return out
-
-
-def _copy(value: Any) -> Any:
-    """A copy of a JSON value; one nested deeper than orjson writes is shared instead (the
-    mutant is written out whole right after, so sharing a subtree changes nothing)."""
-    try:
-        return orjson.loads(orjson.dumps(value))
-    except TypeError:
-        return value
-
-
-def mutate_json(value: Any, data: st.DataObject) -> Any:
-    spots = places(value)
-    if not spots:
-        return data.draw(odd_value(value))
-    container, key = spots[data.draw(st.integers(0, len(spots) - 1))]
-    original = container[key]
-    op = data.draw(st.sampled_from(["replace", "replace", "replace", "delete", "duplicate", "wrap", "deepen"]))
-    if op == "replace":
-        container[key] = data.draw(odd_value(original))
-    elif op == "delete":
-        del container[key]
-    elif op == "duplicate":
-        if isinstance(container, list):
-            container.insert(key, _copy(original))
-        else:
-            container[f"{key}_copy"] = original
-            container[key] = _copy(original)
-    elif op == "wrap":
-        container[key] = [original]
-    else:
-        container[key] = deep(data.draw(st.sampled_from([300, 600, 1100])), original)
-    return value
-
-
-def payloads(text: bytes) -> Iterator[tuple[int, bytes, Any]]:
-    """(line index, prefix, JSON value) of each line holding JSON (JSON Lines, SSE data lines)."""
-    for index, line in enumerate(text.split(b"\n")):
-        prefix = b"data: " if line.startswith(b"data: ") else b""
-        try:
-            yield index, prefix, orjson.loads(line[len(prefix):])
-        except orjson.JSONDecodeError:
-            continue
-
-
-def mutant_bytes(original: bytes, data: st.DataObject) -> bytes:
-    """One to three mutations of the sample: in its JSON (the whole document, or one line of
-    JSON Lines / SSE), or of its bytes (truncated, a range cut out or doubled)."""
-    out = original
-    for _ in range(data.draw(st.integers(1, 3))):
-        kind = data.draw(st.sampled_from(["json", "json", "json", "json", "truncate", "cut", "double"]))
-        if kind == "truncate":
-            out = out[: data.draw(st.integers(0, max(0, len(out) - 1)))]
-            continue
-        if kind in ("cut", "double"):
-            start = data.draw(st.integers(0, max(0, len(out) - 1)))
-            end = min(len(out), start + data.draw(st.integers(1, 200)))
-            out = out[:start] + (out[start:end] * 2 if kind == "double" else b"") + out[end:]
-            continue
-        try:
-            whole = orjson.loads(out)
-        except orjson.JSONDecodeError:
-            lines = list(payloads(out))
-            if not lines:
-                continue
-            index, prefix, value = lines[data.draw(st.integers(0, len(lines) - 1))]
-            parts = out.split(b"\n")
-            parts[index] = prefix + json_bytes(mutate_json(value, data))
-            out = b"\n".join(parts)
-        else:
-            out = json_bytes(mutate_json(whole, data))
-    return out
+def test_every_registered_format_is_fuzzed() -> None:
+    fuzzed = {f.format or detect_format(Source(f.path)).NAME for f in SAMPLES}
+    assert {spec.name for spec in FORMATS} <= fuzzed
+    assert {container_kind(f.path) for f in SAMPLES} >= {"zip", "sqlite", None}
 
 
 # --- the checks ------------------------------------------------------------------------------
@@ -205,6 +94,29 @@ def internal_failures(messages: list[str], mutant: Path) -> None:
         warnings.warn(ConverterFailureWarning(f"{mutant.name}: {message[message.index(': ') + 2:]}"), stacklevel=2)
 
 
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@contextmanager
+def bounded(mutant: Path) -> Iterator[None]:
+    """The checks of one mutant: a hang is a failure naming it (an alarm), and so is a rise of
+    the process's peak memory beyond ``MUTANT_MB``."""
+
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError(f"{mutant}: its checks took more than {MUTANT_SECONDS} s (a hang?)")
+
+    before = _peak_mb()
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(MUTANT_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert _peak_mb() - before < MUTANT_MB, f"{mutant}: peak memory rose by {_peak_mb() - before:.0f} MB (a memory bomb?)"
+
+
 @pytest.fixture(scope="module")
 def good(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Frames, dict[str, pa.Table]]:
     """A valid file, and what it gives alone: as frames and as the chunk reader's tables."""
@@ -217,15 +129,20 @@ def good_part(tables: dict[str, pa.Table], source: Path) -> dict[str, pa.Table]:
     return {name: t.filter(pc.equal(t["source"], str(source))) for name, t in tables.items() if name != "problems"}
 
 
-def check_mutant(mutant: Path, good: tuple[Path, Frames, dict[str, pa.Table]]) -> None:
-    """read_all, validate, the canonical writer, and the chunk reader (what each load worker
-    runs: fast path, converters, extraction, Arrow) with the valid file in the same chunk."""
+def check_mutant(mutant: Path, format: str, good: tuple[Path, Frames, dict[str, pa.Table]]) -> None:
+    """read_all lenient and strict, validate, the canonical writer, and the chunk reader (what
+    each load worker runs: fast path, converters, extraction, Arrow) with the valid file in the
+    same chunk."""
     try:
-        threads = tl.read_all(mutant, strict=False)
+        threads = tl.read_all(mutant, format, strict=False)
     except tl.ThreadError as exc:
         assert exc.problems, "a ThreadError names its problems"
         internal_failures([p.message for p in exc.problems if p.rule == "internal"], mutant)
         threads = []
+    try:
+        tl.read_all(mutant, format, strict=True)
+    except tl.ThreadError as exc:
+        assert exc.problems, "a ThreadError names its problems"
     for thread in threads:
         validate(thread)
         again = tl.read(tl.dumps(thread), strict=False)  # canonical JSON reads back as written
@@ -237,19 +154,28 @@ def check_mutant(mutant: Path, good: tuple[Path, Frames, dict[str, pa.Table]]) -
     internal_failures([p["message"] for p in tables["problems"].to_pylist() if p["rule"] == "internal"], mutant)
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
-def test_mutants_of_every_sample(sample: Path, good: tuple[Path, Frames, dict[str, pa.Table]], tmp_path: Path) -> None:
-    original = sample.read_bytes()
+@pytest.mark.parametrize(("index", "sample"), list(enumerate(SAMPLES)), ids=[f.id for f in SAMPLES])
+def test_mutants_of_every_sample(index: int, sample: Fixture, good: tuple[Path, Frames, dict[str, pa.Table]], tmp_path: Path) -> None:
+    original = sample.path.read_bytes()
+    kind = container_kind(sample.path)
+    format = sample.format or "auto"
     made: list[Path] = []
+
+    def check(mutant_bytes: bytes) -> None:
+        mutant = tmp_path / f"m{len(made):03d}" / sample.path.name
+        mutant.parent.mkdir()
+        made.append(mutant)
+        mutant.write_bytes(mutant_bytes)
+        with bounded(mutant):
+            check_mutant(mutant, format, good)
+
+    for fixed in fixed_mutants(kind, original, index):  # torn, and a bomb: every run
+        check(fixed)
 
     @FUZZ
     @given(st.data())
     def run(data: st.DataObject) -> None:
-        mutant = tmp_path / f"m{len(made):03d}" / sample.name
-        mutant.parent.mkdir()
-        made.append(mutant)
-        mutant.write_bytes(mutant_bytes(original, data))
-        check_mutant(mutant, good)
+        check(MUTATORS[kind](original, data))
 
     run()
     # and a whole lenient load of them all beside the valid file: its rows as it gives them alone

@@ -298,4 +298,5 @@ def test_an_anthropic_stream_with_values_of_the_wrong_type_costs_only_those_valu
     assert [a.tool_name for a in thread.actions if a.action_type == "tool_call"] == ["f"]
     assert thread.account.records == len(events)
     messages = " ".join(p.message for p in thread.problems)
-    assert "holds int, not text" in messages and "holds list, not text" in messages and "no delta object" in messages and "usage that is no object" in messages
+    assert "delta.text is 7, not text" in messages and "delta.partial_json is ['x'], not text" in messages
+    assert "no delta object" in messages and "usage that is no object" in messages and "index is '1', not a block's index" in messages

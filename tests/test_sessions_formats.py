@@ -354,10 +354,10 @@ def _wal_database(tmp_path: Path, side_files: str) -> tuple[Path, int]:
     return out / "s.db", rows
 
 
-def _listing(folder: Path) -> dict[str, bytes | None]:
-    """Each file's bytes; a ``-shm`` file only by name: it is SQLite's shared-memory index, in
-    which every reader of a live WAL database marks what it reads (SQLite's own protocol)."""
-    return {p.name: None if p.name.endswith("-shm") else p.read_bytes() for p in folder.iterdir()}
+def _listing(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Each file's bytes and mtime, the ``-shm`` index too: a reader of the user's WAL database
+    would write its read marks there, so the WAL is read from a private copy instead."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in folder.iterdir()}
 
 
 @pytest.mark.parametrize("side_files", ["none", "both", "wal"])

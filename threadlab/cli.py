@@ -103,7 +103,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     threads = read_all(args.input, args.format, strict=not args.lenient)
     writer = get_format(args.to)
     out = Path(args.output) if args.output else None
-    if len(threads) > 1 and (out is None or not out.suffix or out.is_dir()):
+    if (out is not None and out.is_dir()) or (len(threads) > 1 and (out is None or not out.suffix)):  # into a folder, one file a thread
         folder = out or Path(".")
         folder.mkdir(parents=True, exist_ok=True)
         for thread, name in zip(threads, _file_names(threads, spec.suffix), strict=True):

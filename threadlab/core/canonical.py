@@ -4,6 +4,8 @@ Rules (ARCHITECTURE.md): the spec's field order, threadlab's ``metadata`` after 
 fields, then unknown fields sorted by name; unset optional fields are left out; free-form
 values (``args``, ``content``, ``data``, ``metadata``, unknown fields) have their object keys
 sorted; timestamps are ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``; UTF-8; compact unless ``indent``.
+A float NaN or infinity is no JSON value: ``dumps`` refuses a thread holding one (a
+``ThreadError`` naming where), rather than write ``null`` as orjson would.
 
 orjson writes neither integers beyond 64 bits nor values nested more than 254 deep; for those
 (rare) values ``json_bytes`` takes a slower encoder of our own that gives the same bytes, so a
@@ -23,6 +25,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from threadlab.core.finite import refuse_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.timefmt import format_timestamp
 
@@ -147,7 +150,9 @@ def thread_to_dict(thread: Thread) -> dict[str, Any]:
 
 
 def dumps(thread: Thread, *, indent: bool = False) -> bytes:
-    """Canonical JSON bytes of ``thread``: same thread, same bytes."""
+    """Canonical JSON bytes of ``thread``: same thread, same bytes. A thread holding a float NaN
+    or infinity is refused (``core/finite.py``: JSON cannot hold them)."""
+    refuse_non_finite(thread)
     return json_bytes(thread_to_dict(thread), option=orjson.OPT_INDENT_2 if indent else 0)
 
 

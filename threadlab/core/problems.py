@@ -36,11 +36,13 @@ RULES: dict[str, str] = {
     "unknown-type": "a record, part or block of a type the reader does not map; kept as system.unknown_* or an unknown part",
     "unknown-id": "a record refers to an id (message, part, tool call) that was never opened",
     "truncated": "the input ends before a message, stream or line does",
+    "size-limit": "a part of a container that would take more memory than threadlab gives it (a zip member inflating beyond the archive's budget, as a zip bomb does); not read, the rest is",
     # format-specific
     "sse": "a line of a Server-Sent Events body is not an SSE field",
     "chain": "a Claude Code entry's parentUuid names no entry of its file",
     "subagent-meta": "a Claude Code subagent transcript's sidecar is missing, unreadable or unlinked",
     "agency-parent": "agency-swarm items name a parent run no send_message call started",
+    "non-finite": "a float NaN or infinity in a thread being written: JSON cannot hold it, so the writer refuses the thread (never writes null)",
     "usage": "usage figures that cannot be read or attributed, or a token count below zero",
     "missing-id": "a record that is keyed by an id (a tool call, the call a result answers) has none: the reader made the call an id, or paired the result with the one open call",
     "usage-total": "the producer's own token total for a thread (metadata.usage_total) differs from the sum of its usage rows: it counts model calls the thread does not hold (a resumed, forked, compacted or trimmed session); the threads frame shows the producer's figures",

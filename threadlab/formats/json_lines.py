@@ -1,16 +1,24 @@
 """JSON Lines as the line readers meet them: the first lines of a head for detection, and every
 line of a file parsed for conversion, a line that is not JSON being a failed record (its
-``json`` problem names the line) rather than the end of the file."""
+``json`` problem names the line) rather than the end of the file.
+
+A file an agent is still writing (or a copy cut short) ends in a torn line: the last line,
+whose JSON the parser runs out of before it ends. Detection looks at the complete lines only
+(``complete_lines``: a head of two good lines and half a third is JSON Lines), and a reader
+calls the torn line ``truncated``, not ``json`` (``line_failure``): the lines before it are
+read as they are."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.formats.source import Source
+
+HEAD = 65536  # what detectors sniff
 
 
 def json_or_none(line: bytes) -> Any:
@@ -21,22 +29,67 @@ def json_or_none(line: bytes) -> Any:
         return None
 
 
+def ends_early(line: bytes, exc: orjson.JSONDecodeError) -> bool:
+    """The parser ran out of the line before its JSON ended (a torn line, not a broken one)."""
+    return exc.pos >= len(line.rstrip()) - 1 or "end of data" in exc.msg
+
+
+def complete_lines(head: bytes, *, cut: bool | None = None) -> list[bytes]:
+    """The non-blank lines of a file's head, less a last line that is torn: cut by the head's
+    end (``cut``: the head is shorter than the file; by default, when it is ``HEAD`` long), or
+    a live file's line still being written (no newline after it, and its JSON ends early)."""
+    lines = [line for line in head.split(b"\n") if line.strip()]
+    if not lines or head.endswith(b"\n"):
+        return lines
+    if cut if cut is not None else len(head) >= HEAD:
+        return lines[:-1]
+    try:
+        orjson.loads(lines[-1])
+    except orjson.JSONDecodeError as exc:
+        if ends_early(lines[-1], exc):
+            return lines[:-1]
+    return lines
+
+
 def head_values(source: Source, count: int = 3) -> list[Any]:
-    """The first ``count`` non-blank lines of the file's head, parsed (None for a line that is
-    not JSON): what a detector looks at."""
-    lines = [line for line in source.head(65536).split(b"\n")[: count + 1] if line.strip()]
-    return [json_or_none(line) for line in lines[:count]]
+    """The first ``count`` complete non-blank lines of the file's head, parsed (None for a line
+    that is not JSON): what a detector looks at."""
+    head = source.head(HEAD)
+    return [json_or_none(line) for line in complete_lines(head)[:count]]
+
+
+def with_last(lines: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, bool]]:
+    """(number, line, is it the last non-blank line?) for each non-blank line, streamed (one
+    line held back)."""
+    held: tuple[int, bytes] | None = None
+    for number, line in lines:
+        if not line.strip():
+            continue
+        if held is not None:
+            yield held[0], held[1], False
+        held = (number, line)
+    if held is not None:
+        yield held[0], held[1], True
+
+
+TORN = "ends before its JSON does (a file still being written, or cut short)"
+
+
+def line_failure(number: int, line: bytes, exc: orjson.JSONDecodeError, last: bool) -> tuple[str, str]:
+    """(rule, message) for a line that is not JSON: ``truncated`` for a torn last line."""
+    if last and ends_early(line, exc):
+        return "truncated", f"line {number} {TORN}; the lines before it are read"
+    return "json", f"line {number} is not JSON ({exc.msg}); skipped"
 
 
 def parsed_lines(source: Source, builder: ThreadBuilder) -> Iterator[tuple[int, Any]]:
     """Each non-blank line's JSON value with its line number; a line that is not JSON is the
-    builder's failed record and is skipped."""
-    for number, raw in source.lines():
-        if not raw.strip():
-            continue
+    builder's failed record (``truncated`` when it is the torn last line) and is skipped."""
+    for number, raw, last in with_last(source.lines()):
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            builder.failed("json", f"line {number} is not JSON ({exc.msg}); skipped", line=number)
+            rule, message = line_failure(number, raw, exc, last)
+            builder.failed(rule, message, line=number)
             continue
         yield number, value

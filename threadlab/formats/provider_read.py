@@ -17,6 +17,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
 from threadlab.core.problems import Problem
+from threadlab.formats.json_lines import TORN, ends_early, with_last
 from threadlab.formats.provider_sse import Event
 from threadlab.formats.provider_wire import Codec, Container, Exchange, iter_exchange_threads, read_container
 from threadlab.formats.responses_items import remember
@@ -147,7 +148,7 @@ def _exchange_threads(container: Container, reader_class: type[MessageReader], s
             where = f"line {ex.line}" if ex.line is not None else f"item {ex.position + 1}"
             bad = next((msg for n, msg in container.bad_lines if n == ex.line), None)
             reason = f"is not JSON ({bad})" if bad is not None else "holds no request or response of this format"
-            builder_problems.append((ex.line, f"{where} {reason}; skipped", "json" if bad is not None else "schema"))
+            builder_problems.append((ex.line, f"{where} {reason}; skipped", ("truncated" if bad == TORN else "json") if bad is not None else "schema"))
     for line, message, rule in builder_problems:  # each skipped document is a record that failed
         first.account.failed += 1
         first.problems.append(Problem(rule, message, first.thread_id, None, name, line))
@@ -182,7 +183,7 @@ def read_events(
         if event.data.strip() == "[DONE]":
             b.took(event.n_data)
         elif event.error is not None:
-            b.failed("json", f"{where}: its data is not JSON ({event.error}); skipped", line=event.line, n=event.n_data)
+            b.failed("truncated" if event.error == TORN else "json", f"{where}: its data is not JSON ({event.error}); skipped", line=event.line, n=event.n_data)
         elif isinstance(value, Mapping) and (value.get("type") == "error" or ("error" in value and not known(value))):
             b.problem("stream-error", f"{where}: the stream reported an error: {str(value.get('error'))[:200]}", line=event.line)
             b.add("system.stream_error", data=value)
@@ -217,12 +218,11 @@ def saved_events(source: Source, known: Callable[[Any], bool]) -> list[Event] | 
             return [Event(i + 1, None, "", 1, value=v) for i, v in enumerate(value)]
         return None
     out: list[Event] = []
-    for number, raw in source.lines():
-        if raw.strip():
-            try:
-                out.append(Event(number, None, "", 1, value=orjson.loads(raw)))
-            except orjson.JSONDecodeError as exc:
-                out.append(Event(number, None, "", 1, error=exc.msg))
+    for number, raw, last in with_last(source.lines()):
+        try:
+            out.append(Event(number, None, "", 1, value=orjson.loads(raw)))
+        except orjson.JSONDecodeError as exc:
+            out.append(Event(number, None, "", 1, error=TORN if last and ends_early(raw, exc) else exc.msg))
     return out if out and known(out[0].value) else None
 
 

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from threadlab.formats.json_lines import TORN, ends_early, with_last
 from threadlab.formats.source import Source
 
 Path = tuple[str, ...]
@@ -157,13 +158,11 @@ def read_container(source: Source, codec: Codec) -> Container | None:
     if value is not None:
         return container_of(value, codec)
     out = Container("jsonl")
-    for number, raw in source.lines():
-        if not raw.strip():
-            continue
+    for number, raw, last in with_last(source.lines()):
         try:
             doc = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            out.bad_lines.append((number, exc.msg))
+            out.bad_lines.append((number, TORN if last and ends_early(raw, exc) else exc.msg))  # TORN: a live file's last line
             out.exchanges.append(Exchange(None, None, shell=None, line=number, position=len(out.exchanges)))
             continue
         ex = exchange_of(doc, codec)

@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.builder import ThreadBuilder
+from threadlab.core.canonical import json_bytes
 from threadlab.core.model import BaseAction
 
 PROVIDER = "openai"
@@ -192,7 +193,7 @@ class ItemReader:
     def _remember(self, action: BaseAction, item: Mapping[str, Any]) -> None:
         memo = remember(item, action_item(action, self.key, memo=False) or {})
         if memo:
-            meta = action.metadata if action.metadata is not None else {}
+            meta = getattr(action, "metadata", None) or {}  # (an InvalidAction may have none)
             meta[self.key] = {**meta.get(self.key, {}), "item": memo}
             action.metadata = meta
 
@@ -270,7 +271,8 @@ def action_item(action: BaseAction, key: str, *, memo: bool = True) -> dict[str,
     """The item an action stands for (the default rule, corrected by the reader's memo when
     ``memo``); None for actions that are no item (a hosted tool's made-up return, system
     actions other than instructions)."""
-    meta = (action.metadata or {}).get(key) or {}
+    meta = (getattr(action, "metadata", None) or {}).get(key) or {}  # (an InvalidAction has none)
+    meta = meta if isinstance(meta, Mapping) else {}
     if meta.get("hosted_result"):
         return None
     kind = action.action_type
@@ -291,7 +293,7 @@ def action_item(action: BaseAction, key: str, *, memo: bool = True) -> dict[str,
             item["encrypted_content"] = action.signature  # type: ignore[attr-defined]
     elif kind == "tool_call":
         args = action.args  # type: ignore[attr-defined]
-        item = {"type": "function_call", "name": action.tool_name, "arguments": args if isinstance(args, str) else orjson.dumps(args).decode(), "call_id": action.tool_call_id}  # type: ignore[attr-defined]
+        item = {"type": "function_call", "name": action.tool_name, "arguments": args if isinstance(args, str) else json_bytes(args).decode(), "call_id": action.tool_call_id}  # type: ignore[attr-defined]
     elif kind == "tool_return":
         item = {"type": "function_call_output", "call_id": action.tool_call_id, "output": action.content}  # type: ignore[attr-defined]
     elif kind == "system.item_reference":

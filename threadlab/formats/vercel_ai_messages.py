@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai.sniff import is_v4_part
@@ -71,6 +72,7 @@ def to_threads(source: Source) -> list[Thread]:
     return [from_ui_messages(source.json(), name=source.name)]
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as ``UIMessage[]`` JSON (``{"id", "messages"}`` when that is what keeps the
     chat id); a ``WriteLoss`` warning names what the messages cannot hold."""

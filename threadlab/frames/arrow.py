@@ -91,6 +91,19 @@ class OddValues:
 
         return report
 
+    def once(self, column: str) -> Report:
+        """Report for a column of action rows that says one thing once per file (its first
+        row's value; the file's others are alike)."""
+        said: set[Any] = set()
+
+        def report(row: int, why: str) -> None:
+            thread = int(self.thread_of[row])
+            if self.threads["source"][thread] not in said:
+                said.add(self.threads["source"][thread])
+                self._add(thread, f"actions.{column} {why} (this file's first such time; its others alike)", self.sequences[row])
+
+        return report
+
     def thread(self, column: str) -> Report:
         return lambda row, why: self._add(row, f"threads.{column} {why}")
 
@@ -145,7 +158,7 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
     text = typed_array(a["text"], "str", odd.action("text"))
     a["text"] = text
     a["n_chars"] = pc.utf8_length(text).cast(pa.int64())
-    actions = _table("actions", a, odd.action)
+    actions = _table("actions", a, lambda column: odd.once(column) if column == "timestamp" else odd.action(column))
 
     taken = actions.take(pa.array(usage_rows))
     tokens = {k: _float_array(used[k]) for k in TOKEN_KEYS}
@@ -161,7 +174,8 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
     h.update(totals)
     h.update(thread_tokens({k: totals[k] for k in TOKEN_KEYS}, h.pop(REPORTED_TOKENS), odd.thread_problem))
     h.update(_thread_cost(h["cost_usd"], h.pop(REPORTED_COST)))
-    h.update({c.name: typed_array(h[c.name], c.kind, odd.thread(c.name)) for c in TABLES["threads"] if c.name != "n_problems"})
+    # (a time finer than a microsecond is said once per file, by the actions' timestamps)
+    h.update({c.name: typed_array(h[c.name], c.kind, odd.thread(c.name) if c.kind != "time" else None) for c in TABLES["threads"] if c.name != "n_problems"})
     if odd.problems:
         h["n_problems"] = [count + odd.per_thread[i] for i, count in enumerate(h["n_problems"])]
         problem_columns = {name: list(values) for name, values in batch["problems"].items()}

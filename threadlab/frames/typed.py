@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from threadlab.core.canonical import json_bytes
 from threadlab.core.problems import short
-from threadlab.core.timefmt import parse_timestamp
+from threadlab.core.timefmt import fraction_beyond, parse_timestamp
 
 TIME = pa.timestamp("us", tz="UTC")
 ARROW_TYPES: dict[str, pa.DataType] = {
@@ -49,7 +49,7 @@ def typed_array(values: Sequence[Any] | pa.Array, kind: str, report: Report | No
     if isinstance(values, pa.Array | pa.ChunkedArray):
         return values
     if kind == "time":
-        return parse_times(values)
+        return parse_times(values, report)
     try:
         if kind == "float":
             return pa.array(values, type=pa.float64(), from_pandas=True)
@@ -58,24 +58,29 @@ def typed_array(values: Sequence[Any] | pa.Array, kind: str, report: Report | No
         return _by_value(values, kind, report)
 
 
-def parse_times(values: Sequence[Any] | pa.Array) -> pa.Array:
+def parse_times(values: Sequence[Any] | pa.Array, report: Report | None = None) -> pa.Array:
     """ISO 8601 text (any offset, ``Z``, or naive = UTC) → UTC microsecond timestamps; text
     Arrow's own parser does not take (naive, a comma, a week date, nanoseconds) is read by
-    ``parse_timestamp``, and what neither reads is empty."""
+    ``parse_timestamp``, and what neither reads is empty. A time with non-zero digits beyond
+    the microseconds is ``report``ed (the column holds microseconds, the thread the exact time)."""
     if isinstance(values, pa.Array) and values.type == TIME:
         return values
     try:
         array = values if isinstance(values, pa.Array) else pa.array(values, type=pa.large_string(), from_pandas=True)
         times = array.cast(TIME)
     except _CONVERSION_ERRORS:
-        return _times_by_value(values.to_pylist() if isinstance(values, pa.Array) else values)
+        return _times_by_value(values.to_pylist() if isinstance(values, pa.Array) else values, report)
     low, high = pc.min_max(times.cast(pa.int64())).values()
     if low.is_valid and (low.as_py() < _TIME_RANGE[0] or high.as_py() > _TIME_RANGE[1]):
         return _times_by_value(array.to_pylist())  # an offset took a moment out of years 1-9999
     return times
 
 
-def _times_by_value(values: Sequence[Any]) -> pa.Array:
+def _times_by_value(values: Sequence[Any], report: Report | None = None) -> pa.Array:
+    if report is not None:
+        for row, value in enumerate(values):
+            if type(value) is str and fraction_beyond(value).strip("0"):
+                report(row, f"{short(value)} is finer than a microsecond; the frames hold microseconds, the thread the exact time")
     return pa.array([_time(v) for v in values], type=TIME)
 
 

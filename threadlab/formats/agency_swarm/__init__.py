@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.agency_swarm import container
 from threadlab.formats.agency_swarm.common import META, USER, items_of
@@ -85,6 +86,7 @@ def to_threads(source: Source) -> list[Thread]:
     ]
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The saved list as JSON (what ``load_threads_callback`` returns); warns ``WriteLoss`` for
     what the list cannot hold."""

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from threadlab.formats.agency_swarm.common import is_item, items_of
+from threadlab.formats.json_lines import TORN, ends_early, with_last
 from threadlab.formats.source import Source
 
 
@@ -51,14 +52,13 @@ def load(source: Source) -> Saved:
     if not _first_line_is_object(source):
         source.json()  # raises: not JSON (a truncated or broken document), with the line and column
     saved = Saved([], [])
-    for number, line in source.lines():
-        if not line.strip():
-            continue
+    for number, line, last in with_last(source.lines()):
         try:
             saved.items.append(orjson.loads(line))
             saved.lines.append(number)
         except orjson.JSONDecodeError as exc:
-            saved.broken.append((number, f"line {number} is not JSON ({exc.msg}); the other lines are read"))
+            why = TORN if last and ends_early(line, exc) else f"is not JSON ({exc.msg})"  # TORN: a live file's last line
+            saved.broken.append((number, f"line {number} {why}; the other lines are read"))
     if not any(is_item(x) for x in saved.items):
         raise source.error("format", "holds no agency-swarm item (tagged with agent and callerAgent) on any line", line=saved.lines[0] if saved.lines else None)
     return saved

@@ -15,14 +15,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import orjson
+
 from threadlab.core.authors import AUTHOR_KEY
 from threadlab.core.builder import ThreadBuilder
+from threadlab.core.canonical import json_bytes
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, TAGS, is_model_output, items_of, micros, time_of
 from threadlab.formats.agency_swarm.container import body_of
 from threadlab.formats.agency_swarm.order import causal_order, monotonic_times
 from threadlab.formats.agency_swarm.usage import Response, apply_usage
 from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
+from threadlab.formats.json_lines import TORN
 
 
 def from_agency_swarm(
@@ -56,7 +60,7 @@ def from_agency_swarm(
     items = list(items)
     builder = ThreadBuilder(chat_id or _default_chat_id(items), title=title, source=source)
     for line, message in broken:
-        builder.failed("json", message, line=line)
+        builder.failed("truncated" if TORN in message else "json", message, line=line)
     starts: dict[int, int] = {}
     order = causal_order(items, builder, starts)
     times = monotonic_times(items, order)
@@ -79,7 +83,7 @@ def from_agency_swarm(
             retimed += 1
         if action.action_type == "system.unknown_item":  # in no model response
             continue
-        block = (item.get("agent"), item.get("parent_run_id"))
+        block = (_key(item.get("agent")), _key(item.get("parent_run_id")))
         kind = "model" if is_model_output(item) else "input"
         if kind == "input" and item.get("role") == "user" and item.get("callerAgent") is None:
             run += 1
@@ -99,6 +103,11 @@ def from_agency_swarm(
         builder.metadata[META] = kept
     apply_usage(builder, responses, usage)
     return builder.build()
+
+
+def _key(value: Any) -> Any:
+    """A value as a dict key: itself, or its JSON text when it is a list or an object."""
+    return json_bytes(value, option=orjson.OPT_SORT_KEYS) if isinstance(value, list | dict) else value
 
 
 def _tag(item: Any) -> str | None:

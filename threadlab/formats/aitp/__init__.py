@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.aitp.reading import build_thread, from_aitp
 from threadlab.formats.aitp.shapes import CARRIED, META, kept_head, source_shape, split_document
@@ -53,6 +54,7 @@ def to_threads(source: Source) -> list[Thread]:
     return [build_thread(*parts, default_id=default_id, source=source.name)]
 
 
+@refuses_non_finite
 def from_thread(thread: Thread, *, shape: str | None = None) -> bytes:
     """The thread in the shape it was read from (hub export, OpenAI list page, bare message list
     or AITP spec thread); the AITP spec shape for threads from other formats. ``shape`` ("aitp"

@@ -11,6 +11,7 @@ record is a content block (or a message whose content is a string), or a stream 
 
 from __future__ import annotations
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.anthropic_messages.codec import KEY, AnthropicCodec
 from threadlab.formats.anthropic_messages.reading import AnthropicReader
@@ -31,6 +32,7 @@ def to_threads(source: Source) -> list[Thread]:
     return _FORMAT.to_threads(source)
 
 
+@refuses_non_finite
 def from_thread(thread: Thread, agent: str | None = None) -> bytes:
     """The container the thread was read from; for other threads (or with ``agent``), the
     ``{"system", "messages"}`` parameters of one agent's view (see ``writing.py``)."""

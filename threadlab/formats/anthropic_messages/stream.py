@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.model import Thread
+from threadlab.core.problems import short
 from threadlab.formats.anthropic_messages.reading import AnthropicReader
 from threadlab.formats.provider_read import read_events
 from threadlab.formats.provider_sse import Event, events
@@ -49,6 +50,7 @@ class _Message:
         self.explicit = message is not None  # False: blocks came before any message_start
         self.message = dict(message) if message is not None else {"type": "message", "role": "assistant"}
         usage = self.message.get("usage")
+        self.odd_usage = usage if usage is not None and not isinstance(usage, Mapping) else None
         self.message["usage"] = dict(usage) if isinstance(usage, Mapping) else {}
         content = self.message.get("content")
         self.blocks: dict[int, Any] = dict(enumerate(content)) if isinstance(content, list) else {}
@@ -70,7 +72,9 @@ class MessageAssembler:
     def add(self, event: Mapping[str, Any], line: int) -> None:
         kind = event["type"]
         if kind == "message_start":
-            self._start(event.get("message") if isinstance(event.get("message"), Mapping) else {}, line)
+            started = self._start(event.get("message") if isinstance(event.get("message"), Mapping) else {}, line)
+            if started is not None and started.odd_usage is not None:
+                self._odd(line, "message.usage", started.odd_usage, "an object; read without it")
             return
         if kind in ("ping",):
             return
@@ -78,7 +82,9 @@ class MessageAssembler:
         if message is None:  # an event before any message_start (or after a message_stop)
             message = self._begin(None, line)
             self.reader.b.problem("schema", f"a {kind} event at line {line} comes before any message_start; read into a message of its own", line=line)
-        index = event.get("index") if isinstance(event.get("index"), int) and not isinstance(event.get("index"), bool) else len(message.blocks)
+        index = event.get("index") if type(event.get("index")) is int else len(message.blocks)
+        if "index" in event and type(event["index"]) is not int:
+            self._odd(line, "index", event["index"], f"a block's index; read as block {index}")
         if kind == "content_block_start":
             message.touched = True
             block = event.get("content_block")
@@ -96,11 +102,15 @@ class MessageAssembler:
         elif kind == "message_stop":
             self._close(message, stopped=True)
 
-    def _start(self, start: Mapping[str, Any], line: int) -> None:
+    def _odd(self, line: int, what: str, value: Any, want: str) -> None:
+        """A field of an event that holds a value of the wrong type: named, not added."""
+        self.reader.b.problem("schema", f"event at line {line}: {what} is {short(value)}, not {want}", line=line)
+
+    def _start(self, start: Mapping[str, Any], line: int) -> _Message | None:
         current = self.open
         if current is not None and not current.touched and current.explicit and start.get("id") == current.message.get("id"):
-            return  # the same message_start sent twice: it repeats what the first gave
-        self._begin(start, line)
+            return None  # the same message_start sent twice: it repeats what the first gave
+        return self._begin(start, line)
 
     def _begin(self, start: Mapping[str, Any] | None, line: int) -> _Message:
         if self.open is not None:
@@ -129,22 +139,27 @@ class MessageAssembler:
             b.problem("schema", f"the delta at line {line} is for block {index}, which no content_block_start began", line=line)
             block = message.blocks[index] = {}
         kind = delta.get("type")
-        if kind in _APPEND:
+        if type(kind) is not str:
+            self._odd(line, "delta.type", kind, "a delta type; skipped")
+        elif kind in _APPEND:
             field, key = _APPEND[kind]
             piece = delta.get(key)
             if not isinstance(piece, str):
-                b.problem("schema", f"the {kind} at line {line} holds {type(piece).__name__}, not text; skipped", line=line)
+                self._odd(line, f"delta.{key}", piece, "text; skipped")
                 return
             text = block.get(field)
             block[field] = (text if isinstance(text, str) else "") + piece
         elif kind == "input_json_delta":
             piece = delta.get("partial_json")
             if not isinstance(piece, str):
-                b.problem("schema", f"the input_json_delta at line {line} holds {type(piece).__name__}, not text; skipped", line=line)
+                self._odd(line, "delta.partial_json", piece, "text; skipped")
                 return
             message.json[index] = message.json.get(index, "") + piece
         elif kind in _SET:
-            block.update({key: delta.get(key) for key in _SET[kind] if key in delta})
+            odd = [key for key in _SET[kind] if key in delta and key == "signature" and not isinstance(delta[key], str)]
+            for key in odd:
+                self._odd(line, f"delta.{key}", delta[key], "text; skipped")
+            block.update({key: delta.get(key) for key in _SET[kind] if key in delta and key not in odd})
         elif kind == "citations_delta":
             citations = block.get("citations")
             block["citations"] = [*(citations if isinstance(citations, list) else []), delta.get("citation")]

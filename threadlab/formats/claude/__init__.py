@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.claude.agents import MAIN_AGENT
@@ -142,6 +143,7 @@ def _folder_threads(folder: Path, name: str) -> list[Thread]:
     return threads
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as a Claude Code transcript (JSON Lines, one line per content block; subagent
     actions inline as ``isSidechain`` entries, the layout older CLI versions wrote)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.codex.reading import AGENT, KEY, read_rollout
 from threadlab.formats.codex.wire import LINE_TYPES, is_bare_header, is_envelope, is_state_marker
@@ -55,6 +56,7 @@ def to_threads(source: Source) -> list[Thread]:
     return [read_rollout(source)]
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as a rollout (see ``writing.py``)."""
     return write_rollout(thread)

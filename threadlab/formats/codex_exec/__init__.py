@@ -8,6 +8,7 @@ line, the prompt, ``{"id", "msg"}`` events)."""
 
 from __future__ import annotations
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.codex_exec.reading import AGENT, KEY, read_stream
 from threadlab.formats.codex_exec.wire import is_config_line, is_prompt_line, is_protocol_event, is_thread_event
@@ -36,6 +37,7 @@ def to_threads(source: Source) -> list[Thread]:
     return [read_stream(source)]
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as ``codex exec --json`` output (see ``writing.py``)."""
     return write_stream(thread)

@@ -43,6 +43,7 @@ from threadlab.formats.codex_exec.wire import (
     is_protocol_event,
     is_thread_event,
 )
+from threadlab.formats.counts import counts_of
 from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.source import Source
 
@@ -53,11 +54,14 @@ _USAGE = {"input_tokens": "input_tokens", "cached_input_tokens": "cache_read_tok
           "output_tokens": "output_tokens", "reasoning_output_tokens": "thinking_tokens", "total_tokens": "total_tokens"}
 
 
-def usage_fields(figures: Any) -> dict[str, int] | None:
-    """Codex's token figures as ThreadProtocol usage (zero cache and reasoning counts left out)."""
+def usage_fields(figures: Any, problems: list[str] | None = None) -> dict[str, int] | None:
+    """Codex's token figures as ThreadProtocol usage (zero cache and reasoning counts left out;
+    ``counts.count_of``: a float that is a whole number is a count, any other value a phrase in
+    ``problems``)."""
     if not isinstance(figures, dict):
         return None
-    out = {ours: figures[theirs] for theirs, ours in _USAGE.items() if isinstance(figures.get(theirs), int) and not isinstance(figures.get(theirs), bool)}
+    found = counts_of({theirs: figures.get(theirs) for theirs in _USAGE}, problems if problems is not None else [], "usage.")
+    out = {ours: found[theirs] for theirs, ours in _USAGE.items() if theirs in found}
     return {k: v for k, v in out.items() if v or k in ("input_tokens", "output_tokens", "total_tokens")} or None
 
 
@@ -130,7 +134,7 @@ class StreamReader:
                 return
         action = self.system(slug(kind.replace(".", "_")), obj)
         if kind == "turn.completed":
-            self.give_usage(self.turn_usage(usage_fields(obj.get("usage")), number), action, whole_turn=True)
+            self.give_usage(self.turn_usage(self.figures(obj.get("usage"), number), number), action, whole_turn=True)
 
     def item(self, kind: str, obj: dict[str, Any], item: dict[str, Any], number: int) -> bool:
         """A message, reasoning or tool item as its core action; False when the line stays a
@@ -225,7 +229,7 @@ class StreamReader:
                 if isinstance(info, dict) and isinstance(info.get("total_token_usage"), dict):
                     self.count_total(info["total_token_usage"], info.get("last_token_usage"), number)
                 figures = info.get("last_token_usage") if isinstance(info, dict) else msg
-                self.give_usage(usage_fields(figures), action, whole_turn=False)
+                self.give_usage(self.figures(figures, number), action, whole_turn=False)
                 self.turn = []
 
     # --- shared ------------------------------------------------------------------------------
@@ -268,6 +272,14 @@ class StreamReader:
             self.totals.add(TokenUsage.model_validate(total), TokenUsage.model_validate(last) if isinstance(last, dict) else None, number)
         except ValidationError:
             return
+
+    def figures(self, value: Any, line: int) -> dict[str, int] | None:
+        """The line's token figures as usage; a figure that is no count is a ``usage`` problem."""
+        problems: list[str] = []
+        fields = usage_fields(value, problems)
+        for phrase in problems:
+            self.b.problem("usage", f"line {line}: {phrase}", line=line)
+        return fields
 
     def give_usage(self, fields: dict[str, int] | None, action: BaseAction, *, whole_turn: bool) -> None:
         """Usage once: on the turn's last message (thread events: the turn's total) or the

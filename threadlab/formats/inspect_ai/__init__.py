@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.inspect_ai.container import ZIP_MAGIC, members
@@ -63,7 +64,8 @@ def _eval_threads(source: Source) -> list[Thread]:
     samples: list[tuple[str, Any]] = []
     for member in found:
         if member.data is None:
-            problems.append(Problem("truncated" if "cut short" in (member.error or "") else "io", f"{source.name}: member {member.index} ({member.name}) {member.error}; skipped", source=source.name, line=member.index))
+            rule = "size-limit" if member.limit else "truncated" if "cut short" in (member.error or "") else "io"
+            problems.append(Problem(rule, f"{source.name}: member {member.index} ({member.name}) {member.error}; skipped", source=source.name, line=member.index))
             continue
         if not member.name.startswith(("header.json", "samples/")):
             continue
@@ -84,6 +86,7 @@ def _eval_threads(source: Source) -> list[Thread]:
     return threads
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as a ``.json`` eval log with one sample (see ``writing.py``)."""
     return write_log(thread)

@@ -3,9 +3,18 @@
 
 Members are stored deflated (older inspect_ai) or Zstandard-compressed (method 93, recent
 releases, which Python's ``zipfile`` reads only from 3.14): those are inflated with pyarrow's
-zstd codec, already a dependency. A zip whose central directory is missing (an eval that was
+zstd stream, already a dependency. A zip whose central directory is missing (an eval that was
 stopped while writing, a cut copy) is read member by member from its local headers, so the
-samples written before the break still load."""
+samples written before the break still load.
+
+Only the members a reader needs (``header.json``, ``samples/``) are inflated; the others are
+only checked to be there whole (their local header and compressed bytes), never inflated. A
+member is inflated a block at a time against the archive's budget: all the members read
+together may inflate to ``INFLATE_RATIO`` (100) times the archive's size, or to
+``INFLATE_GRACE`` (64 MiB) when that is more. Inspect's own logs inflate about 2 to 10 times;
+a zip bomb (a 1 MB archive of a 1 GiB member, deflate's limit is about 1,000 times and zstd's
+far beyond) stops at the budget, the member is a problem naming it and the limit, and the
+samples before it load."""
 
 from __future__ import annotations
 
@@ -19,50 +28,102 @@ from io import BytesIO
 ZIP_MAGIC = b"PK\x03\x04"
 _LOCAL = struct.Struct("<IHHHHHIIIHH")  # local file header, 30 bytes
 _ZSTD = 93
+INFLATE_RATIO = 100  # the members read may inflate to this many times the archive's bytes ...
+INFLATE_GRACE = 64 << 20  # ... or to this many bytes, when that is more
+_BLOCK = 1 << 20  # inflated a mebibyte at a time
 
 
 @dataclass(frozen=True, slots=True)
 class Member:
     """One member: its position in the archive (1-based, what problems call its line), name,
-    and bytes, or the reason they cannot be read."""
+    and bytes, or the reason they cannot be read (``limit``: it inflates beyond the budget)."""
 
     index: int
     name: str
-    data: bytes | None
+    data: bytes | bytearray | None
     error: str | None = None
+    limit: bool = False
 
 
-def _inflate(method: int, raw: bytes, size: int) -> bytes:
+class _Budget:
+    """How many more bytes the members of one archive may inflate to."""
+
+    def __init__(self, archive_size: int) -> None:
+        self.total = max(INFLATE_GRACE, INFLATE_RATIO * archive_size)
+        self.left = self.total
+
+    def refusal(self, inflated: int) -> str:
+        return (f"inflates beyond the {self.total:,} bytes threadlab inflates from this archive ({INFLATE_RATIO} times its size, "
+                f"at least {INFLATE_GRACE >> 20} MiB; {inflated:,} bytes were inflated when it stopped, as a zip bomb would)")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _inflate(method: int, raw: memoryview, budget: _Budget) -> bytearray:
+    """The member's bytes, inflated a block at a time; ``_TooLarge`` past the budget."""
+    out = bytearray()
     if method == zipfile.ZIP_STORED:
-        return raw
-    if method == zipfile.ZIP_DEFLATED:
-        return zlib.decompress(raw, -15)
-    if method == _ZSTD:
-        import pyarrow as pa
+        blocks: Iterator[bytes] = iter([bytes(raw)])
+    elif method == zipfile.ZIP_DEFLATED:
+        blocks = _deflated(raw)
+    elif method == _ZSTD:
+        blocks = _zstd(raw)
+    else:
+        raise ValueError(f"compression method {method} is not one threadlab reads")
+    for block in blocks:
+        if len(out) + len(block) > budget.left:
+            raise _TooLarge(budget.refusal(len(out) + len(block)))
+        out += block
+    budget.left -= len(out)
+    return out
 
-        return pa.Codec("zstd").decompress(raw, decompressed_size=size).to_pybytes()
-    raise ValueError(f"compression method {method} is not one threadlab reads")
+
+def _deflated(raw: memoryview) -> Iterator[bytes]:
+    inflater = zlib.decompressobj(-15)
+    pending: bytes | memoryview = raw
+    while True:
+        block = inflater.decompress(pending, _BLOCK)
+        if block:
+            yield block
+        pending = inflater.unconsumed_tail
+        if inflater.eof:
+            return
+        if not block and not pending:
+            raise zlib.error("incomplete or truncated stream")
+
+
+def _zstd(raw: memoryview) -> Iterator[bytes]:
+    import pyarrow as pa
+
+    with pa.CompressedInputStream(pa.BufferReader(pa.py_buffer(raw)), "zstd") as stream:
+        while block := stream.read(_BLOCK):
+            yield block
 
 
 def members(data: bytes, wanted: tuple[str, ...] = ("header.json", "samples/")) -> tuple[list[Member], str | None]:
     """The members whose names start with one of ``wanted`` (and any other member that is
     damaged, with its error), and a note when the central directory could not be read (the
     members then come from the local headers)."""
+    budget = _Budget(len(data))
+    view = memoryview(data)
     try:
         archive = zipfile.ZipFile(BytesIO(data))
     except zipfile.BadZipFile as exc:
-        return list(_scan_local(data, wanted)), f"has no readable zip directory ({exc}); members read from their local headers"
+        return list(_scan_local(view, wanted, budget)), f"has no readable zip directory ({exc}); members read from their local headers"
     out = []
     for index, info in enumerate(archive.infolist(), 1):
-        member = _member(data, index, info)
+        member = _member(view, index, info, budget if info.filename.startswith(wanted) else None)
         if info.filename.startswith(wanted) or member.error is not None:  # a damaged member is named even when unread
             out.append(member)
     return out, None
 
 
-def _member(data: bytes, index: int, info: zipfile.ZipInfo) -> Member:
+def _member(data: memoryview, index: int, info: zipfile.ZipInfo, budget: _Budget | None) -> Member:
+    """One member, inflated when a ``budget`` is given, else only found whole (its bytes None)."""
     start = info.header_offset
-    head = data[start : start + _LOCAL.size]
+    head = bytes(data[start : start + _LOCAL.size])
     if len(head) < _LOCAL.size or head[:4] != ZIP_MAGIC:
         return Member(index, info.filename, None, "its local header is missing or damaged")
     fields = _LOCAL.unpack(head)
@@ -70,23 +131,31 @@ def _member(data: bytes, index: int, info: zipfile.ZipInfo) -> Member:
     raw = data[begin : begin + info.compress_size]
     if len(raw) < info.compress_size:
         return Member(index, info.filename, None, f"is cut short ({len(raw)} of {info.compress_size} bytes)")
+    if budget is None:
+        return Member(index, info.filename, None)
+    return _read(index, info.filename, info.compress_type, raw, info.CRC, budget)
+
+
+def _read(index: int, name: str, method: int, raw: memoryview, crc: int, budget: _Budget) -> Member:
     try:
-        body = _inflate(info.compress_type, raw, info.file_size)
+        body = _inflate(method, raw, budget)
+    except _TooLarge as exc:
+        return Member(index, name, None, str(exc), limit=True)
     except Exception as exc:  # zlib.error, pyarrow's ArrowException, an unknown method: the member is unreadable
-        return Member(index, info.filename, None, f"cannot be decompressed ({exc})")
-    if zlib.crc32(body) != info.CRC:
-        return Member(index, info.filename, None, "fails its CRC check (damaged)")
-    return Member(index, info.filename, body)
+        return Member(index, name, None, f"cannot be decompressed ({exc})")
+    if zlib.crc32(body) != crc:
+        return Member(index, name, None, "fails its CRC check (damaged)")
+    return Member(index, name, body)
 
 
-def _scan_local(data: bytes, wanted: tuple[str, ...]) -> Iterator[Member]:
+def _scan_local(data: memoryview, wanted: tuple[str, ...], budget: _Budget) -> Iterator[Member]:
     """Members from their local headers, in order, until the data ends or stops making sense.
     Sizes in the local header are what we go by (inspect_ai writes them there)."""
     pos, index = 0, 0
-    while data[pos : pos + 4] == ZIP_MAGIC and pos + _LOCAL.size <= len(data):
+    while bytes(data[pos : pos + 4]) == ZIP_MAGIC and pos + _LOCAL.size <= len(data):
         index += 1
-        _, _, flags, method, _, _, crc, csize, usize, nlen, xlen = _LOCAL.unpack(data[pos : pos + _LOCAL.size])
-        name = data[pos + _LOCAL.size : pos + _LOCAL.size + nlen].decode("utf-8", "replace")
+        _, _, flags, method, _, _, crc, csize, _, nlen, xlen = _LOCAL.unpack(data[pos : pos + _LOCAL.size])
+        name = bytes(data[pos + _LOCAL.size : pos + _LOCAL.size + nlen]).decode("utf-8", "replace")
         begin = pos + _LOCAL.size + nlen + xlen
         if flags & 0x08 and csize == 0:  # sizes only in a data descriptor: cannot be walked
             yield Member(index, name, None, "gives its size only after its data; the rest of the archive cannot be walked")
@@ -96,9 +165,5 @@ def _scan_local(data: bytes, wanted: tuple[str, ...]) -> Iterator[Member]:
             yield Member(index, name, None, f"is cut short ({len(raw)} of {csize} bytes)")
             return
         if name.startswith(wanted):
-            try:
-                body = _inflate(method, raw, usize)
-                yield Member(index, name, body) if zlib.crc32(body) == crc else Member(index, name, None, "fails its CRC check (damaged)")
-            except Exception as exc:  # see _member
-                yield Member(index, name, None, f"cannot be decompressed ({exc})")
+            yield _read(index, name, method, raw, crc, budget)
         pos = begin + csize

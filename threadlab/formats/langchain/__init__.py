@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.langchain.reading import KEY, LangChainReader, is_message
@@ -83,6 +84,7 @@ def to_threads(source: Source) -> list[Thread]:
     return [reader.build({"container": "jsonl"})]
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The messages in the container and spellings they were read from; other threads as
     ``messages_to_dict`` output (see ``writing.py``)."""

@@ -25,8 +25,10 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
+from threadlab.formats.json_lines import complete_lines
 from threadlab.formats.openai_agents_session.opening import opened
 from threadlab.formats.openai_agents_session.reading import KEY, SessionReader, from_agents_session, read_items
 from threadlab.formats.openai_agents_session.store import (
@@ -90,11 +92,11 @@ def detect(source: Source) -> bool:
 
 
 def _head_lines(head: bytes) -> list[Any] | None:
-    """The whole JSON Lines lines of the head, parsed (None when one is not JSON)."""
-    lines = [line for line in head.split(b"\n") if line.strip()]
-    if lines and not head.endswith(b"\n") and len(head) == 65536:
-        lines = lines[:-1]  # cut by the head's end
-    if len(lines) < 2 and not head.endswith(b"\n"):
+    """The complete JSON Lines lines of the head, parsed (None when one is not JSON, or the head
+    is one line with no newline: a JSON document). A torn last line (cut by the head's end, or
+    a running agent's line still being written) is left out."""
+    lines = complete_lines(head)
+    if not lines or b"\n" not in head:
         return None
     try:
         return [orjson.loads(line) for line in lines[:_SNIFF_LINES]]
@@ -170,6 +172,7 @@ def _session_thread(session: Session, name: str) -> Thread:
     return reader.build()
 
 
+@refuses_non_finite
 def from_thread(thread: Thread, container: str | None = None) -> bytes:
     """The thread as a session: a ``SQLiteSession`` database (``container="sqlite"``) or JSON
     Lines of items (``"jsonl"``); see ``writing.py``."""

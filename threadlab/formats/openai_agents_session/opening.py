@@ -1,23 +1,26 @@
-"""Open an SQLite database for reading without writing anything beside it, whatever its journal
-mode and whatever the folder allows.
+"""Open an SQLite database for reading without changing a byte of any file (the database, its
+``-wal``, ``-shm`` or ``-journal``) and without creating one beside it, whatever its journal mode
+and whatever the folder allows.
 
-Measured with Python's sqlite3 (a read-only bind mount stands for a read-only folder):
+Measured with Python's sqlite3 (a read-only bind mount stands for a read-only folder; bytes and
+mtimes of every file of the folder compared before and after, ``tests/test_sqlite_read_only.py``):
 
 | database | ``mode=ro`` | ``immutable=1`` |
 |---|---|---|
-| rollback journal (the SDK's default) | reads | reads |
+| rollback journal (delete, truncate, persist, memory, off), hot journal too | reads, changes nothing | reads |
 | WAL, no ``-wal``/``-shm`` (closed cleanly), writable folder | reads, but leaves empty ``-wal``/``-shm`` files behind | reads |
 | WAL, no side files, read-only folder | "unable to open database file" | reads |
-| WAL, ``-wal`` with rows not yet checkpointed, ``-shm`` present | reads them (read-only folder too) | misses them ("no such table") |
+| WAL, ``-wal`` with rows not yet checkpointed, ``-shm`` present | reads them, but rewrites the ``-shm`` (a reader rebuilds the WAL index there and writes its read marks) | misses them ("no such table") |
 | WAL, ``-wal`` present, ``-shm`` missing, read-only folder | "unable to open database file" | misses them |
 
 So: a rollback-journal database opens ``mode=ro``; a WAL database with no (or an empty)
 ``-wal`` file opens ``immutable=1`` (no WAL to miss, no side file to create); a WAL database with
-a ``-wal`` file opens ``mode=ro`` when its ``-shm`` is there too (SQLite's own concurrent reader),
-and otherwise as a private copy of the database and its ``-wal`` in a temporary folder, so the
-rows in the WAL are read and nothing is created beside the user's file. Bytes (no file) are
-deserialised into memory, a WAL database's header marked as a rollback one first (SQLite's
-in-memory databases have no WAL)."""
+a ``-wal`` file is read from a private copy of the database and its ``-wal`` in a temporary
+folder (its own ``-shm`` is made there), so the rows in the WAL are read and nothing of the
+user's changes: this costs a copy of the database on the temporary folder's disk, only for a
+database a writer has open or left uncheckpointed. Bytes (no file) are deserialised into
+memory, a WAL database's header marked as a rollback one first (SQLite's in-memory databases
+have no WAL)."""
 
 from __future__ import annotations
 
@@ -63,9 +66,7 @@ def opened(path: Path | None, data: bytes | None) -> Iterator[sqlite3.Connection
         conn = sqlite3.connect(_uri(path, "mode=ro"), uri=True)
     elif not has_wal:
         conn = sqlite3.connect(_uri(path, "immutable=1"), uri=True)
-    elif _side(path, "-shm").is_file():
-        conn = sqlite3.connect(_uri(path, "mode=ro"), uri=True)
-    else:
+    else:  # never the user's -shm: a reader writes to it
         copy = Path(tempfile.mkdtemp(prefix="threadlab-sqlite-"))
         shutil.copyfile(path, copy / "copy.db")
         shutil.copyfile(wal, copy / "copy.db-wal")

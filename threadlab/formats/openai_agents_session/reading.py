@@ -23,6 +23,7 @@ from threadlab.core.model import Thread
 from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
+from threadlab.formats.json_lines import ends_early, with_last
 
 KEY = "openai_agents_session"
 _BROKEN = object()  # a record that is not JSON
@@ -53,14 +54,17 @@ class SessionReader:
         self.b.agent(agent)
         self.records: list[_Record] = []
 
-    def add(self, raw: Any, *, where: str, line: int | None, stamp: Any = None, memo: dict[str, Any] | None = None, parsed: bool = False) -> None:
-        """One record: a JSON text (a row's ``message_data``, a line) or, ``parsed``, an item."""
+    def add(self, raw: Any, *, where: str, line: int | None, stamp: Any = None, memo: dict[str, Any] | None = None, parsed: bool = False,
+            last: bool = False) -> None:
+        """One record: a JSON text (a row's ``message_data``, a line; ``last``: the file's last
+        line) or, ``parsed``, an item."""
         record = _Record(raw, where, line, stamp, dict(memo or {}))
         if not parsed and isinstance(raw, bytes | str):
             try:
                 record.item = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                record.item, record.error = _BROKEN, exc.msg
+                torn = last and isinstance(raw, bytes) and ends_early(raw, exc)
+                record.item, record.error = _BROKEN, "torn" if torn else exc.msg
         self.records.append(record)
 
     def build(self) -> Thread:
@@ -72,7 +76,10 @@ class SessionReader:
     def _read(self, record: _Record, agent: str) -> None:
         b, where, line = self.b, record.where, record.line
         if record.item is _BROKEN:
-            b.failed("json", f"{where} is not JSON ({record.error}); skipped", line=line)
+            if record.error == "torn":
+                b.failed("truncated", f"{where} ends before its JSON does (a session still being written, or cut short); the lines before it are read", line=line)
+            else:
+                b.failed("json", f"{where} is not JSON ({record.error}); skipped", line=line)
             return
         when, memo = self._time(record.stamp, record.memo, where, line)
         item = record.item
@@ -102,11 +109,11 @@ class SessionReader:
 
 
 def read_items(lines: Iterable[tuple[int, bytes]], thread_id: str, source: str) -> Thread:
-    """JSON Lines of session items (one item a line; blank lines are not records)."""
+    """JSON Lines of session items (one item a line; blank lines are not records; a torn last
+    line, a running agent's, is ``truncated``)."""
     reader = SessionReader(thread_id, source, {"container": "jsonl"})
-    for number, raw in lines:
-        if raw.strip():
-            reader.add(raw, where=f"line {number}", line=number)
+    for number, raw, last in with_last(lines):
+        reader.add(raw, where=f"line {number}", line=number, last=last)
     return reader.build()
 
 

@@ -10,7 +10,10 @@ with its two tables) and JSON Lines of session items.
 ``message_data`` is one Responses-API input item as JSON (``json.dumps``). The table names can be
 changed (``sessions_table=`` / ``messages_table=``): any table with ``session_id`` and
 ``message_data`` columns is read. The database is opened read-only, nothing written beside it
-(``opening.py``); only ``SELECT`` runs, on tables named by the schema, quoted.
+(``opening.py``); only ``SELECT`` runs, on tables named by the schema, quoted, of the columns
+the schema lists by name: the ordinary (stored) columns, never ``*``, which would take the
+generated columns too, computed while reading (a 28 KB database whose table has a virtual
+column ``AS (zeroblob(300000000))`` costs 300 MB a row).
 
 A damaged database costs only what cannot be read: tables are scanned in row id order, so a
 scan that breaks off names the first row id it could not read (``Damage``), the rows before it
@@ -51,8 +54,12 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def schema(conn: sqlite3.Connection, damage: list[Damage]) -> dict[str, set[str]]:
-    """Every table the schema lists, with its columns. When SQLite refuses the schema (its
+Tables = dict[str, tuple[str, ...]]  # table -> its ordinary columns, in order
+
+
+def schema(conn: sqlite3.Connection, damage: list[Damage]) -> Tables:
+    """Every table the schema lists, with its ordinary columns (``PRAGMA table_info``, which
+    leaves out generated ones: nothing a reader needs is computed). When SQLite refuses the schema (its
     sanity checks fail on a cut file whose tables point past its end), it is read again with
     those checks off (``writable_schema``: nothing is written, the connection is read-only), so
     the tables that are whole still read; a schema that breaks off even then gives the tables
@@ -66,15 +73,18 @@ def schema(conn: sqlite3.Connection, damage: list[Damage]) -> dict[str, set[str]
         return _schema(conn, damage, strict=False)
 
 
-def _schema(conn: sqlite3.Connection, damage: list[Damage], *, strict: bool) -> dict[str, set[str]]:
+def _schema(conn: sqlite3.Connection, damage: list[Damage], *, strict: bool) -> Tables:
     """One read of the schema (ordinary row id tables only: a ``WITHOUT ROWID`` or virtual table
     holds no session rows): a break raises (``strict``) or is recorded in ``damage``."""
     names = [
         _name(row["name"])
-        for _, row in _scan(conn, "sqlite_master", damage, strict=strict)
+        for _, row in _scan(conn, "sqlite_master", _MASTER, damage, strict=strict)
         if row.get("type") == b"table" and isinstance(row.get("name"), bytes) and _rowid_table(row.get("sql"))
     ]
-    return {n: {_name(r[1]) for r in conn.execute(f"PRAGMA table_info({_quote(n)})")} for n in names}
+    return {n: tuple(_name(r[1]) for r in conn.execute(f"PRAGMA table_info({_quote(n)})")) for n in names}
+
+
+_MASTER = ("type", "name", "tbl_name", "rootpage", "sql")
 
 
 def _name(value: bytes) -> str:
@@ -86,10 +96,10 @@ def _rowid_table(sql: object) -> bool:
     return text.startswith(b"CREATE TABLE") and b"WITHOUT ROWID" not in text
 
 
-def message_tables(tables: dict[str, set[str]]) -> list[str]:
+def message_tables(tables: Tables) -> list[str]:
     """Tables holding session items (``session_id`` and ``message_data`` columns), the SDK's
     default first."""
-    found = [n for n, columns in tables.items() if {"session_id", "message_data"} <= columns]
+    found = [n for n, columns in tables.items() if {"session_id", "message_data"} <= set(columns)]
     return sorted(found, key=lambda n: (n != MESSAGES_TABLE, n))
 
 
@@ -136,14 +146,14 @@ def _texts(names: tuple[str, ...], row: dict[str, Any]) -> tuple[list[Any], tupl
     return out, tuple(bad)
 
 
-def _scan(conn: sqlite3.Connection, table: str, damage: list[Damage], *, strict: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Whole rows (every column: damage in any column of a row is that row's), in row id
-    order, as (row id, column → value); a break names the first row id not read (or raises,
-    ``strict``)."""
+def _scan(conn: sqlite3.Connection, table: str, columns: tuple[str, ...], damage: list[Damage], *, strict: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Whole rows (every stored column, named: damage in any column of a row is that row's), in
+    row id order, as (row id, column → value); a break names the first row id not read (or
+    raises, ``strict``)."""
     last = 0
+    names = list(columns)
     try:
-        cursor = conn.execute(f"SELECT rowid, * FROM {_quote(table)} ORDER BY rowid")
-        names = [d[0] for d in cursor.description[1:]]
+        cursor = conn.execute(f"SELECT {', '.join(['rowid', *map(_quote, names)])} FROM {_quote(table)} ORDER BY rowid")
         for row in cursor:
             last = row[0]
             yield row[0], dict(zip(names, row[1:], strict=True))
@@ -153,26 +163,26 @@ def _scan(conn: sqlite3.Connection, table: str, damage: list[Damage], *, strict:
         damage.append(Damage(table, last + 1, str(exc)))
 
 
-def sessions(conn: sqlite3.Connection, tables: dict[str, set[str]], damage: list[Damage]) -> Iterator[Session]:
+def sessions(conn: sqlite3.Connection, tables: Tables, damage: list[Damage]) -> Iterator[Session]:
     """Every session of every message table, rows in insertion order (row id). The other
     tables are scanned too, so damage anywhere in the file's rows is named."""
     info: dict[str, tuple[Any, Any, tuple[str, ...]]] = {}
     read = set(message_tables(tables))
-    if {"session_id", "created_at", "updated_at"} <= tables.get(SESSIONS_TABLE, set()):
+    if {"session_id", "created_at", "updated_at"} <= set(tables.get(SESSIONS_TABLE, ())):
         read.add(SESSIONS_TABLE)
-        for _, row in _scan(conn, SESSIONS_TABLE, damage):
+        for _, row in _scan(conn, SESSIONS_TABLE, tables[SESSIONS_TABLE], damage):
             (sid, created, updated), bad = _texts(("session_id", "created_at", "updated_at"), row)
             info[str(sid)] = (created, updated, bad)
     for table in message_tables(tables):
         rows: dict[str, list[Row]] = {}
-        for row_id, row in _scan(conn, table, damage):
+        for row_id, row in _scan(conn, table, tables[table], damage):
             (sid, created), bad = _texts(("session_id", "created_at"), row)
             rows.setdefault(str(sid), []).append(Row(row_id, sid, row["message_data"], created, bad))
         for sid in sorted(rows):
             created, updated, bad = info.get(sid, (None, None, ()))
             yield Session(sid, created, updated, rows[sid], table, bad)
     for table in sorted(set(tables) - read):  # the other tables (sqlite_sequence ...): is any damaged?
-        for _ in _scan(conn, table, damage):
+        for _ in _scan(conn, table, tables[table], damage):
             pass
 
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
+from threadlab.formats.json_lines import head_values
 from threadlab.formats.openai_agents_trace.reading import read_threads
 from threadlab.formats.openai_agents_trace.wire import is_span, is_trace
 from threadlab.formats.openai_agents_trace.writing import to_trace_records
@@ -44,10 +46,9 @@ def detect(source: Source) -> bool:
     head = source.head(8192)
     if b'"span_data"' not in head and b'"trace.span"' not in head and b'"object": "trace"' not in head and b'"object":"trace"' not in head:
         return False
-    first = head.split(b"\n", 1)[0]
-    try:
-        item = orjson.loads(first)
-    except orjson.JSONDecodeError:
+    # the first line that is JSON (one too deep, or torn, costs only itself)
+    item = next((v for v in head_values(source, 5) if v is not None), None) if head.lstrip()[:1] == b"{" else None
+    if item is None:
         value = source.try_json()
         item = value[0] if isinstance(value, list) and value else None
     return is_span(item) or is_trace(item)
@@ -57,6 +58,7 @@ def to_threads(source: Source) -> list[Thread]:
     return read_threads(source)
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as the JSON Lines a tracing processor writes; a ``WriteLoss`` names what
     reading it back would not give again."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypedDict
 
+from threadlab.formats.counts import counts_of
 from threadlab.formats.otel.wire import nanos
 from threadlab.formats.spans.messages import chat_message, message_list, responses_item, texts
 from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
@@ -79,7 +80,7 @@ def sdk_span(record: Mapping[str, Any], line: int | None) -> Span:
         span.inputs = _messages(span, "input", data.get("input"))
         span.outputs = [_assistant(m) for m in _messages(span, "output", data.get("output"))]
         span.model = _str(data.get("model"))
-        span.usage = _usage(data.get("usage"))
+        span.usage = _usage(data.get("usage"), span.problems)
     elif kind == "response":
         _response(span, data)
     elif kind == "function":
@@ -103,7 +104,7 @@ def _response(span: Span, data: Mapping[str, Any]) -> None:
     the model call's items, whose ``call_id`` keys the calls and their outputs."""
     response = data.get("response") if isinstance(data.get("response"), Mapping) else {}
     span.role = MODEL
-    span.usage = _usage(data.get("usage")) or _usage(response.get("usage"))
+    span.usage = _usage(data.get("usage"), span.problems) or _usage(response.get("usage"), span.problems)
     span.model = _str(data.get("model")) or _str(response.get("model"))
     span.system = texts(response.get("instructions"))
     if data.get("input") is not None:
@@ -129,19 +130,23 @@ def _messages(span: Span, key: str, value: Any, read: Callable[[Any], Msg | None
     return message_list(span.problems, f"span_data.{key}", value, read)
 
 
-def _usage(value: Any) -> dict[str, int] | None:
+_COUNTS = {"input_tokens": "input", "output_tokens": "output", "total_tokens": "total",
+           "input_tokens_details.cached_tokens": "cache_read", "output_tokens_details.reasoning_tokens": "reasoning"}
+
+
+def _usage(value: Any, problems: list[tuple[str, str]]) -> dict[str, int] | None:
+    """The span's token counts (``counts.count_of``: a float that is a whole number is one); a
+    field that holds something else is a ``usage`` problem."""
     if not isinstance(value, Mapping):
         return None
-    counts: dict[str, int] = {}
-    for name, key in (("input", "input_tokens"), ("output", "output_tokens"), ("total", "total_tokens")):
-        if isinstance(value.get(key), int):
-            counts[name] = value[key]
-    cached = (value.get("input_tokens_details") or {}).get("cached_tokens") if isinstance(value.get("input_tokens_details"), Mapping) else None
-    reasoning = (value.get("output_tokens_details") or {}).get("reasoning_tokens") if isinstance(value.get("output_tokens_details"), Mapping) else None
-    if isinstance(cached, int) and cached:
-        counts["cache_read"] = cached
-    if isinstance(reasoning, int) and reasoning:
-        counts["reasoning"] = reasoning
+    inputs, outputs = value.get("input_tokens_details"), value.get("output_tokens_details")
+    figures = {"input_tokens": value.get("input_tokens"), "output_tokens": value.get("output_tokens"), "total_tokens": value.get("total_tokens"),
+               "input_tokens_details.cached_tokens": inputs.get("cached_tokens") if isinstance(inputs, Mapping) else None,
+               "output_tokens_details.reasoning_tokens": outputs.get("reasoning_tokens") if isinstance(outputs, Mapping) else None}
+    phrases: list[str] = []
+    found = counts_of(figures, phrases, "usage.")
+    problems.extend(("usage", p) for p in phrases)
+    counts = {name: found[key] for key, name in _COUNTS.items() if key in found and (found[key] or name in ("input", "output", "total"))}
     return counts or None
 
 

@@ -12,6 +12,7 @@ message (of a request, or a response's choice), or a stream event. Plain ``{"rol
 
 from __future__ import annotations
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.openai_chat.codec import KEY, ChatCodec
 from threadlab.formats.openai_chat.reading import ChatReader
@@ -33,6 +34,7 @@ def to_threads(source: Source) -> list[Thread]:
     return _FORMAT.to_threads(source)
 
 
+@refuses_non_finite
 def from_thread(thread: Thread, agent: str | None = None) -> bytes:
     """The container the thread was read from; for other threads (or with ``agent``), the
     ``messages`` list of one agent's view (see ``writing.py``)."""

@@ -16,6 +16,7 @@ other thread as one: the ``input`` a ``client.responses.create`` call takes)."""
 
 from __future__ import annotations
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.openai_responses.reading import KEY, ResponsesCodec, ResponsesReader
 from threadlab.formats.openai_responses.stream import is_event, read_stream
@@ -41,6 +42,7 @@ def to_threads(source: Source) -> list[Thread]:
     return _FORMAT.to_threads(source)
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The container the thread was read from; other threads as a JSON array of input items."""
     return write_responses(thread)

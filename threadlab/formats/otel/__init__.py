@@ -23,12 +23,13 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.otel.reading import read_threads
 from threadlab.formats.otel.wire import is_flat_span, is_otlp
 from threadlab.formats.otel.writing import to_otlp
 from threadlab.formats.source import Source
-from threadlab.formats.spans.documents import iter_documents
+from threadlab.formats.spans.documents import Repaired, iter_documents
 from threadlab.formats.spans.verify import written_and_checked
 
 NAME = "otel"
@@ -63,7 +64,7 @@ def _first_item(source: Source) -> Any:
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:
-            value = next((v for _, v in iter_documents(source.head(1 << 20)) if not isinstance(v, ValueError)), None)
+            value = next((v.value if isinstance(v, Repaired) else v for _, v in iter_documents(source.head(1 << 20)) if not isinstance(v, ValueError)), None)
     if isinstance(value, list):
         return value[0] if value and isinstance(value[0], Mapping) else None
     return value
@@ -73,6 +74,7 @@ def to_threads(source: Source) -> list[Thread]:
     return read_threads(source)
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as one OTLP JSON document (``resourceSpans``); a ``WriteLoss`` names what
     reading it back would not give again."""

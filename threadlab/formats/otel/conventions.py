@@ -22,6 +22,7 @@ from typing import Any
 from openinference.semconv.trace import OpenInferenceSpanKindValues, SpanAttributes, ToolCallAttributes
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as G
 
+from threadlab.formats.counts import count_of
 from threadlab.formats.otel.wire import RawSpan
 from threadlab.formats.spans.messages import (
     event_message,
@@ -136,7 +137,7 @@ def _genai_model(span: Span, raw: RawSpan) -> None:
                 else:
                     span.inputs.append(msg)
     span.system = texts(json_value(a.get(G.GEN_AI_SYSTEM_INSTRUCTIONS, a.get(SYSTEM_INSTRUCTIONS_DOTTED))))
-    span.usage = _usage(a)
+    span.usage = _usage(a, span.problems)
     span.model = _str(a.get(G.GEN_AI_RESPONSE_MODEL)) or _str(a.get(G.GEN_AI_REQUEST_MODEL))
     span.provider = _str(a.get(G.GEN_AI_PROVIDER_NAME)) or _str(a.get(G.GEN_AI_SYSTEM))
     reasons = a.get(G.GEN_AI_RESPONSE_FINISH_REASONS)
@@ -154,7 +155,7 @@ def _openinference_model(span: Span, raw: RawSpan) -> None:
     output = a.get(OI.OUTPUT_VALUE)
     if not span.outputs and isinstance(output, str) and output and a.get(OI.OUTPUT_MIME_TYPE, "text/plain") == "text/plain":
         span.outputs = [Msg("assistant", [Part("text", text=output)])]  # only the output's text was recorded
-    span.usage = _usage(a)
+    span.usage = _usage(a, span.problems)
     span.model = _str(a.get(OI.LLM_MODEL_NAME))
     span.provider = _str(a.get(OI.LLM_PROVIDER)) or _str(a.get(OI.LLM_SYSTEM))
 
@@ -230,12 +231,18 @@ def _messages(span: Span, key: str, value: Any, read: Any) -> list[Any]:
     return message_list(span.problems, key, value, read)
 
 
-def _usage(a: Mapping[str, Any]) -> dict[str, int] | None:
-    counts = {}
+def _usage(a: Mapping[str, Any], problems: list[tuple[str, str]]) -> dict[str, int] | None:
+    """The first attribute of each count's names that holds a count (``counts.count_of``: a
+    float that is a whole number is one); one that holds something else is a ``usage`` problem."""
+    counts: dict[str, int] = {}
     for name, keys in _USAGE_KEYS:
-        value = next((a[k] for k in keys if isinstance(a.get(k), int) and not isinstance(a.get(k), bool)), None)
-        if value is not None:
-            counts[name] = value
+        for key in keys:
+            count, why = count_of(a.get(key))
+            if why is not None:
+                problems.append(("usage", f"{key}: {why}; left out"))
+            if count is not None:
+                counts[name] = count
+                break
     return counts or None
 
 

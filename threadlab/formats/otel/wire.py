@@ -161,17 +161,28 @@ def span_id(value: Any, size: int) -> str | None:
     return raw.hex() if len(raw) == size else value
 
 
+# the moments a datetime holds (0001-01-01 to 9999-12-31 UTC), in unix nanoseconds
+_NANOS = (-62_135_596_800 * 10**9, 253_402_300_800 * 10**9 - 1)
+
+
 def nanos(value: Any) -> int | None:
-    """Unix nanoseconds from a number, a numeric string or an ISO 8601 timestamp."""
+    """Unix nanoseconds from a number, a numeric string or an ISO 8601 timestamp; None for
+    what is no time, or no moment a datetime (and so a thread) holds."""
+    found = _nanos(value)
+    return found if found is not None and _NANOS[0] <= found <= _NANOS[1] else None
+
+
+def _nanos(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        return int(value * 1e9) if value < 1e11 else int(value)
+        scaled = value * 1e9 if value < 1e11 else value
+        return int(scaled) if abs(scaled) < 1e30 else None  # (not inf: no moment anyway)
     if isinstance(value, str) and value:
         if value.isdigit():
-            return int(value)
+            return int(value) if value.isascii() and len(value) < 30 else None
         text = value.strip()
         if text.endswith(("Z", "z")):
             text = text[:-1] + "+00:00"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from threadlab._lazy import lazy_getattr
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import ThreadError
 from threadlab.formats.pydantic_ai.shape import is_event, is_history, is_message
@@ -87,6 +88,7 @@ def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
     return read_documents(source)
 
 
+@refuses_non_finite
 def from_thread(thread: Thread, *, agent: str | None = None) -> bytes:
     """The thread as ``ModelMessagesTypeAdapter`` JSON: one agent's history (``agent``, or the
     agent the conversation starts with), warning ``WriteLoss`` for what it cannot hold (see

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from threadlab.core.authors import harness_metadata
 from threadlab.core.model import MediaPart, TextPart, UnknownPart
 from threadlab.core.timefmt import format_timestamp
@@ -160,6 +162,17 @@ def _media_extra(item: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, A
     return extra or None
 
 
+def _media_or_none(item: Mapping[str, Any]) -> MediaPart | None:
+    """The media part, or None when a field is of the wrong type (the item is then kept as an
+    unknown part, as it came)."""
+    if not isinstance(item.get("media_type"), str | None):
+        return None
+    try:
+        return media_from_pai(item)
+    except ValidationError:
+        return None
+
+
 def media_from_pai(item: Mapping[str, Any]) -> MediaPart:
     """ImageUrl/AudioUrl/VideoUrl/DocumentUrl/BinaryContent JSON → an RC2 media part."""
     kind = item.get("kind")
@@ -219,8 +232,8 @@ def user_content_from_pai(content: Any) -> Any:
     for item in content:
         if isinstance(item, str):
             parts.append(TextPart(text=item))
-        elif isinstance(item, Mapping) and (item.get("kind") in _URL_CATEGORY or item.get("kind") == "binary"):
-            parts.append(media_from_pai(item))
+        elif isinstance(item, Mapping) and isinstance(item.get("kind"), str) and (item["kind"] in _URL_CATEGORY or item["kind"] == "binary") and (media := _media_or_none(item)):
+            parts.append(media)
         else:  # text-content, structured-content, cache-point, uploaded-file, ...: kept as they are
             parts.append(UnknownPart.model_validate({**item, "type": f"pydantic_ai.{item.get('kind')}"}))
     return parts

@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.problems import ThreadError
+from threadlab.formats.json_lines import TORN, ends_early, with_last
 from threadlab.formats.pydantic_ai.shape import is_event, is_message_like, run_result_history
 from threadlab.formats.source import Source
 
@@ -83,13 +84,12 @@ def _items(source: Source) -> list[tuple[int | None, Any]]:
             return [(None, v) for v in whole]  # an array of histories
         return [(None, whole)]
     out: list[tuple[int | None, Any]] = []
-    for number, line in source.lines():
-        if not line.strip():
-            continue
+    for number, line, last in with_last(source.lines()):
         try:
             out.append((number, orjson.loads(line)))
         except orjson.JSONDecodeError as exc:
-            out.append((number, _Bad(_line_reason(line, exc))))
+            torn = last and ends_early(line, exc)  # a live file's last line
+            out.append((number, _Bad(TORN if torn else _line_reason(line, exc), "truncated" if torn else "json")))
     return out
 
 
@@ -97,8 +97,9 @@ _NOT_JSON: Any = object()
 
 
 class _Bad:
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, rule: str = "json") -> None:
         self.reason = reason
+        self.rule = rule
 
 
 def _whole(source: Source) -> Any:
@@ -135,7 +136,7 @@ class _Grouping:
 
     def add(self, line: int | None, value: Any) -> None:
         if isinstance(value, _Bad):
-            self._fail(("json", f"line {line} {value.reason}", line))
+            self._fail((value.rule, f"line {line} {value.reason}", line))
         elif is_message_like(value):
             self._message(line, value)
         elif isinstance(value, list):

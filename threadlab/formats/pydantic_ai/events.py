@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 import pydantic
+import pydantic_core
 from pydantic_ai import messages as pai
 
 from threadlab.formats.pydantic_ai.wire import Message, part_adapter
@@ -112,7 +113,10 @@ class _Stream:
             self.out.converted += 1
         else:
             self._close()
-            parts = _parts_of(event)
+            try:
+                parts = _parts_of(event)
+            except (ValueError, pydantic_core.PydanticSerializationError):  # nested deeper than pydantic writes
+                parts = None
             if parts is None:
                 if self._answered(event):
                     self.out.converted += 1

@@ -134,7 +134,7 @@ def _media(item: dict[str, Any]) -> bool:
     """A file URL or binary content with every field pydantic-ai writes, media type and
     identifier given (not inferred)."""
     kind = item.get("kind")
-    keys = URL_ITEM if kind in _URL_KINDS else BINARY_ITEM if kind == "binary" else None
+    keys = (URL_ITEM if kind in _URL_KINDS else BINARY_ITEM if kind == "binary" else None) if type(kind) is str else None
     if keys is None or len(item) != len(keys) or any(k not in item for k in keys) or item["vendor_metadata"] is not None:
         return False
     if not (type(item["media_type"]) is str and item["media_type"] and type(item["identifier"]) is str and item["identifier"]):
@@ -360,6 +360,6 @@ def filled(rebuilt: dict[str, Any]) -> dict[str, Any] | None:
 
 def _media_defaults(item: dict[str, Any]) -> dict[str, Any]:
     """A media item as specs rebuild it (defaults left out), with pydantic-ai's defaults, in its order."""
-    keys = URL_ITEM if item.get("kind") in _URL_KINDS else BINARY_ITEM
+    keys = URL_ITEM if type(item.get("kind")) is str and item["kind"] in _URL_KINDS else BINARY_ITEM
     filled = {"force_download": False, "vendor_metadata": None, **item} if keys is URL_ITEM else {"vendor_metadata": None, **item}
     return {k: filled[k] for k in keys if k in filled} if set(filled) <= set(keys) else item

@@ -41,7 +41,12 @@ _OUTCOME = {"success": "success", "error": "failed", "validation_error": "retrie
 
 
 def _ts(value: Any) -> Any:
-    return parse_timestamp(value) if value is not None else None
+    """The time, or None (the builder then makes one up and says so) for one that is no moment
+    UTC holds (an offset that moves year 1 before it)."""
+    try:
+        return parse_timestamp(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _status(part: Mapping[str, Any]) -> str:

@@ -103,7 +103,7 @@ class Normaliser:
         try:
             whole = pai.ModelMessagesTypeAdapter.validate_python([prepared])
             dumped = pai.ModelMessagesTypeAdapter.dump_python(whole, mode="json")[0]
-        except (pydantic.ValidationError, pydantic_core.PydanticSerializationError):  # one part at a time, each named
+        except (ValueError, pydantic_core.PydanticSerializationError):  # (invalid, or nested deeper than pydantic writes) one part at a time, each named
             envelope, parts = self._piecewise(prepared, index, problems, part_problems)
         else:
             parts = dumped.pop("parts")
@@ -159,8 +159,8 @@ class Normaliser:
         adapter = part_adapter(side)
         for position, part in enumerate(raw["parts"]):
             try:
-                parts.append(adapter.dump_python(adapter.validate_python(part), mode="json"))
-            except pydantic_core.PydanticSerializationError as exc:  # validated, but pydantic-ai cannot write it back
+                parts.append(_dump(adapter, adapter.validate_python(part)))
+            except (pydantic_core.PydanticSerializationError, _TooDeep) as exc:  # validated, but pydantic-ai cannot write it back
                 kind = part.get("part_kind") if isinstance(part, Mapping) else None
                 parts.append(BadPart(part, "schema", f"message #{index + 1} part #{position + 1} ({kind}) cannot be written by pydantic-ai ({str(exc)[:120]}); kept as it came"))
                 continue
@@ -174,6 +174,19 @@ class Normaliser:
                 part_problems[position] = ("unknown-type", f"message #{index + 1} part #{position + 1} (user-prompt) holds content of "
                                                            f"a kind pydantic-ai does not take ({', '.join(kinds)}); kept as it came")
         return envelope, parts
+
+
+class _TooDeep(ValueError):
+    """pydantic's "Maximum serialization depth exceeded" (a plain ValueError)."""
+
+
+def _dump(adapter: pydantic.TypeAdapter[Any], value: Any) -> Any:
+    try:
+        return adapter.dump_python(value, mode="json")
+    except ValueError as exc:
+        if isinstance(exc, pydantic.ValidationError):
+            raise
+        raise _TooDeep(str(exc)) from None
 
 
 @cache
@@ -246,11 +259,27 @@ def _valid_envelope(envelope: dict[str, Any], index: int, problems: list[tuple[s
                 invalid[name] = envelope.pop(name)
                 problems.append(("schema", f"message #{index + 1} field {name!r} is not what pydantic-ai takes ({_first_error(exc, name)}); set aside"))
             continue
+        except ValueError:  # "Maximum serialization depth exceeded": the deepest field is set aside
+            name = max(envelope, key=lambda k: _depth(envelope[k]))
+            invalid[name] = envelope.pop(name)
+            problems.append(("schema", f"message #{index + 1} field {name!r} nests deeper than pydantic-ai writes; set aside"))
+            continue
         dumped.pop("parts")
         if invalid:
             dumped["_invalid"] = invalid
         return dumped
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _depth(value: Any) -> int:
+    """How deep lists and objects nest in ``value`` (without recursion)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            todo.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _first_error(exc: pydantic.ValidationError, name: str) -> str:

@@ -20,20 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import Thread
+from threadlab.core.timefmt import from_unix_nanos
 from threadlab.formats.spans.content import content, finish_reason, usage
 from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span, json_value, same
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 DEFAULT_AGENT = "assistant"
 
 
 def when(ns: int) -> datetime:
-    return _EPOCH + timedelta(microseconds=ns // 1000)
+    """A span's unix nanoseconds as a time, exactly (``core.timefmt.Moment``)."""
+    return from_unix_nanos(ns)
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.formats.spans.assemble import Assembly
+from threadlab.formats.spans.documents import Failure
 from threadlab.formats.spans.model import Span
 
 
@@ -49,19 +50,19 @@ def build_threads(
     *,
     key: str,
     source: str | None,
-    failures: list[tuple[int | None, str, str]],
+    failures: list[Failure],
     thread_meta: Callable[[str, list[Span]], tuple[str, dict[str, Any]]],
 ) -> list[Thread]:
-    """One Thread per conversation. ``failures`` (line, rule, message): records that could not
-    be read at all, counted on the first thread. ``thread_meta(thread_id, spans)`` gives the
+    """One Thread per conversation. ``failures``: records that could not be read at all,
+    counted on the first thread (and notes about records that were read). ``thread_meta(thread_id, spans)`` gives the
     thread's title and metadata."""
     threads = []
     for thread_id, members in group_traces(spans).items():
         title, metadata = thread_meta(thread_id, members)
         builder = ThreadBuilder(thread_id, title=title, metadata=metadata, source=source)
         if not threads:
-            for line, rule, message in failures:
-                builder.failed(rule, message, line=line)
+            for failure in failures:
+                (builder.failed if failure.record else builder.problem)(failure.rule, failure.message, line=failure.line)
         assembly = Assembly(members, key)
         assembly.read()
         threads.append(assembly.build(builder))

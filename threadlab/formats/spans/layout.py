@@ -13,18 +13,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from threadlab.core.canonical import model_to_dict
 from threadlab.core.model import Thread, Usage
+from threadlab.core.timefmt import unix_nanos
 
 _OUTPUT = ("assistant_message", "thinking", "tool_call")
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def nanos(moment: datetime) -> int:
-    return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
+    return unix_nanos(moment)
 
 
 @dataclass

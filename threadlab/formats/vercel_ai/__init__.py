@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from threadlab._lazy import lazy_getattr
+from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai import sniff
@@ -63,6 +64,7 @@ def to_threads(source: Source) -> list[Thread]:
     return [from_ui_stream(source, name=source.name)]
 
 
+@refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     from threadlab.formats.vercel_ai.write_stream import to_ui_stream
 

@@ -1,0 +1,77 @@
+"""A live file is still a file (issue 24 §7): a JSON Lines file an agent is still writing ends
+in a torn line. Detection ignores a torn last line in the head (``json_lines.complete_lines``),
+the complete lines load as they would alone, and the torn one is a ``truncated`` problem naming
+its line. Before, an Agents SDK session whose last line was torn gave "no format reads this"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+import threadlab as tl
+from tests.conformance.fixtures import Fixture, fixtures
+from threadlab.formats import detect_format
+from threadlab.formats.source import Source
+
+SESSION = Path(__file__).resolve().parent / "fixtures" / "openai_agents_session" / "weather_chat_items.jsonl"
+
+
+def _json_lines(fixture: Fixture) -> list[bytes] | None:
+    lines = [line for line in fixture.path.read_bytes().split(b"\n") if line.strip()]
+    try:
+        [orjson.loads(line) for line in lines]
+    except orjson.JSONDecodeError:
+        return None
+    return lines if len(lines) >= 2 else None
+
+
+LINES = [(f, lines) for f in fixtures() if (lines := _json_lines(f)) is not None]
+
+
+def _detected(path: Path) -> str | None:
+    try:
+        return detect_format(Source(path)).NAME
+    except tl.ThreadError:
+        return None
+
+
+def _torn(lines: list[bytes], keep: int) -> bytes:
+    """The first ``keep`` lines and half of the next, as a writer leaves them mid-line."""
+    return b"\n".join(lines[:keep]) + b"\n" + lines[keep][: max(1, len(lines[keep]) // 2)]
+
+
+def test_a_running_agents_session_reads_its_complete_lines(tmp_path: Path) -> None:
+    lines = [line for line in SESSION.read_bytes().split(b"\n") if line.strip()]
+    complete = tmp_path / "complete" / "chat.jsonl"
+    live = tmp_path / "live" / "chat.jsonl"
+    complete.parent.mkdir()
+    live.parent.mkdir()
+    complete.write_bytes(b"\n".join(lines[:-1]) + b"\n")
+    live.write_bytes(_torn(lines, len(lines) - 1))
+    assert _detected(live) == "openai-agents-session"
+    thread = tl.read(live, strict=False)
+    assert tl.dumps(thread) == tl.dumps(tl.read(complete))
+    assert [(p.rule, p.line) for p in thread.problems] == [("truncated", len(lines))]
+    frames = tl.load(live, progress=False)
+    assert len(frames.actions) == len(thread.actions) > 0 and list(frames.problems["rule"]) == ["truncated"]
+
+
+@pytest.mark.parametrize(("fixture", "lines"), LINES, ids=[f.id for f, _ in LINES])
+def test_a_torn_last_line_is_detected_as_the_complete_lines_and_named(fixture: Fixture, lines: list[bytes], tmp_path: Path) -> None:
+    for keep in sorted({1, 2, 3, len(lines) - 1} & set(range(1, len(lines)))):
+        whole, torn = tmp_path / f"whole{keep}" / fixture.path.name, tmp_path / f"torn{keep}" / fixture.path.name
+        whole.parent.mkdir()
+        torn.parent.mkdir()
+        whole.write_bytes(b"\n".join(lines[:keep]) + b"\n")
+        torn.write_bytes(_torn(lines, keep))
+        expected = _detected(whole)
+        if expected is None:  # a first line alone may be no format's (one object on one line)
+            continue
+        assert _detected(torn) == expected, keep
+        try:
+            problems = [p for t in tl.read_all(torn, strict=False) for p in t.problems]
+        except tl.ThreadError as exc:  # the complete lines hold no thread (a trace line alone)
+            problems = exc.problems
+        assert [(p.rule, p.line) for p in problems if p.line == keep + 1] == [("truncated", keep + 1)], keep
