@@ -169,7 +169,7 @@ def test_two_valid_files_that_clash_in_one_chunk(tmp_path: Path) -> None:
     paths = [write_doc(tmp_path / "ns.json", fine), write_doc(tmp_path / "old.json", old)]
     frames = tl.load(paths, progress=False, workers=1)
     # the nanoseconds are said once for their file (the frames hold microseconds, the thread all)
-    assert list(zip(frames.problems["source"], frames.problems["rule"], strict=True)) == [(str(paths[0]), "frame-value")]
+    assert list(zip(frames.problems["source"], frames.problems["rule"], strict=True)) == [(str(paths[0]), "time-precision")]
     stamps = frames.actions.groupby(frames.actions["source"].astype(str), observed=True)["timestamp"]
     assert stamps.min()[str(paths[1])] == pd.Timestamp("1600-01-01", tz="UTC")
     expected = [tl.core.parse_timestamp(a["timestamp"]) for a in fine["actions"]]  # to the microsecond, as read gives them

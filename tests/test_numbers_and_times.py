@@ -107,7 +107,7 @@ def test_any_other_value_is_a_usage_problem_naming_it(case: str, value: Any, tmp
 # A nanosecond time (OTel's *_unix_nano, ISO text with nine fraction digits) was cut to
 # microseconds without a word. The thread keeps it exactly (``core.timefmt.Moment``: written
 # back with its nine digits, its unix nanoseconds given back to the span writers); the frames
-# hold microseconds and say so once per file (a ``frame-value`` row).
+# hold microseconds and say so once per file (a ``time-precision`` note row: a strict load does not raise for it).
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "threadprotocol" / "research_team.thread.json"
 
@@ -127,7 +127,7 @@ def test_threadprotocol_nanoseconds_are_written_back_and_said_once(tmp_path: Pat
     written = json.loads(tl.dumps(thread))
     assert [a["timestamp"] for a in written["actions"]] == [a["timestamp"] for a in doc["actions"]]
     frames = tl.load([path, DATA], workers=1, progress=False)
-    assert _notes(frames) == [(str(path), "frame-value")]  # once for the file, none for the other
+    assert _notes(frames) == [(str(path), "time-precision")]  # once for the file, none for the other
     assert frames.actions["timestamp"].iloc[0].microsecond == 456  # (.000456789: the microseconds)
 
 
@@ -143,7 +143,7 @@ def test_otel_unix_nanoseconds_are_kept_and_written_back(tmp_path: Path) -> None
     written = get_format("otel").from_thread(thread)
     again = tl.read(written, "otel")
     assert [unix_nanos(a.timestamp) for a in again.actions] == [unix_nanos(a.timestamp) for a in thread.actions]
-    assert _notes(tl.load(OTLP, workers=1, progress=False)) == [(str(OTLP), "frame-value")]
+    assert _notes(tl.load(OTLP, workers=1, progress=False)) == [(str(OTLP), "time-precision")]
 
 
 def _ends() -> set[int]:
@@ -160,3 +160,13 @@ def test_an_agents_sdk_trace_time_with_nine_digits_is_kept(tmp_path: Path) -> No
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     times = [a["timestamp"] for a in json.loads(tl.dumps(tl.read(path)))["actions"]]
     assert any(len(t) == len("2026-11-23T07:27:54.975732007Z") for t in times)
+
+
+def test_a_strict_load_raises_for_broken_rules_not_for_notes() -> None:
+    """The nanoseconds of an OTel file are kept by the thread and noted in the frames: a note
+    (``NOTE_RULES``), which a strict load does not raise for, while a broken rule still raises."""
+    frames = tl.load(OTLP, workers=1, progress=False, strict=True)
+    assert set(frames.problems["rule"]) == {"time-precision"}
+    broken = Path(__file__).resolve().parent / "fixtures" / "lookalikes"
+    with pytest.raises(tl.ThreadError):
+        tl.load(broken / "duckai_chat.json", progress=False, strict=True)  # no format reads it

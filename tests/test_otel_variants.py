@@ -137,7 +137,7 @@ def test_a_mixed_folder_loads_into_one_frame_set(tmp_path: Path) -> None:
                        "console.log": "otel", "history.json": "pydantic-ai"}
     notes = frames.problems["message"].str.contains("finer than a microsecond")  # nanosecond times, said once per file
     assert set(frames.problems["rule"][~notes]) <= {"unknown-type"}  # the HTTP span of console.log
-    assert set(frames.problems["rule"][notes]) <= {"frame-value"} and frames.problems["source"][notes].is_unique
+    assert set(frames.problems["rule"][notes]) <= {"time-precision"} and frames.problems["source"][notes].is_unique
     records = dict(zip(frames.threads["source"].map(lambda s: Path(s).name), frames.threads["n_records"], strict=True))
     assert {k: v for k, v in records.items() if k != "history.json"} == {"otlp.json": 10, "collector.jsonl": 22, "agents_trace.jsonl": 22,
                                                                          "console.log": 5}

@@ -47,12 +47,17 @@ RULES: dict[str, str] = {
     "missing-id": "a record that is keyed by an id (a tool call, the call a result answers) has none: the reader made the call an id, or paired the result with the one open call",
     "usage-total": "the producer's own token total for a thread (metadata.usage_total) differs from the sum of its usage rows: it counts model calls the thread does not hold (a resumed, forked, compacted or trimmed session); the threads frame shows the producer's figures",
     # the frames
+    "time-precision": "a time finer than a microsecond: the thread keeps it exactly, the frames' timestamps hold microseconds (said once per file; a note, not a broken rule)",
     "frame-value": "a value its frame column cannot hold (an int where a name belongs, a count beyond 64 bits): kept there as JSON text, or left empty; the thread keeps it as it came",
     "duplicate-return": "a tool result answers a tool call that already has one (kept as the format's own part, not a second tool_return)",
     "stream-event": "a stream event holds what no message of its file has (used as a message, or kept as system.<format>.event)",
     "stream-error": "a provider stream (OpenAI, Anthropic) reported an error event",
 }
 
+# Rules that say how the frames show a value the input holds correctly, not that the input breaks a
+# rule: a row of these is a note. ``load(strict=True)`` does not raise for them (a resumed Codex
+# session or an OTel file with nanosecond times is not a broken file).
+NOTE_RULES: frozenset[str] = frozenset({"usage-total", "time-precision"})
 
 _SHORT = reprlib.Repr()
 _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict = 3, 80, 80, 6, 6

@@ -6,7 +6,7 @@ A time finer than a microsecond (OpenTelemetry's unix nanoseconds, ISO text with
 digits) is a ``Moment``: a datetime (the microseconds, what arithmetic, comparison and the
 frames see) that also keeps the digits after the sixth as they came, so it is written back
 exactly (``...T09:00:00.123456789Z``) and ``unix_nanos`` gives the nanoseconds back. The
-frames hold microseconds: a load says so once per file (a ``frame-value`` row)."""
+frames hold microseconds: a load says so once per file (a ``time-precision`` note row)."""
 
 from __future__ import annotations
 

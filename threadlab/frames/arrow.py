@@ -100,7 +100,7 @@ class OddValues:
             thread = int(self.thread_of[row])
             if self.threads["source"][thread] not in said:
                 said.add(self.threads["source"][thread])
-                self._add(thread, f"actions.{column} {why} (this file's first such time; its others alike)", self.sequences[row])
+                self._add(thread, f"actions.{column} {why} (this file's first such time; its others alike)", self.sequences[row], rule="time-precision")
 
         return report
 

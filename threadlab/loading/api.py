@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.problems import NOTE_RULES, Problem, ThreadError
 from threadlab.formats.source import Source
 from threadlab.formats.walk import Skipped
 from threadlab.frames.arrow import batch_to_tables
@@ -102,8 +102,10 @@ def load(
             parts.append(_object_tables(seg, format, kept))
     with no_gc():
         frames = Frames.from_tables(concat(parts), kept, skipped=skipped)
-    if strict and len(frames.problems):
-        raise ThreadError(problems_of(frames.problems))
+    if strict:
+        broken = frames.problems[~frames.problems["rule"].isin(NOTE_RULES)]
+        if len(broken):
+            raise ThreadError(problems_of(broken))
     return frames
 
 
