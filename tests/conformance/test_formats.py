@@ -20,6 +20,8 @@ import threadlab
 from tests.conformance.containers import container_kind, sqlite_breaks, zip_member_names
 from tests.conformance.fixtures import ALL_FORMATS, Fixture, fixtures, formats_with_fixtures, lookalikes
 from tests.conformance.records import COUNTERS
+from tests.wild.count import count
+from tests.wild.expected import expected_disagreement
 from threadlab.core.derive import iter_text
 from threadlab.core.loss import WriteLoss
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
@@ -221,3 +223,24 @@ def test_bad_bytes_give_a_problem_naming_file_and_line(fixture: Fixture, kind: s
         assert located, f"no problem names {bad.name} and a line: {[str(p) for p in problems]}"
     frames = threadlab.load(bad, progress=False)  # lenient load never raises
     assert len(frames.problems) and (frames.problems["source"] == str(bad)).all()
+
+
+# --- who wrote it ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", TYPED, ids=lambda f: f.id)
+def test_human_prompts_and_harness_turns_are_counted_apart(fixture: Fixture) -> None:
+    """Prompts a person typed and turns the harness wrote in the user's role, each as the raw
+    counter of ``tests/wild`` takes them from the file (where its format says who wrote a turn),
+    except the disagreements ``tests/wild/expected.py`` lists for fixtures another change fixes."""
+    assert fixture.format is not None
+    listed = expected_disagreement(fixture.path)
+    if listed is None or "format" in listed:  # a variant the counter does not read; a file not detected (tests/wild)
+        return
+    want = count(fixture.path, fixture.format)
+    frames = threadlab.load(fixture.path, progress=False)
+    got = {"human_prompts": int(frames.threads["n_human_prompts"].fillna(0).sum()), "harness_turns": int(frames.threads["n_harness_turns"].fillna(0).sum())}
+    expected = {k: v[1] for k, v in listed.items() if k in got}
+    for name in got:
+        if getattr(want, name) is not None:
+            assert got[name] == expected.get(name, getattr(want, name)), name
