@@ -53,6 +53,25 @@ EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
     # --- OTel -----------------------------------------------------------------------------------
     **{f"otel/openinference_vercel_v6_{name}.json": (KEYS, "AI SDK telemetry spans dumped as ReadableSpan JSON (spanContext, attributes, ai.* keys) are not detected", {"format": ("otel", None)})
        for name in ("ai-generateText-doGenerate", "ai-streamText-doStream")},
+    # --- added with the second batch ------------------------------------------------------------
+    "claude/agent-sessions-small/small.jsonl": (KEYS + "; " + HUMAN_HARNESS, "four sessions in one file; a tool_use without id and a tool_result without tool_use_id are not a call and a return; an is_error result and a meta line are not counted as such",
+                                               {"harness_turns": (1, 0), "tool_calls": (3, 2), "tool_returns": (3, 1), "tool_errors": (1, 0)}),
+    "claude/agent-sessions-subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl": (KEYS, "the 2.1 subagent file (its lines' sessionId is the agent's own, agent-<id>) gives none of its calls and returns",
+                                                                                  {"tool_calls": (2, 0), "tool_returns": (1, 0)}),
+    "claude/inspect-scout-sources/compaction_session.jsonl": (HUMAN_HARNESS, "the compaction summary is not a harness turn yet", {"harness_turns": (1, 0)}),
+    "claude/sniffly-mock-project/fed8ce56-bc79-401f-a83e-af084253362f.jsonl": (HUMAN_HARNESS, "an interrupt marker is read as a human prompt", {"human_prompts": (2, 3), "harness_turns": (1, 0)}),
+    "claude/spotter/short.jsonl": (HUMAN_HARNESS, "a harness line is read as a human prompt; a whitespace-only text block is an assistant message",
+                                  {"human_prompts": (1, 2), "harness_turns": (1, 0), "assistant_texts": (1, 2)}),
+    "claude/spotter/tool_heavy.jsonl": (HUMAN_HARNESS, "harness lines (meta, command output) are read as human prompts; a whitespace-only text block is an assistant message",
+                                       {"human_prompts": (2, 4), "harness_turns": (4, 0), "assistant_texts": (1, 2)}),
+    "codex/agent-sessions/stage0-large.jsonl": (HUMAN_HARNESS, "the <environment_context> user message is read as a human prompt", {"human_prompts": (6, 7), "harness_turns": (1, 0)}),
+    "codex/agentcmd-full/rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl": (HUMAN_HARNESS, "the <environment_context> user message is read as a human prompt",
+                                                                                                   {"human_prompts": (1, 2), "harness_turns": (1, 0)}),
+    "codex/agentcmd-individual/response-message-user.jsonl": (HUMAN_HARNESS, "an <environment_context> user message is read as a human prompt", {"human_prompts": (0, 1), "harness_turns": (1, 0)}),
+    "inspect_ai/inspect_scout_security-guide.eval": (HUMAN_HARNESS + "; §5 scorer calls", "the sample's input is read as a human prompt; the model-graded scorer's answers are assistant messages of the sample",
+                                                     {"human_prompts": (0, 16), "harness_turns": (16, 0), "assistant_texts": (16, 32)}),
+    "inspect_ai/inspect_scout_websearch-addition-problem.eval": (HUMAN_HARNESS, "the sample's input is read as a human prompt, not the eval harness's task prompt", {"human_prompts": (0, 1), "harness_turns": (1, 0)}),
+    "inspect_ai/metr_class-eval.eval": (HUMAN_HARNESS, "the sample's input is read as a human prompt, not the eval harness's task prompt", {"human_prompts": (0, 5), "harness_turns": (5, 0)}),
 }
 
 
