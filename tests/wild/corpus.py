@@ -27,6 +27,12 @@ class Row:
     path: str
     commit: str
     licence: str
+    text: str = ""  # the whole row, lower case (says whether the file was trimmed or converted)
+
+    @property
+    def verbatim(self) -> bool:
+        """Whether the row says the file is the committed bytes (not trimmed, converted or renamed from a literal)."""
+        return not any(word in self.text for word in ("trimmed", "literal", "converted", "as json", "json block", "interaction", "cut "))
 
 
 def _cells(line: str) -> list[str]:
@@ -61,8 +67,9 @@ def readme_rows(readme: Path) -> list[Row]:
         repo = repo.split(" ")[0]
         sha = _SHA.search(cell.get("commit", ""))
         for name in _TICKS.findall(cell["file"]):
-            rows.append(Row(readme.parent.name, f"{readme.parent.name}/{name}", repo, _TICKS.sub(r"\1", cell.get("path", "")),
-                            sha.group(0) if sha else "", cell.get("licence", "") or default_licence))
+            path = _TICKS.findall(cell.get("path", ""))
+            rows.append(Row(readme.parent.name, f"{readme.parent.name}/{name}", repo, path[0] if path else cell.get("path", ""),
+                            sha.group(0) if sha else "", cell.get("licence", "") or default_licence, " ".join(cells).lower()))
     return rows
 
 
