@@ -51,8 +51,8 @@ def session_files(path: Path) -> list[Path]:
     ``agent-*.jsonl`` beside it whose first line names the session."""
     files = [path, *sorted((path.parent / path.stem / "subagents").rglob("agent-*.jsonl"))]
     for other in sorted(path.parent.glob("agent-*.jsonl")):
-        first = raw_items(other)[0]
-        if isinstance(first, dict) and first.get("sessionId") == path.stem:
+        first = next(iter(raw_items(other)), None)
+        if other != path and isinstance(first, dict) and first.get("sessionId") == path.stem:
             files.append(other)
     return files
 
@@ -142,6 +142,22 @@ def _tool_counts(items: list[Any]) -> tuple[int, int]:
     return calls, returns
 
 
+def _texts_and_errors(items: list[Any]) -> tuple[int, int]:
+    """Assistant texts (a ``text`` block with something other than whitespace; an early SDK's
+    string content) and tool results marked ``is_error``."""
+    texts = errors = 0
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "assistant":
+            message = item.get("message")
+            if isinstance(message, dict) and isinstance(message.get("content"), str):
+                texts += bool(message["content"].strip())
+            texts += sum(1 for b in blocks(item) if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"].strip())
+        errors += sum(1 for b in blocks(item) if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error") is True)
+    return texts, errors
+
+
 def final_usage(items: list[Any]) -> dict[str, int]:
     """Token totals, one final snapshot per API message (see the module doc)."""
     by_id: dict[str, dict[str, Any]] = {}
@@ -187,5 +203,6 @@ def raw_counts(path: Path) -> dict[str, Any]:
     items = [item for f in files for item in raw_items(f)]
     turns = [turn_of(item, _subagent_of(f, path)) for f in files for item in raw_items(f)]
     calls, returns = _tool_counts(items)
-    return {"calls": calls, "returns": returns, "prompts": turns.count("prompt"), "interrupts": turns.count("interrupt"),
+    texts, errors = _texts_and_errors(items)
+    return {"calls": calls, "returns": returns, "texts": texts, "errors": errors, "prompts": turns.count("prompt"), "interrupts": turns.count("interrupt"),
             "harness": turns.count("harness") + turns.count("interrupt"), "agent_prompts": turns.count("agent"), "usage": final_usage(items)}

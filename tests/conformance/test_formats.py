@@ -20,6 +20,9 @@ import threadlab
 from tests.conformance.containers import container_kind, sqlite_breaks, zip_member_names
 from tests.conformance.fixtures import ALL_FORMATS, Fixture, fixtures, formats_with_fixtures, lookalikes
 from tests.conformance.records import COUNTERS
+from tests.wild.conformance_expected import CONFORMANCE_XFAIL
+from tests.wild.count import count
+from tests.wild.expected import expected_disagreement
 from threadlab.core.derive import iter_text
 from threadlab.core.loss import WriteLoss
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
@@ -31,6 +34,18 @@ from threadlab.formats.source import Source
 FIXTURES = fixtures()
 TYPED = [f for f in FIXTURES if f.format is not None]
 FILES_ONLY = [f for f in FIXTURES if f.path.is_file()]
+
+
+def known_failures(test: str, cases: list[Any], case_id: Any) -> list[Any]:
+    """The cases, those of the real corpus that fail today marked as strict expected failures
+    (``tests/wild/conformance_expected.py`` says why; a fix makes the test fail until the line goes)."""
+    listed = CONFORMANCE_XFAIL.get(test, {})
+    out = []
+    for case in cases:
+        cid = case_id(case)
+        marks = [pytest.mark.xfail(strict=True, reason=listed[cid])] if cid in listed else []
+        out.append(pytest.param(*(case if isinstance(case, tuple) else (case,)), marks=marks, id=cid))
+    return out
 
 
 def read(fixture: Fixture) -> list[Thread]:
@@ -74,7 +89,7 @@ def test_names_and_aliases_name_one_format_each() -> None:
 # --- detection ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fixture", TYPED, ids=lambda f: f.id)
+@pytest.mark.parametrize("fixture", known_failures("test_fixture_is_claimed_by_its_format_only", TYPED, lambda f: f.id))
 def test_fixture_is_claimed_by_its_format_only(fixture: Fixture) -> None:
     claimed = [m.NAME for m in (get_format(n) for n in ALL_FORMATS) if m.detect(Source(fixture.path))]
     assert claimed == [fixture.format]
@@ -95,7 +110,7 @@ def test_lookalikes_are_refused_saying_what_they_are(path: Path) -> None:
 # --- the account --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.id)
+@pytest.mark.parametrize("fixture", known_failures("test_every_input_record_is_accounted_for", FIXTURES, lambda f: f.id))
 def test_every_input_record_is_accounted_for(fixture: Fixture) -> None:
     threads = read(fixture)
     assert threads, "a fixture gives at least one thread"
@@ -120,7 +135,7 @@ def _canonical(thread: Thread) -> bytes:
     return orjson.dumps(thread.to_dict(), option=orjson.OPT_SORT_KEYS)
 
 
-@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.id)
+@pytest.mark.parametrize("fixture", known_failures("test_round_trip_is_exact_or_says_why", FIXTURES, lambda f: f.id))
 def test_round_trip_is_exact_or_says_why(fixture: Fixture) -> None:
     """Each thread written back in its own format and read again (under the same name, so
     where-it-came-from metadata can agree) is the same thread, or the writer warned what its
@@ -161,7 +176,7 @@ def _projection(thread: Thread) -> list[tuple[Any, ...]]:
 WRITE_CASES = [(f, n) for f in FIXTURES for n in ALL_FORMATS]
 
 
-@pytest.mark.parametrize(("fixture", "writer"), WRITE_CASES, ids=lambda x: x.id if isinstance(x, Fixture) else x)
+@pytest.mark.parametrize(("fixture", "writer"), known_failures("test_every_writer_keeps_what_it_can_and_says_what_it_cannot", WRITE_CASES, lambda c: f"{c[0].id}-{c[1]}"))
 def test_every_writer_keeps_what_it_can_and_says_what_it_cannot(fixture: Fixture, writer: str) -> None:
     """Any thread, written by any writer and read back: the same messages, thinking, tool calls
     and returns, or a WriteLoss saying what is missing, or a ValueError saying why it cannot be
@@ -195,8 +210,10 @@ def _corruptions(data: bytes) -> dict[str, bytes]:
     }
 
 
-@pytest.mark.parametrize("kind", ["truncated", "garbage-line", "bad-utf8"])
-@pytest.mark.parametrize("fixture", FILES_ONLY, ids=lambda f: f.id)
+BAD_CASES = [(f, kind) for f in FILES_ONLY for kind in ("truncated", "garbage-line", "bad-utf8")]
+
+
+@pytest.mark.parametrize(("fixture", "kind"), known_failures("test_bad_bytes_give_a_problem_naming_file_and_line", BAD_CASES, lambda c: f"{c[0].id}-{c[1]}"))
 def test_bad_bytes_give_a_problem_naming_file_and_line(fixture: Fixture, kind: str, tmp_path: Path) -> None:
     bad = tmp_path / fixture.path.name
     bad.write_bytes(_corruptions(fixture.path.read_bytes())[kind])
@@ -221,3 +238,24 @@ def test_bad_bytes_give_a_problem_naming_file_and_line(fixture: Fixture, kind: s
         assert located, f"no problem names {bad.name} and a line: {[str(p) for p in problems]}"
     frames = threadlab.load(bad, progress=False)  # lenient load never raises
     assert len(frames.problems) and (frames.problems["source"] == str(bad)).all()
+
+
+# --- who wrote it ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", TYPED, ids=lambda f: f.id)
+def test_human_prompts_and_harness_turns_are_counted_apart(fixture: Fixture) -> None:
+    """Prompts a person typed and turns the harness wrote in the user's role, each as the raw
+    counter of ``tests/wild`` takes them from the file (where its format says who wrote a turn),
+    except the disagreements ``tests/wild/expected.py`` lists for fixtures another change fixes."""
+    assert fixture.format is not None
+    listed = expected_disagreement(fixture.path)
+    if listed is None or "format" in listed:  # a variant the counter does not read; a file not detected (tests/wild)
+        return
+    want = count(fixture.path, fixture.format)
+    frames = threadlab.load(fixture.path, progress=False)
+    got = {"human_prompts": int(frames.threads["n_human_prompts"].fillna(0).sum()), "harness_turns": int(frames.threads["n_harness_turns"].fillna(0).sum())}
+    expected = {k: v[1] for k, v in listed.items() if k in got}
+    for name in got:
+        if getattr(want, name) is not None:
+            assert got[name] == expected.get(name, getattr(want, name)), name
