@@ -72,8 +72,9 @@ def responses_item(item: Any, c: Counts, *, harness: tuple[str, ...] = ()) -> No
 
 
 RESPONSES_HOSTED = ("web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call")
-RESPONSES_CALLS = (*CODEX_CALLS, "shell_call", "apply_patch_call", "computer_call", *RESPONSES_HOSTED)
-RESPONSES_RETURNS = (*CODEX_RETURNS, "shell_call_output", "apply_patch_call_output", "computer_call_output")
+# programmatic tool calling: a ``program`` item is the model's call, its ``program_output`` the result
+RESPONSES_CALLS = (*CODEX_CALLS, "shell_call", "apply_patch_call", "computer_call", "program", *RESPONSES_HOSTED)
+RESPONSES_RETURNS = (*CODEX_RETURNS, "shell_call_output", "apply_patch_call_output", "computer_call_output", "program_output")
 
 
 def codex(path: Path) -> Counts:

@@ -1,7 +1,8 @@
 """The frameworks' saved histories and logs: pydantic-ai ``ModelMessage`` lists (``kind`` request
 / response, ``part_kind`` parts), AI SDK ``UIMessage`` lists (``parts``; v4 ``toolInvocations``)
 and UI message streams (``text-*`` / ``tool-*`` chunks), Inspect AI logs (each sample's
-``messages``; a sample's user messages are the eval's input, written by the harness), OTel spans
+transcript events and ``messages``; a sample's user messages are the eval's, written by the
+harness), OTel spans
 (GenAI and OpenInference token attributes), LangChain messages, AITP threads and ThreadProtocol."""
 
 from __future__ import annotations
@@ -128,19 +129,63 @@ def _samples(path: Path) -> list[Any]:
         return [orjson.loads(_zip_member(archive, n)) for n in archive.namelist() if n.startswith("samples/")]
 
 
+def _events(events: Any) -> list[dict[str, Any]]:
+    """A sample's transcript events in order, the nested ``events`` of older logs included."""
+    out = []
+    for e in events or []:
+        if isinstance(e, dict):
+            out.append(e)
+            out += _events(e.get("events"))
+    return out
+
+
+def _output(event: dict[str, Any]) -> Any:
+    choices = (event.get("output") or {}).get("choices") if isinstance(event.get("output"), dict) else None
+    return choices[0].get("message") if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+
+
+def _turn(message: dict[str, Any], attachments: dict[str, Any]) -> tuple[Any, str, tuple[Any, ...]]:
+    """An assistant turn's message id, text (``attachment://`` references resolved from the
+    sample's attachments) and tool call ids."""
+    text = "".join(texts_of(message.get("content")))
+    if text.startswith("attachment://"):
+        text = str(attachments.get(text.removeprefix("attachment://"), text))
+    return message.get("id"), text, tuple(c.get("id") for c in message.get("tool_calls") or [] if isinstance(c, dict))
+
+
+def _same(turn: tuple[Any, str, tuple[Any, ...]], turns: list[tuple[Any, str, tuple[Any, ...]]]) -> bool:
+    """Whether a message of ``messages`` is a turn a model call gave: the same message id (a
+    solver may rewrite its text, as a handoff's filter does), or without ids the same text and calls."""
+    return any(turn[0] == t[0] if turn[0] and t[0] else turn[1:] == t[1:] for t in turns)
+
+
 def inspect_ai(path: Path) -> Counts:
+    """A sample's ``events`` are its transcript: each ``model`` event is one model call (its output
+    an assistant turn, a scorer's grader too), each ``tool`` event one tool run (``error`` set: an
+    error). ``messages`` is the conversation solvers left: a turn no event gave (a solver's, an
+    older log without events) counts too, and its user messages are the eval's (the sample's
+    input, a solver's prompt: harness turns)."""
     c = Counts()
     for sample in _samples(path):
-        for m in sample.get("messages") or [] if isinstance(sample, dict) else []:
+        if not isinstance(sample, dict):
+            continue
+        attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+        events = _events(sample.get("events"))
+        turns = [_turn(m, attachments) for m in (_output(e) for e in events if e.get("event") == "model") if isinstance(m, dict)]
+        ran = {e.get("id") for e in events if e.get("event") == "tool"}
+        c.tool_returns += len([e for e in events if e.get("event") == "tool"])
+        c.tool_errors += sum(1 for e in events if e.get("event") == "tool" and e.get("error") is not None)
+        for m in sample.get("messages") or []:
             role = m.get("role") if isinstance(m, dict) else None
             if role == "user":
-                c.harness_turns += 1  # the sample's input: the eval wrote it (a task prompt)
-            elif role == "assistant":
-                c.assistant_texts += not blank("".join(texts_of(m.get("content"))))
-                c.tool_calls += len(m.get("tool_calls") or [])
-            elif role == "tool":
+                c.harness_turns += 1
+            elif role == "assistant" and not _same(_turn(m, attachments), turns):
+                turns.append(_turn(m, attachments))
+            elif role == "tool" and m.get("tool_call_id") not in ran:
                 c.tool_returns += 1
                 c.tool_errors += m.get("error") is not None
+        c.assistant_texts += sum(not blank(text) for _, text, _ in turns)
+        c.tool_calls += sum(len(calls) for _, _, calls in turns)
     return c
 
 
