@@ -28,6 +28,7 @@ from threadlab.core.loss import WriteLoss
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.problems import ThreadError
 from threadlab.formats import format_spec, get_format
+from threadlab.formats.reading import UnreadFilesWarning
 from threadlab.formats.registry import FORMATS, FormatModule, load_module
 from threadlab.formats.source import Source
 
@@ -48,8 +49,21 @@ def known_failures(test: str, cases: list[Any], case_id: Any) -> list[Any]:
     return out
 
 
+def lenient(source: Any, fmt: str) -> tuple[list[Thread], list[Any]]:
+    """A lenient read: the threads, and the problems of what could not be read at all (a lenient
+    read warns of those, it does not raise)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UnreadFilesWarning)
+        threads = threadlab.read_all(source, fmt, strict=False)
+    return threads, [p for w in caught if isinstance(w.message, UnreadFilesWarning) for p in w.message.problems]
+
+
 def read(fixture: Fixture) -> list[Thread]:
-    return threadlab.read_all(fixture.path, fixture.format or "auto", strict=False)
+    """The fixture's threads, read leniently as its format; a fixture that cannot be read at all
+    fails here (no test passes on no threads)."""
+    threads, unread = lenient(fixture.path, fixture.format or "auto")
+    assert not unread, f"{fixture.id} cannot be read as {fixture.format}: {[str(p) for p in unread]}"
+    return threads
 
 
 # --- the registry -------------------------------------------------------------------------
@@ -147,9 +161,16 @@ def test_round_trip_is_exact_or_says_why(fixture: Fixture) -> None:
             warnings.simplefilter("always")
             wire = module.from_thread(thread)
         losses = [w.message for w in caught if isinstance(w.message, WriteLoss)]
-        (again,) = threadlab.read_all(Source(wire, name=thread.origin[0]), fmt, strict=False)
+        (again,) = read_back(Source(wire, name=thread.origin[0]), fmt)
         if not losses:
             assert _canonical(again) == _canonical(thread)
+
+
+def read_back(source: Source, fmt: str) -> list[Thread]:
+    """A writer's output read by its own reader, which must read it."""
+    back, unread = lenient(source, fmt)
+    assert not unread, f"the {fmt} writer's output does not read back: {[str(p) for p in unread]}"
+    return back
 
 
 def _projection(thread: Thread) -> list[tuple[Any, ...]]:
@@ -192,7 +213,7 @@ def test_every_writer_keeps_what_it_can_and_says_what_it_cannot(fixture: Fixture
                 continue
         losses = [w.message for w in caught if isinstance(w.message, WriteLoss)]
         assert all(loss.lost and loss.format == writer for loss in losses)
-        back = threadlab.read_all(Source(wire, name=f"written.{writer}"), writer, strict=False)
+        back = read_back(Source(wire, name=f"written.{writer}"), writer)
         if not losses:
             assert [p for t in back for p in _projection(t)] == _projection(thread)
 
@@ -217,11 +238,8 @@ BAD_CASES = [(f, kind) for f in FILES_ONLY for kind in ("truncated", "garbage-li
 def test_bad_bytes_give_a_problem_naming_file_and_line(fixture: Fixture, kind: str, tmp_path: Path) -> None:
     bad = tmp_path / fixture.path.name
     bad.write_bytes(_corruptions(fixture.path.read_bytes())[kind])
-    try:
-        threads = threadlab.read_all(bad, fixture.format or "auto", strict=False)
-        problems = [p for t in threads for p in t.problems]
-    except ThreadError as exc:
-        problems = exc.problems
+    threads, unread = lenient(bad, fixture.format or "auto")  # never raises
+    problems = [*unread, *(p for t in threads for p in t.problems)]
     located = [p for p in problems if p.line is not None and str(bad) in str(p)]
     container = container_kind(fixture.path)
     if container == "sqlite":  # line = a row id: each table that breaks off is named at its first unread row
