@@ -74,6 +74,7 @@ class RolloutReader:
         self.title: str | None = None  # the first prompt typed (a user_message event)
         self.first_prompt: str | None = None  # else the first user item that is no injected context
         self.bare = False
+        self.has_meta = False  # a session_meta line was read (else the file is a fragment of a rollout)
         self.responses: list[list[BaseAction]] = []
         self.open_response = False
         self.last_total: Any = None
@@ -86,6 +87,8 @@ class RolloutReader:
         self.b.title = self.title or self.first_prompt or ""
         if self.bare:
             self.b.metadata[KEY] = {"generation": "bare"}
+        elif not self.has_meta:  # lines cut from a rollout: the writer gives back these lines, no session_meta of its own
+            self.b.metadata[KEY] = {"generation": "fragment"}
         return self.b.build()
 
     # --- one line --------------------------------------------------------------------------
@@ -159,6 +162,7 @@ class RolloutReader:
 
     # --- what lines say about the session ------------------------------------------------
     def session_meta(self, payload: Any) -> None:
+        self.has_meta = True
         if not isinstance(payload, dict):
             return
         if isinstance(payload.get("id"), str) and self.thread_id is None:
