@@ -18,50 +18,27 @@ KEYS = "§5 calls keyed / detection of id-less variants"
 TORN = "§7 torn files"
 
 EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
-    # --- Claude Code: harness turns in the user's role (the claude branch) ---------------------
-    "claude/claude-ai-web-loglines/sample_session.json": (HUMAN_HARNESS, "an isCompactSummary prompt is not a harness turn yet", {"harness_turns": (1, 0)}),
-    "claude/cli-1.0-claude-code-log/edge_cases.jsonl": (HUMAN_HARNESS, "a <local-command-stdout> line is not a harness turn yet", {"harness_turns": (1, 0)}),
-    "claude/cli-2.1.0-rewind-and-compaction/dag_compact_after_rewind.jsonl": (HUMAN_HARNESS, "the compaction summary is not a harness turn yet", {"harness_turns": (1, 0)}),
-    "claude/fasthooks/sample_main_transcript.jsonl": (HUMAN_HARNESS, "meta, compaction summary and command output lines are not harness turns yet", {"harness_turns": (3, 0)}),
+    # --- Claude Code -----------------------------------------------------------------------------
     "claude/agentsview-valid-session/valid_session.jsonl": (KEYS, "user/assistant lines without uuid, sessionId or message.role are not detected", {"format": ("claude-code", None)}),
     "claude/vercel-ai-harness-subagent-stream/subagent-step-stream.json": (KEYS, "a JSON array of stream-json messages (type, parent_tool_use_id, message) is not detected", {"format": ("claude-code", None)}),
+    "claude/agent-sessions-small/small.jsonl": (HUMAN_HARNESS, "four sessions in one file (a parser's fixture): the first, all isSidechain lines, "
+                                                "is read as a main chain, so its first prompt is the person's; a sidechain's first prompt is its launching agent's",
+                                                {"human_prompts": (5, 6)}),
     # --- Codex: a compacted rollout's producer total (the codex branch) ------------------------
     "codex/rollout-2026-02-23T12-54-34-trimmed-compacted.jsonl": (USAGE, "the frames sum the turns' last_token_usage; the rollout's total_token_usage counts turns before the compaction",
                                                                   {"input_tokens": (22503290, 754554), "output_tokens": (91246, 5117), "cache_read_tokens": (21154816, 705152)}),
-    # --- Inspect AI: sample inputs are the eval's, scorer calls are not the solver's -----------
-    **{f"inspect_ai/{name}": (HUMAN_HARNESS, "the sample's input is read as a human prompt, not the eval harness's task prompt", diff) for name, diff in {
-        "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval": {"human_prompts": (0, 10), "harness_turns": (10, 0)},
-        "log_images.json": {"human_prompts": (0, 1), "harness_turns": (1, 0)},
-        "log_streaming.eval": {"human_prompts": (0, 4), "harness_turns": (4, 0)},
-    }.items()},
-    **{f"inspect_ai/{name}": (HUMAN_HARNESS + "; §5 scorer calls", "the sample's input is read as a human prompt; the step scorer's grader answer is an assistant message of the sample",
-                              {"human_prompts": (0, 2), "harness_turns": (2, 0), "assistant_texts": (1, 2)}) for name in (
-        "2024-11-05T13-31-45-05-00_input-task_8zXjbRzCWrL9GXiXo2vus9.json", "2024-11-05T13-32-37-05-00_input-task_hxs4q9azL3ySGkjJirypKZ.eval")},
-    # --- provider streams (the streams branch) -------------------------------------------------
-    "anthropic_messages/vercel_ai_tool_search_regex.chunks.jsonl": (STREAMS, "two messages in one stream (server tool_search then the answer): one message's usage and one call read",
-                                                                    {"tool_calls": (2, 1), "input_tokens": (2752, 1071), "output_tokens": (230, 67)}),
-    "anthropic_messages/vercel_ai_spliced_message_start.chunks.jsonl": (STREAMS, "a message cut inside a tool input and a second message spliced after it: the first message's call and usage are lost",
-                                                                        {"tool_calls": (2, 1), "input_tokens": (34, 17), "output_tokens": (66, 65)}),
+    # --- provider streams ------------------------------------------------------------------------
     "anthropic_messages/vercel_ai_refusal.chunks.jsonl": (HUMAN_HARNESS, "a refusal with no text block gives an empty assistant message (no text is no assistant text)", {"assistant_texts": (0, 1)}),
     "openai_responses/vercel_ai_image_generation.json": (HUMAN_HARNESS, "an output_text of '' gives an empty assistant message", {"assistant_texts": (0, 1)}),
-    "openai_chat/vercel_ai_moonshotai_stream.chunks.jsonl": (STREAMS, "Moonshot chunks without \"object\": \"chat.completion.chunk\" are not detected", {"format": ("openai-chat", None)}),
-    "openai_chat/vercel_ai_azure_model_router.chunks.jsonl": (STREAMS, "an Azure stream whose first chunk has empty choices and object \"\" is not detected", {"format": ("openai-chat", None)}),
     "openai_responses/vercel_ai_parallel_tool_calls.chunks.jsonl": (TORN, "a saved stream whose first and last events are cut (no JSON): the complete events between are not read", {"format": ("openai-responses", None)}),
     # --- OTel -----------------------------------------------------------------------------------
     **{f"otel/openinference_vercel_v6_{name}.json": (KEYS, "AI SDK telemetry spans dumped as ReadableSpan JSON (spanContext, attributes, ai.* keys) are not detected", {"format": ("otel", None)})
        for name in ("ai-generateText-doGenerate", "ai-streamText-doStream")},
-    # --- added with the second batch ------------------------------------------------------------
-    "claude/agent-sessions-small/small.jsonl": (KEYS + "; " + HUMAN_HARNESS, "four sessions in one file; a tool_use without id and a tool_result without tool_use_id are not a call and a return; an is_error result and a meta line are not counted as such",
-                                               {"harness_turns": (1, 0), "tool_calls": (3, 2), "tool_returns": (3, 1), "tool_errors": (1, 0)}),
-    "claude/agent-sessions-subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl": (KEYS, "the 2.1 subagent file (its lines' sessionId is the agent's own, agent-<id>) gives none of its calls and returns",
-                                                                                  {"tool_calls": (2, 0), "tool_returns": (1, 0)}),
-    "claude/inspect-scout-sources/compaction_session.jsonl": (HUMAN_HARNESS, "the compaction summary is not a harness turn yet", {"harness_turns": (1, 0)}),
+    # --- Codex human vs harness (the codex branch) ---------------------------------------------
     "codex/agent-sessions/stage0-large.jsonl": (HUMAN_HARNESS, "the <environment_context> user message is read as a human prompt", {"human_prompts": (6, 7), "harness_turns": (1, 0)}),
     "codex/agentcmd-full/rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl": (HUMAN_HARNESS, "the <environment_context> user message is read as a human prompt",
                                                                                                    {"human_prompts": (1, 2), "harness_turns": (1, 0)}),
     "codex/agentcmd-individual/response-message-user.jsonl": (HUMAN_HARNESS, "an <environment_context> user message is read as a human prompt", {"human_prompts": (0, 1), "harness_turns": (1, 0)}),
-    "inspect_ai/inspect_scout_websearch-addition-problem.eval": (HUMAN_HARNESS, "the sample's input is read as a human prompt, not the eval harness's task prompt", {"human_prompts": (0, 1), "harness_turns": (1, 0)}),
-    "inspect_ai/metr_class-eval.eval": (HUMAN_HARNESS, "the sample's input is read as a human prompt, not the eval harness's task prompt", {"human_prompts": (0, 5), "harness_turns": (5, 0)}),
 }
 
 
@@ -71,8 +48,6 @@ FIXTURES_EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
     **{f"codex/{name}": (HUMAN_HARNESS, "the <environment_context> user message is read as a human prompt", {"human_prompts": (1, 2), "harness_turns": (1, 0)}) for name in (
         "codex-0.169.0/rollout-2026-11-23T08-39-41-01a2078f-9bfd-7420-88bb-0e14bcff99d3.jsonl",
         "codex-0.50.0/rollout-2026-11-23T09-42-15-01a207c8-e1ba-7b60-90ee-d5098011e5b5.jsonl")},
-    **{f"inspect_ai/{name}": (HUMAN_HARNESS, "the sample's input is read as a human prompt, not the eval harness's task prompt", {"human_prompts": (0, n), "harness_turns": (n, 0)})
-       for name, n in (("multi_agent.eval", 3), ("multi_agent.json", 3), ("tools_epochs.eval", 4))},
 }
 
 # variants the raw counter does not read (it counts nothing there): not threadlab's disagreements
