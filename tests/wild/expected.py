@@ -19,8 +19,11 @@ TORN = "§7 torn files"
 
 EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
     # --- Claude Code -----------------------------------------------------------------------------
-    "claude/agentsview-valid-session/valid_session.jsonl": (KEYS, "user/assistant lines without uuid, sessionId or message.role are not detected", {"format": ("claude-code", None)}),
-    "claude/vercel-ai-harness-subagent-stream/subagent-step-stream.json": (KEYS, "a JSON array of stream-json messages (type, parent_tool_use_id, message) is not detected", {"format": ("claude-code", None)}),
+    # hand-written parser test data, not Claude Code's output: left undetected (read when named: format="claude-code")
+    "claude/agentsview-valid-session/valid_session.jsonl": (KEYS, "agentsview's hand-written lines have no uuid, sessionId or message.role, which every line Claude Code writes has: "
+                                                            "not detected", {"format": ("claude-code", None)}),
+    "claude/vercel-ai-harness-subagent-stream/subagent-step-stream.json": (KEYS, "the AI SDK harness bridge's hand-trimmed stream-json array has no session_id, uuid or message role, "
+                                                                           "which every stream-json message has: not detected", {"format": ("claude-code", None)}),
     "claude/agent-sessions-small/small.jsonl": (HUMAN_HARNESS, "four sessions in one file (a parser's fixture): the first, all isSidechain lines, "
                                                 "is read as a main chain, so its first prompt is the person's; a sidechain's first prompt is its launching agent's",
                                                 {"human_prompts": (5, 6)}),
@@ -28,11 +31,16 @@ EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
     "codex/rollout-2026-02-23T12-54-34-trimmed-compacted.jsonl": (USAGE, "the frames sum the turns' last_token_usage; the rollout's total_token_usage counts turns before the compaction",
                                                                   {"input_tokens": (22503290, 754554), "output_tokens": (91246, 5117), "cache_read_tokens": (21154816, 705152)}),
     # --- provider streams ------------------------------------------------------------------------
-    "anthropic_messages/vercel_ai_refusal.chunks.jsonl": (HUMAN_HARNESS, "a refusal with no text block gives an empty assistant message (no text is no assistant text)", {"assistant_texts": (0, 1)}),
-    "openai_responses/vercel_ai_image_generation.json": (HUMAN_HARNESS, "an output_text of '' gives an empty assistant message", {"assistant_texts": (0, 1)}),
-    "openai_responses/vercel_ai_parallel_tool_calls.chunks.jsonl": (TORN, "a saved stream whose first and last events are cut (no JSON): the complete events between are not read", {"format": ("openai-responses", None)}),
+    "anthropic_messages/vercel_ai_refusal.chunks.jsonl": (HUMAN_HARNESS + " (no empty assistant messages)", "a refusal whose message has no content block is read as an assistant_message with empty content "
+                                                          "(it holds the message's usage and stop reason, and gives the message back on write): a row of frames.actions no text backs", {"assistant_texts": (0, 1)}),
+    "openai_responses/vercel_ai_image_generation.json": (HUMAN_HARNESS + " (no empty assistant messages)", "a message item whose output_text is '' is read as an assistant_message with '' "
+                                                         "(it holds the response's usage and gives the item back on write): a row of frames.actions no text backs", {"assistant_texts": (0, 1)}),
+    "openai_responses/vercel_ai_parallel_tool_calls.chunks.jsonl": (TORN, "a saved stream whose first and last events are cut (no JSON): detection sees a first line that is no event and the "
+                                                                    "complete events between are not read (torn files: the hardening branch)", {"format": ("openai-responses", None)}),
     # --- OTel -----------------------------------------------------------------------------------
-    **{f"otel/openinference_vercel_v6_{name}.json": (KEYS, "AI SDK telemetry spans dumped as ReadableSpan JSON (spanContext, attributes, ai.* keys) are not detected", {"format": ("otel", None)})
+    **{f"otel/openinference_vercel_v6_{name}.json": (KEYS, "openinference-vercel's capture of the AI SDK's in-memory ReadableSpans as JSON (spanContext, [s, ns] times, no parent ids) with the "
+                                                           "SDK's own ai.* attributes (ai.prompt.messages, ai.response.text): neither that container nor the ai.* convention is read "
+                                                           "(an OTLP export of the same spans would be detected, but give only usage)", {"format": ("otel", None)})
        for name in ("ai-generateText-doGenerate", "ai-streamText-doStream")},
     # --- Codex human vs harness (the codex branch) ---------------------------------------------
     "codex/agent-sessions/stage0-large.jsonl": (HUMAN_HARNESS, "the <environment_context> user message is read as a human prompt", {"human_prompts": (6, 7), "harness_turns": (1, 0)}),
