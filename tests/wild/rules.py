@@ -16,22 +16,12 @@ from tests.wild.rules_frameworks import (
 )
 from tests.wild.rules_providers import anthropic_messages, item_list, openai_agents_trace, openai_chat, openai_responses
 
+# a rule per format, named after it (``pydantic_ai`` → ``pydantic-ai``); the Agents SDK's session
+# items and agency-swarm's saved lists are the same Responses items
 COUNTERS: dict[str, Rule] = {
-    "threadprotocol": threadprotocol,
-    "pydantic-ai": pydantic_ai,
-    "vercel-ai-messages": vercel_ai_messages,
-    "vercel-ai-stream": vercel_ai_stream,
-    "claude-code": claude_code,
+    **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
+                                                         codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
+                                                         anthropic_messages, langchain)},
     "agency-swarm": item_list,
-    "aitp": aitp,
-    "codex": codex,
-    "codex-exec": codex_exec,
     "openai-agents-session": item_list,
-    "inspect-ai": inspect_ai,
-    "otel": otel,
-    "openai-agents-trace": openai_agents_trace,
-    "openai-chat": openai_chat,
-    "openai-responses": openai_responses,
-    "anthropic-messages": anthropic_messages,
-    "langchain": langchain,
 }

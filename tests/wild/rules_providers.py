@@ -10,6 +10,7 @@ once (by its content)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,15 @@ class Conversation:
         self.keys.append(orjson.dumps(key(message), option=orjson.OPT_SORT_KEYS))
 
 
+def _requests(docs: list[Any], conv: Conversation, key: Any) -> Iterator[tuple[dict[str, Any], list[Any]]]:
+    """Each request or response body of a log, with the messages of its request the conversation
+    so far does not already hold."""
+    for doc in docs:
+        for body in bodies(doc):
+            if isinstance(body, dict):
+                yield body, conv.new(list(body.get("messages") or []), key) if "messages" in body else []
+
+
 # --- OpenAI Chat Completions ----------------------------------------------------------------
 
 
@@ -135,18 +145,15 @@ def openai_chat(path: Path) -> Counts:
         return c
     if docs and isinstance(docs[0], dict) and "role" in docs[0]:  # a bare message list
         docs = [{"messages": docs}]
-    for doc in docs:
-        for body in bodies(doc):
-            if not isinstance(body, dict):
-                continue
-            for m in conv.new(list(body.get("messages") or []), _chat_key) if "messages" in body else []:
-                _chat_message(m, c)
-            for ch in body.get("choices") or []:
-                message = ch.get("message") if isinstance(ch, dict) else None
-                _chat_message(message, c)
-                conv.answer(message, _chat_key)
-            if "choices" in body:
-                _chat_usage(body.get("usage"), c)
+    for body, fresh in _requests(docs, conv, _chat_key):
+        for m in fresh:
+            _chat_message(m, c)
+        for ch in body.get("choices") or []:
+            message = ch.get("message") if isinstance(ch, dict) else None
+            _chat_message(message, c)
+            conv.answer(message, _chat_key)
+        if "choices" in body:
+            _chat_usage(body.get("usage"), c)
     return c
 
 
@@ -239,17 +246,14 @@ def anthropic_messages(path: Path) -> Counts:
         return c
     if docs and isinstance(docs[0], dict) and "role" in docs[0] and "type" not in docs[0]:
         docs = [{"messages": docs}]
-    for doc in docs:
-        for body in bodies(doc):
-            if not isinstance(body, dict):
-                continue
-            for m in conv.new(list(body.get("messages") or []), _anthropic_key) if "messages" in body else []:
-                if isinstance(m, dict):
-                    _anthropic_blocks(m.get("role"), m.get("content"), c)
-            if body.get("type") == "message":
-                _anthropic_blocks("assistant", body.get("content"), c)
-                _anthropic_usage(body.get("usage"), c)
-                conv.answer(body, _anthropic_key)
+    for body, fresh in _requests(docs, conv, _anthropic_key):
+        for m in fresh:
+            if isinstance(m, dict):
+                _anthropic_blocks(m.get("role"), m.get("content"), c)
+        if body.get("type") == "message":
+            _anthropic_blocks("assistant", body.get("content"), c)
+            _anthropic_usage(body.get("usage"), c)
+            conv.answer(body, _anthropic_key)
     return c
 
 
