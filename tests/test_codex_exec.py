@@ -86,8 +86,8 @@ def test_codex_exec_output_and_rollout_of_one_run_agree() -> None:
     """Codex 0.169's --json output and the rollout it wrote in the same run: the same thread
     id, tool calls in the same order, the same final answer, and the turn's usage equal to the
     sum of the responses' usage in the rollout."""
-    (rollout,) = threadlab.read_all(next(p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0"))
-    (stream,) = threadlab.read_all(next(p for p in CODEX_EXEC if p.parent.name == "codex-0.169.0"))
+    (rollout,) = threadlab.read_all(next(p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0" and "01a2078f" in p.name))
+    (stream,) = threadlab.read_all(next(p for p in CODEX_EXEC if p.parent.name == "codex-0.169.0" and p.name == "exec-gpt-5.5.jsonl"))
     assert stream.thread_id == rollout.thread_id
     assert [a.tool_name for a in stream.actions if a.action_type == "tool_call"] == ["command_execution", "file_change"]
     assert len([a for a in rollout.actions if a.action_type == "tool_call"]) == 2
@@ -97,8 +97,29 @@ def test_codex_exec_output_and_rollout_of_one_run_agree() -> None:
         assert _tokens([stream], key) == _tokens([rollout], key), key
 
 
+def test_turn_completed_usage_is_the_sessions_running_total() -> None:
+    """Codex 0.169 run for real: an interrupted exec (no turn.completed: its usage never
+    printed), ``exec resume`` and ``exec fork`` of that session. Each ``turn.completed`` carries
+    the session's running total (the rollout's last ``total_token_usage``), not the turn's own:
+    it is the thread's ``usage_total``, and two turns in one stream are not added twice."""
+    runs = CODEX_RUNS[0].parents[1] / "codex-0.169.0"
+    streams = CODEX_RUNS[0].parents[2] / "codex_exec" / "codex-0.169.0"
+    for run, rollout_id in (("resumed", "01a21f1a-0bf7"), ("forked", "01a21f1a-1328")):
+        (stream,) = threadlab.read_all(streams / f"exec-gpt-5.5-{run}.jsonl")
+        (rollout,) = threadlab.read_all(next(runs.glob(f"rollout-*{rollout_id}*.jsonl")))
+        assert stream.thread_id == rollout.thread_id
+        assert stream.metadata["usage_total"] == rollout.metadata["usage_total"], run
+    (interrupted,) = threadlab.read_all(streams / "exec-gpt-5.5-interrupted.jsonl")
+    assert "usage_total" not in interrupted.metadata and all(getattr(a, "usage", None) is None for a in interrupted.actions)
+    lines = _lines_of((streams / "exec-gpt-5.5-resumed.jsonl").read_bytes())
+    twice = b"".join(orjson.dumps(x) + b"\n" for x in [*lines, *lines[1:]])  # a second turn: the total again, unchanged
+    frames = threadlab.load(Source(twice, name="twice.jsonl"), progress=False)
+    assert frames.usage["input_tokens"].tolist() == [lines[-1]["usage"]["input_tokens"], 0]
+    assert frames.threads["input_tokens"].tolist() == [lines[-1]["usage"]["input_tokens"]] and frames.problems.empty
+
+
 def test_a_thread_of_another_format_is_written_as_codex_exec_events_saying_what_is_lost() -> None:
-    (thread,) = threadlab.read_all(next(p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0"))
+    (thread,) = threadlab.read_all(next(p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0" and "01a2078f" in p.name))
     with pytest.warns(WriteLoss) as caught:
         wire = get_format("codex-exec").from_thread(thread)
     lost = " ".join(str(w.message) for w in caught)

@@ -87,7 +87,7 @@ def test_codex_0_169_rollout_has_its_calls_patch_and_per_response_usage() -> Non
     function call, a reasoning item and an apply_patch custom tool call (the patch as its
     input), a final message; usage per model response from the token_count events, equal to
     the token_usage_record lines beside them, counted once."""
-    (path,) = [p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0"]
+    (path,) = [p for p in CODEX_RUNS if p.parent.name == "codex-0.169.0" and "01a2078f" in p.name]  # (make_rollouts.py's run)
     raw = _lines(path)
     (thread,) = threadlab.read_all(path)
     assert thread.account.unconverted == 0 and thread.problems == []
@@ -176,7 +176,8 @@ def test_codex_home_reads_only_the_sessions(tmp_path: Path) -> None:
     home = tmp_path / ".codex"
     day = home / "sessions" / "2026" / "02" / "23"
     day.mkdir(parents=True)
-    (day / CODEX[0].name).write_bytes(CODEX[0].read_bytes())
+    whole = next(p for p in CODEX if "trimmed" not in p.name)  # (a trimmed file has a usage-total row)
+    (day / whole.name).write_bytes(whole.read_bytes())
     (home / "auth.json").write_text('{"OPENAI_API_KEY": "sk-not-read"}')
     (home / "history.jsonl").write_text('{"session_id":"x","ts":1,"text":"hi"}\n')
     (home / "config.toml").write_text('model = "gpt-5"\n')

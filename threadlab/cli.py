@@ -19,7 +19,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     bad = 0
     checked = 0
-    for item in expand_sources(args.paths):
+    skipped: list[Any] = []
+    for item in expand_sources(args.paths, skipped):
         if isinstance(item, Problem):  # a FIFO, a broken link, a symlink loop
             bad += 1
             print(f"✗ {item}")
@@ -40,7 +41,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
                     print(f"    [{problem.rule}] {problem.message}" + (f" (sequence {problem.sequence})" if problem.sequence is not None else "") + (f" (line {problem.line})" if problem.line is not None else ""))
             elif not args.quiet:
                 print(f"✓ {item} — thread {thread.thread_id}: {len(thread.actions)} actions, valid")
-    print(f"{checked} thread(s) checked, {bad} problem(s)")
+    print(f"{checked} thread(s) checked, {bad} problem(s)" + (f", {len(skipped)} file(s) skipped, not read (threadlab summary --skipped says why)" if skipped else ""))
     return 1 if bad else 0
 
 
@@ -58,6 +59,7 @@ def _cmd_summary(args: argparse.Namespace) -> int:
         print(f"threadlab summary: no thread found in {', '.join(args.paths)}", file=sys.stderr)
         for row in frames.problems.itertuples():
             print(f"  {row.source}: [{row.rule}] {row.message}", file=sys.stderr)
+        _print_skipped(frames.skipped, listing=args.skipped, out=sys.stderr)
         return 1
     columns = ["thread_id", "format", "title", "n_agents", "n_actions", "n_tool_calls", "n_tool_errors", "n_pending", "total_tokens", "cost_usd", "n_problems"]
     with pd.option_context("display.max_rows", 500, "display.width", 200, "display.max_colwidth", 40):
@@ -67,7 +69,26 @@ def _cmd_summary(args: argparse.Namespace) -> int:
         for row in frames.problems.itertuples():
             where = ", ".join(str(x) for x in (row.source, row.thread_id) if x is not None and not pd.isna(x))
             print(f"  {where}: [{row.rule}] {row.message}")
+    _print_skipped(frames.skipped, listing=args.skipped, out=sys.stdout)
     return 0
+
+
+def _print_skipped(skipped: Any, *, listing: bool, out: Any) -> None:
+    """How many files the walk did not read, by reason (most frequent first); with
+    ``--skipped``, each file and its reason."""
+    from threadlab.frames.skipped import reason_counts
+
+    if skipped.empty:
+        return
+    n = len(skipped)
+    hint = "" if listing else "; --skipped lists them"
+    print(f"\n{n} file{'s' if n != 1 else ''} skipped (not read{hint}):", file=out)
+    for reason, count in reason_counts(skipped):
+        print(f"  {count:>6}  {reason}", file=out)
+    if listing:
+        print("", file=out)
+        for path, reason in zip(skipped["path"], skipped["reason"], strict=True):
+            print(f"  {path}: {reason}", file=out)
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
@@ -157,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="print the threads table of files, folders or globs")
     s.add_argument("paths", nargs="+")
     s.add_argument("--format", default="auto")
+    s.add_argument("--skipped", action="store_true", help="list every file the walk did not read, with the reason (counts by reason are always shown)")
     s.set_defaults(func=_cmd_summary)
     c = sub.add_parser("convert", help="convert a file to canonical ThreadProtocol JSON (or --to another format)")
     c.add_argument("input")

@@ -49,7 +49,7 @@ HARNESS_KINDS: Final[Mapping[str, str]] = {
     "hook": "a hook's output or feedback (Claude Code's Stop-hook and other hook messages)",
     "meta": "a message the harness marks as its own (Claude Code's isMeta lines: caveats, skill bodies)",
     "command": "a slash command's invocation as the harness records it (Claude Code's <command-name>)",
-    "command_output": "the output of a local command (Claude Code's <local-command-stdout>)",
+    "command_output": "a local command the person ran and its output (Claude Code's <local-command-stdout>, Codex's <user_shell_command>)",
     "compaction_summary": "the summary that replaces the conversation after compaction",
     "environment_context": "the working directory, shell, sandbox and the like (Codex's <environment_context>)",
     "user_instructions": "project instructions (AGENTS.md, CLAUDE.md) sent as a user message",
@@ -57,6 +57,7 @@ HARNESS_KINDS: Final[Mapping[str, str]] = {
     "attachment": "a file or context the harness attaches in the user's role",
     "task_notification": "a background task's notification (Claude Code's <task-notification>)",
     "task_prompt": "the prompt a harness sends a sub-agent or an eval sample on the person's behalf",
+    "retry_feedback": "a framework's feedback on a response it could not use (pydantic-ai's retry prompts)",
 }
 
 INTERRUPT: Final = "interrupt"

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from threadlab.core.authors import author_of, harness_kind_of
 
 if TYPE_CHECKING:
     from threadlab.core.model import Thread
@@ -29,14 +31,22 @@ def render_html(thread: Thread) -> str:
     return thread_summary_html(thread)
 
 
+def _who(action: Any) -> str:
+    """Who wrote the action: ``human``, ``agent`` ..., ``harness · interrupt`` for what the
+    harness wrote (in the user's role too: not a person's prompt)."""
+    author = author_of(action.action_type, action.metadata) or ""
+    kind = harness_kind_of(action.metadata)
+    return f"{author} · {kind}" if kind else author
+
+
 def thread_summary_html(thread: Thread) -> str:
     rows = "".join(
-        f"<tr><td>{a.sequence}</td><td>{escape(a.action_type)}</td>"
+        f"<tr><td>{a.sequence}</td><td>{escape(a.action_type)}</td><td>{escape(_who(a))}</td>"
         f"<td>{escape(thread.agent_name(a.agent) or '')}</td></tr>"
         for a in thread.actions
     )
     return (
         f"<div><b>{escape(thread.title or thread.thread_id)}</b> "
         f"({len(thread.actions)} actions, {len(thread.agents)} agents)"
-        f"<table><tr><th>seq</th><th>action</th><th>agent</th></tr>{rows}</table></div>"
+        f"<table><tr><th>seq</th><th>action</th><th>who</th><th>agent</th></tr>{rows}</table></div>"
     )

@@ -43,6 +43,7 @@ RULES: dict[str, str] = {
     "agency-parent": "agency-swarm items name a parent run no send_message call started",
     "usage": "usage figures that cannot be read or attributed, or a token count below zero",
     "missing-id": "a record that is keyed by an id (a tool call, the call a result answers) has none: the reader made the call an id, or paired the result with the one open call",
+    "usage-total": "the producer's own token total for a thread (metadata.usage_total) differs from the sum of its usage rows: it counts model calls the thread does not hold (a resumed, forked, compacted or trimmed session); the threads frame shows the producer's figures",
     # the frames
     "frame-value": "a value its frame column cannot hold (an int where a name belongs, a count beyond 64 bits): kept there as JSON text, or left empty; the thread keeps it as it came",
     "duplicate-return": "a tool result answers a tool call that already has one (kept as the format's own part, not a second tool_return)",

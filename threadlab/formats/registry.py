@@ -47,13 +47,15 @@ class FolderPlan:
     """What a format says about one folder of a walk: the entries (files or subfolders, by
     name) that are read together with another file of the folder and so must not be read on
     their own (``companions``: main file name → its companions' names), and entries that are
-    not conversation data at all (``ignore``: a config root's settings, caches)."""
+    not conversation data at all, each with the reason the walk lists it under (``ignore``:
+    name → reason, e.g. a config root's settings, caches; a folder is not walked)."""
 
     companions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    ignore: frozenset[str] = frozenset()
+    ignore: Mapping[str, str] = field(default_factory=dict)
 
-    def skipped(self) -> set[str]:
-        return {name for names in self.companions.values() for name in names} | set(self.ignore)
+    def read_together(self) -> set[str]:
+        """The names read with another file (so neither read on their own nor listed)."""
+        return {name for names in self.companions.values() for name in names}
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,15 +298,15 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan:
     has_subfolder = any(_is_dir(e) for e in entries)
     names = [] if has_subfolder else [e.name.lower() for e in entries]
     companions: dict[str, tuple[str, ...]] = {}
-    ignore: set[str] = set()
+    ignore: dict[str, str] = {}
     for spec, module in folder_planners():
         if not has_subfolder and not any(name.endswith(spec.suffixes) for name in names):
             continue
         plan = module.plan_folder(folder, entries)
         if plan is not None:
             companions.update(plan.companions)
-            ignore |= plan.ignore
-    return FolderPlan(companions, frozenset(ignore))
+            ignore.update(plan.ignore)
+    return FolderPlan(companions, ignore)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

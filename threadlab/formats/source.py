@@ -18,6 +18,7 @@ from typing import IO, Any, BinaryIO
 import orjson
 
 from threadlab.core.problems import Problem, ThreadError
+from threadlab.formats.content import binary_kind
 
 _MISSING: Any = object()
 _NON_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.strip() keeps
@@ -328,8 +329,6 @@ _LOOKALIKES = (
 _MAGIC = (
     (b"PK\x03\x04", "a zip archive (an Inspect AI .eval log is one)"),
     (b"SQLite format 3\x00", "an SQLite database"),
-    (b"\x89PNG", "a PNG image"),
-    (b"%PDF", "a PDF document"),
 )
 
 
@@ -340,6 +339,9 @@ def describe_bytes(head: bytes) -> str:
     for magic, what in _MAGIC:
         if head.startswith(magic):
             return what
+    binary = binary_kind(head)  # a picture, a Parquet file, an archive ... (content.py)
+    if binary is not None:
+        return binary
     stripped = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not stripped:
         return "empty"

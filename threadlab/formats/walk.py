@@ -1,12 +1,25 @@
-"""Paths, folders and globs → the files to read, in a stable order, and a problem for anything
-that cannot be read as a file (a FIFO, a broken link, a symlink loop, an unlistable folder).
+"""Paths, folders and globs → the files to read, in a stable order; a problem for anything that
+cannot be read as a file (a FIFO, a broken link, a symlink loop, an unlistable folder); and, for
+each file a folder walk meets and does not read, a ``Skipped`` saying why.
 
-Which files a folder walk reads is a question of content, not of folders: every file with a
-suffix some format reads, and any other file whose first bytes look like data (JSON, SSE, a zip
-or SQLite file), so a file no format claims ends in a "no format reads this" problem instead of
-vanishing. Formats that keep several files per conversation say which files are read together
+Which files a folder walk reads is a question of content, not of names. A file with a suffix
+some format reads (``.json``, ``.jsonl``, ``.sse`` ...) is read: whatever it holds, reading it
+says (a problem names an empty file, or one no format recognises). Any other file's first bytes
+are sniffed (``content.not_data_reason``: a few hundred bytes, no parse): what may be data
+(JSON, an SSE body, a zip or SQLite file) is read as that file would be alone, so a stream saved
+as ``capture.chunks.txt`` gives its thread; the rest (a README, a script, a picture, a Parquet
+file) is a ``Skipped`` naming what it is. Files with a data suffix are not sniffed by the walk:
+their head is read by detection anyway, and on a cached reload of 10,000 files the extra open
+of each would have doubled the walk (``benchmarks/walk.py``).
+
+Formats that keep several files per conversation say which files are read together
 (``registry.plan_folder``): a Claude Code session's subagent transcripts are read with it, not on
-their own, and everything else in the same folder is still read.
+their own (they are read, so not listed), and everything else in the same folder is still read.
+Files a plan rules out (a Codex home's ``config.toml``, a Claude Code home's settings) are
+``Skipped`` with the plan's reason. Names starting with ``.`` are not walked (``.git``, a
+``.threadlab-cache``, ``.DS_Store``): each is one ``Skipped`` (a hidden folder is not entered, so
+its files are not listed one by one). A special file (FIFO, socket, device) or a broken link
+named like data is a problem; one named otherwise is ``Skipped``.
 """
 
 from __future__ import annotations
@@ -20,16 +33,15 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from threadlab.core.problems import Problem
+from threadlab.formats.content import HEAD_BYTES, not_data_reason
 from threadlab.formats.registry import data_suffixes, plan_folder
 
-# files that are plainly not conversation data: skipped by a walk without a look inside
-NOT_DATA_SUFFIXES = (
-    ".md", ".rst", ".txt", ".py", ".pyc", ".ipynb", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".lock", ".html", ".css",
-    ".js", ".mjs", ".cjs", ".ts", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".pdf", ".parquet", ".feather", ".arrow",
-)
 S_ISREG = stat.S_ISREG
+S_ISDIR = stat.S_ISDIR
 _name = operator.attrgetter("name")
-_DATA_HEADS = (b"{", b"[", b"data:", b"event:", b"PK\x03\x04", b"SQLite format 3\x00")
+HIDDEN_FILE = "a hidden file (names starting with '.' are not read in a folder)"
+HIDDEN_FOLDER = "a hidden folder (not walked)"
+BROKEN_LINK = "a broken symbolic link"
 
 
 class Found(NamedTuple):
@@ -41,10 +53,20 @@ class Found(NamedTuple):
     companions: tuple[str, ...] = ()
 
 
-def walk(source: Any) -> Iterator[Found | Problem | Any]:
+class Skipped(NamedTuple):
+    """A file (or folder) a folder walk met and does not read, and why (``bytes``: its size;
+    None for a folder, a special file or a link that leads nowhere)."""
+
+    path: str
+    reason: str
+    bytes: int | None = None
+
+
+def walk(source: Any) -> Iterator[Found | Problem | Skipped | Any]:
     """Every file ``source`` names (a path, folder, glob or a list of them), then in-memory
     objects as they are, in a stable order; a ``Problem`` where something cannot be read as a
-    file."""
+    file, a ``Skipped`` for what a folder holds and is not read. A file named by a path or a
+    glob is always read (its name was asked for); only a folder's entries are sniffed."""
     items = source if isinstance(source, list | tuple) else [source]
     for item in items:
         if not isinstance(item, str | os.PathLike):  # Threads and other in-memory objects
@@ -73,16 +95,19 @@ def walk(source: Any) -> Iterator[Found | Problem | Any]:
             yield _special(text, info.st_mode)
 
 
+def _special_kind(mode: int) -> str:
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+
+
 def _special(path: str, mode: int) -> Problem:
-    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
-    return Problem("io", f"{path} is {kind}, not a file; skipped", source=path)
+    return Problem("io", f"{path} is {_special_kind(mode)}, not a file; skipped", source=path)
 
 
-def _walk_folder(folder: str, seen: set[tuple[int, int]]) -> Iterator[Found | Problem]:
+def _walk_folder(folder: str, seen: set[tuple[int, int]]) -> Iterator[Found | Problem | Skipped]:
     try:
         info = os.stat(folder)
         with os.scandir(folder) as listing:
-            entries = [e for e in listing if not e.name.startswith(".")]
+            entries = list(listing)
     except OSError as exc:
         yield Problem("io", f"{folder} cannot be listed: {exc.strerror or exc}", source=folder)
         return
@@ -91,46 +116,72 @@ def _walk_folder(folder: str, seen: set[tuple[int, int]]) -> Iterator[Found | Pr
         yield Problem("io", f"{folder} links back to a folder already being walked (a symlink loop); skipped", source=folder)
         return
     seen = seen | {key}
-    plan = plan_folder(folder, entries)
-    skipped = plan.skipped()
+    plan = plan_folder(folder, [e for e in entries if not e.name.startswith(".")])
+    together = plan.read_together()
     suffixes = data_suffixes()
     entries.sort(key=_name)
     here = folder == "."  # paths as pathlib spells them: no "./"
     for entry in entries:
         name = entry.name
-        if name in skipped:
+        if name in together:
             continue
         path = name if here else entry.path
         try:
-            mode = entry.stat().st_mode
-        except OSError:
-            if entry.is_symlink() and name.lower().endswith(suffixes):
-                yield Problem("io", f"{path} is a broken symbolic link", source=path)
+            st = entry.stat()
+        except OSError as exc:
+            yield _unstatable(entry, path, suffixes, exc)
             continue
-        if S_ISREG(mode):
-            if name.lower().endswith(suffixes) or _looks_like_data(entry):
+        mode = st.st_mode
+        why = plan.ignore.get(name) or ((HIDDEN_FOLDER if S_ISDIR(mode) else HIDDEN_FILE) if name[0] == "." else None)
+        if why is not None:
+            yield Skipped(path, why, st.st_size if S_ISREG(mode) else None)
+        elif S_ISREG(mode):
+            why = None if name.lower().endswith(suffixes) else _sniff(entry.path, name)
+            if why is None:
                 along = plan.companions.get(name)
                 yield Found(path, entry, tuple(os.path.join(folder, n) for n in along) if along else ())
-        elif stat.S_ISDIR(mode):
+            else:
+                yield Skipped(path, why, st.st_size)
+        elif S_ISDIR(mode):
             yield from _walk_folder(path, seen)
         elif name.lower().endswith(suffixes):
             yield _special(path, mode)
+        else:
+            yield Skipped(path, f"{_special_kind(mode)}, not a regular file")
 
 
-def _looks_like_data(entry: os.DirEntry[str]) -> bool:
-    """A file of no data suffix is read when its first bytes look like data, so that what no
-    format reads is reported instead of silently passed over."""
-    if entry.name.lower().endswith(NOT_DATA_SUFFIXES):
-        return False
+def _unstatable(entry: os.DirEntry[str], path: str, suffixes: tuple[str, ...], exc: OSError) -> Problem | Skipped:
+    """An entry the listing named that cannot be looked at: a link that leads nowhere (a
+    problem when it is named like data), or one gone or hidden since the listing."""
+    if entry.is_symlink():
+        if entry.name.lower().endswith(suffixes):
+            return Problem("io", f"{path} is a broken symbolic link", source=path)
+        return Skipped(path, BROKEN_LINK)
+    return Skipped(path, f"cannot be looked at: {exc.strerror or exc}")
+
+
+def _sniff(path: str, name: str) -> str | None:
+    """Why the file at ``path`` is not read (``content.not_data_reason`` of its first bytes), or
+    None when it may be data. A file that cannot be opened is read: reading it says why."""
     try:
-        with open(entry.path, "rb") as fh:
-            head = fh.read(64)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
-        return False
-    return head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(_DATA_HEADS)
+        return None
+    try:
+        head = os.read(fd, HEAD_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return not_data_reason(head, name)
 
 
-def expand_sources(source: Any) -> Iterator[Path | Problem | Any]:
-    """``walk`` with each file as a Path (the CLI and ``read_all`` of a folder use this)."""
+def expand_sources(source: Any, skipped: list[Skipped] | None = None) -> Iterator[Path | Problem | Any]:
+    """``walk`` with each file as a Path (the CLI and ``read_all`` of a folder use this); what
+    the walk does not read goes to ``skipped`` when a list is given."""
     for item in walk(source):
-        yield Path(item.path) if isinstance(item, Found) else item
+        if isinstance(item, Skipped):
+            if skipped is not None:
+                skipped.append(item)
+        else:
+            yield Path(item.path) if isinstance(item, Found) else item

@@ -24,13 +24,14 @@ import pyarrow.compute as pc
 
 from threadlab.core.authors import INTERRUPT
 from threadlab.core.problems import Problem
-from threadlab.frames.columns import DTYPES, TABLES
+from threadlab.frames.columns import DTYPES, TABLES, Column
 from threadlab.frames.extract import (
     CALL_ROW,
     HAS_USAGE,
     MESSAGE_TYPES,
     PROVIDER,
     REPORTED_COST,
+    REPORTED_TOKENS,
     RETURN_ROW,
     THREAD_INDEX,
     TOKEN_KEYS,
@@ -39,6 +40,7 @@ from threadlab.frames.extract import (
     add_problems,
 )
 from threadlab.frames.pricing import price_columns
+from threadlab.frames.totals import thread_tokens
 from threadlab.frames.typed import ARROW_TYPES, TIME, Report, parse_times, typed_array
 
 __all__ = [
@@ -67,11 +69,11 @@ class OddValues:
         self.problems: list[Problem] = []
         self.per_thread: Counter[int] = Counter()
 
-    def _add(self, thread: int, message: str, sequence: Any = None) -> None:
+    def _add(self, thread: int, message: str, sequence: Any = None, rule: str = "frame-value") -> None:
         thread_id = self.threads["thread_id"][thread]
         self.problems.append(
             Problem(
-                "frame-value",
+                rule,
                 message,
                 thread_id if isinstance(thread_id, str) else None,
                 sequence,
@@ -91,6 +93,10 @@ class OddValues:
 
     def thread(self, column: str) -> Report:
         return lambda row, why: self._add(row, f"threads.{column} {why}")
+
+    def thread_problem(self, row: int, rule: str, message: str) -> None:
+        """A problem row of another rule about a thread's row (``usage-total``)."""
+        self._add(row, message, rule=rule)
 
 
 def _table(table: str, columns: dict[str, Any], report: Any = None) -> pa.Table:
@@ -151,7 +157,9 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
 
     tool_calls = _tool_calls(actions, batch["tool_calls"])
     h.update(_thread_counts(actions, thread_of, n_threads))
-    h.update(_thread_totals(thread_of[usage_rows], tokens, cost, n_threads, used))
+    totals = _thread_totals(thread_of[usage_rows], tokens, cost, n_threads, used)
+    h.update(totals)
+    h.update(thread_tokens({k: totals[k] for k in TOKEN_KEYS}, h.pop(REPORTED_TOKENS), odd.thread_problem))
     h.update(_thread_cost(h["cost_usd"], h.pop(REPORTED_COST)))
     h.update({c.name: typed_array(h[c.name], c.kind, odd.thread(c.name)) for c in TABLES["threads"] if c.name != "n_problems"})
     if odd.problems:
@@ -338,7 +346,12 @@ def _series(array: pa.ChunkedArray, kind: str, name: str) -> pd.Series:
 
 def table_to_frame(name: str, table: pa.Table) -> pd.DataFrame:
     """A typed Arrow table → the pandas frame with each column's declared dtype."""
-    return pd.DataFrame({c.name: _series(table[c.name], c.kind, c.name) for c in TABLES[name]}, copy=False)
+    return frame_of(TABLES[name], table)
+
+
+def frame_of(columns: Sequence[Column], table: pa.Table) -> pd.DataFrame:
+    """The frame of ``table`` with ``columns``' names and declared dtypes."""
+    return pd.DataFrame({c.name: _series(table[c.name], c.kind, c.name) for c in columns}, copy=False)
 
 
 PARALLEL_ROWS = 100_000  # bigger tables have their columns converted on a few threads
@@ -362,10 +375,15 @@ def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
 
 def frame_to_table(name: str, frame: pd.DataFrame) -> pa.Table:
     """A frame (categoricals and all) → the Arrow table of its schema (labels as strings)."""
+    return table_of(TABLES[name], SCHEMAS[name], frame)
+
+
+def table_of(columns: Sequence[Column], schema: pa.Schema, frame: pd.DataFrame) -> pa.Table:
+    """``frame``'s ``columns`` as the Arrow table of ``schema`` (labels as strings)."""
     arrays = []
-    for column in TABLES[name]:
+    for column in columns:
         series = frame[column.name]
         if column.kind == "label":
             series = series.astype(DTYPES["str"])
         arrays.append(pa.array(series, type=ARROW_TYPES[column.kind], from_pandas=True))
-    return pa.Table.from_arrays(arrays, schema=SCHEMAS[name])
+    return pa.Table.from_arrays(arrays, schema=schema)

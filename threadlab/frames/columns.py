@@ -123,6 +123,7 @@ THREADS = _cols(
     *TOKENS,
     ("cost_usd", "float", "total cost in USD: what the producer reported for the thread (metadata.cost_usd) when it did, else its priced usage rows summed; never both"),
     ("cost_source", "label", "reported (the producer's own total, e.g. Claude Code's) or priced (usage rows priced by genai-prices); empty when unknown"),
+    ("tokens_source", "label", "reported (the token columns hold the producer's own total, metadata.usage_total, e.g. Codex's running total) or summed (the usage rows added up); empty when the thread has no usage"),
 )
 
 PROBLEMS = _cols(
@@ -132,6 +133,14 @@ PROBLEMS = _cols(
     ("line", "int", "line in the file, when there is one"),
     ("rule", "label", "short stable rule name (sequence-order, tool-call-match, json, ...)"),
     ("message", "str", "what is wrong, in a sentence"),
+)
+
+# not one of the five: what a load's folder walk met and did not read (frames/skipped.py); made
+# from the walk in the loading process, never by a worker or the cache
+SKIPPED = _cols(
+    ("path", "str", "the file (or folder) a folder walk met and did not read, as the walk spelled it"),
+    ("reason", "label", "why: not conversation data (and what it is: Markdown text, a PNG image ...), an empty file, a hidden file, a Codex or Claude Code home's own file ..."),
+    ("bytes", "int", "its size; empty for a folder, a special file or a broken link"),
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {

@@ -54,8 +54,10 @@ PROVIDER = "_provider_name"
 # lacks); arrow.py takes the columns from the actions table by these rows
 CALL_ROW = "_call_row"
 RETURN_ROW = "_return_row"
-# threads: the cost the producer reported (thread metadata ``cost_usd``), used instead of pricing
+# threads: the cost the producer reported (thread metadata ``cost_usd``), used instead of pricing,
+# and its token total (``usage_total`` with ``usage_total_note``), used instead of summing
 REPORTED_COST = "_reported_cost_usd"
+REPORTED_TOKENS = "_reported_tokens"
 
 
 @dataclass(slots=True)
@@ -86,6 +88,7 @@ def new_batch() -> Batch:
     batch["actions"].update({THREAD_INDEX: [], HAS_USAGE: [], PROVIDER: []})
     batch["tool_calls"] = {CALL_ROW: [], RETURN_ROW: []}
     batch["threads"][REPORTED_COST] = []
+    batch["threads"][REPORTED_TOKENS] = []
     return batch
 
 
@@ -528,8 +531,9 @@ def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> N
     account = record.account
     h["n_records"].append(account.records if account is not None else None)
     h["n_unconverted"].append(account.unconverted if account is not None else None)
-    cost = _mapping(doc.get("metadata")).get("cost_usd")
-    h[REPORTED_COST].append(_reported_cost(cost))
+    meta = _mapping(doc.get("metadata"))
+    h[REPORTED_COST].append(_reported_cost(meta.get("cost_usd")))
+    h[REPORTED_TOKENS].append(reported_tokens(meta.get("usage_total"), meta.get("usage_total_note")))
 
 
 def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:
@@ -541,6 +545,15 @@ def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:
         p["line"].append(problem.line)
         p["rule"].append(problem.rule)
         p["message"].append(problem.message)
+
+
+def reported_tokens(total: Any, note: Any) -> tuple[dict[str, int], str | None] | None:
+    """A producer's own token total (the usage keys it gives as 64-bit integers) and its note;
+    None when it gives none, so the usage rows are summed instead."""
+    if not isinstance(total, Mapping):
+        return None
+    figures = {k: v for k in TOKEN_KEYS if type(v := total.get(k)) is int and -(2**63) <= v < 2**63}
+    return (figures, note if isinstance(note, str) else None) if figures else None
 
 
 def _reported_cost(value: Any) -> float | None:

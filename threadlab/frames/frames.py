@@ -1,5 +1,5 @@
 """Frames: the five DataFrames (actions, tool_calls, usage, threads, problems) that loaders
-produce and widgets consume."""
+produce and widgets consume, and ``skipped``: what a load's folder walk met and did not read."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from threadlab.core.problems import Problem
 from threadlab.frames.arrow import batch_to_tables, frame_to_table
 from threadlab.frames.extract import Batch, ThreadRecord, extract
 from threadlab.frames.labels import tables_to_frames
+from threadlab.frames.skipped import skipped_frame, summary_line
 
 TABLE_NAMES = ("actions", "tool_calls", "usage", "threads", "problems")
 
@@ -54,38 +55,47 @@ def _keyed(threads: dict[Any, Thread] | None) -> dict[ThreadKey, Thread]:
 
 @dataclass
 class Frames:
+    """The five frames of a load, and ``skipped``: every file (or folder) its folder walk met
+    and did not read, with the reason (``path``, ``reason``, ``bytes``; see
+    ``threadlab/formats/walk.py``). ``frames.skipped.reason.value_counts()`` says why files
+    were passed over; a file that was read and gave nothing is a row of ``problems`` instead.
+    ``skipped`` is not one of the five (``tables()``, iteration): it lists what is not in them."""
+
     actions: pd.DataFrame
     tool_calls: pd.DataFrame
     usage: pd.DataFrame
     threads: pd.DataFrame
     problems: pd.DataFrame
     _threads: dict[ThreadKey, Thread] = field(default_factory=dict, repr=False)
+    skipped: pd.DataFrame = field(default_factory=skipped_frame, repr=False)
 
     @classmethod
     def from_batch(cls, batch: Batch, threads: dict[Any, Thread] | None = None) -> Frames:
         return cls.from_tables(batch_to_tables(batch), threads)
 
     @classmethod
-    def from_tables(cls, tables: dict[str, pa.Table], threads: dict[Any, Thread] | None = None) -> Frames:
+    def from_tables(cls, tables: dict[str, pa.Table], threads: dict[Any, Thread] | None = None, *, skipped: pd.DataFrame | None = None) -> Frames:
         """Frames of typed Arrow tables (``threadlab.frames.arrow.SCHEMAS``, or label columns
         dictionary-encoded: ``frames/labels.py``); ``threads`` are the
-        Thread objects already in memory, keyed by ``ThreadKey`` (or by bare thread id)."""
-        return cls(**tables_to_frames(tables), _threads=_keyed(threads))
+        Thread objects already in memory, keyed by ``ThreadKey`` (or by bare thread id);
+        ``skipped`` the walk's frame of files not read."""
+        return cls(**tables_to_frames(tables), _threads=_keyed(threads), skipped=skipped if skipped is not None else skipped_frame())
 
     def to_arrow(self) -> dict[str, pa.Table]:
         """Each frame as an Arrow table (labels as plain strings)."""
         return {name: frame_to_table(name, frame) for name, frame in self.tables().items()}
 
     def to_parquet(self, folder: str | os.PathLike[str]) -> Path:
-        """Write ``<folder>/<table>.parquet`` for the five frames (read back with
-        ``threadlab.read_parquet``)."""
+        """Write ``<folder>/<table>.parquet`` for the five frames and ``skipped`` (read back
+        with ``threadlab.read_parquet``)."""
         from threadlab.frames.storage import write_frames
 
         return write_frames(self, folder)
 
     def to_duckdb(self, con: Any = None, *, prefix: str = "") -> Any:
-        """Register the five frames as DuckDB tables (``actions``, ``tool_calls``, ...) on
-        ``con`` (a new in-memory connection by default) and return the connection."""
+        """Register the five frames and ``skipped`` as DuckDB tables (``actions``,
+        ``tool_calls``, ...) on ``con`` (a new in-memory connection by default) and return the
+        connection."""
         from threadlab.frames.storage import register_duckdb
 
         return register_duckdb(self, con, prefix=prefix)
@@ -160,12 +170,15 @@ class Frames:
 
     def __repr__(self) -> str:
         sizes = ", ".join(f"{name}={len(df)}" for name, df in self.tables().items())
-        return f"Frames({sizes})"
+        skipped = summary_line(self.skipped)
+        return f"Frames({sizes}" + (f"; {skipped} (frames.skipped)" if skipped else "") + ")"
 
     def _repr_html_(self) -> str:
         sizes = " · ".join(f"{escape(name)}: {len(df):,} rows" for name, df in self.tables().items())
+        skipped = summary_line(self.skipped)
+        note = f"<br>{escape(skipped)} (<code>frames.skipped</code>)" if skipped else ""
         head = self.threads.head(20).to_html(escape=True, index=False, max_cols=12)
-        return f"<div><b>threadlab Frames</b> — {sizes}{head}</div>"
+        return f"<div><b>threadlab Frames</b> — {sizes}{note}{head}</div>"
 
 
 def frames_from_threads(threads: Iterable[Thread], *, problems: Iterable[Problem] = ()) -> Frames:

@@ -14,10 +14,12 @@ import pyarrow as pa
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.source import Source
+from threadlab.formats.walk import Skipped
 from threadlab.frames.arrow import batch_to_tables
 from threadlab.frames.extract import ThreadRecord, extract
 from threadlab.frames.frames import Frames
 from threadlab.frames.labels import concat
+from threadlab.frames.skipped import skipped_frame
 from threadlab.loading.cache import cache_folder, writable_cache
 from threadlab.loading.chunks import failed_file_tables, no_gc
 from threadlab.loading.files import CHUNK_BYTES, Chunk, FileRef, file_refs, make_chunks
@@ -54,9 +56,16 @@ def load(
     MB), shown by default for more than a handful of files. ``cache``: True (``./.threadlab-cache``)
     or a folder where the frames of unchanged files are kept (LZ4 Feather files). ``strict``: raise
     ``ThreadError`` listing every problem instead of reporting them in ``frames.problems``.
-    ``engine="dask"``: Dask DataFrames, one partition per chunk of files (``threadlab[dask]``)."""
+    ``engine="dask"``: Dask DataFrames, one partition per chunk of files (``threadlab[dask]``).
+
+    Files a folder holds that are not read (a README, a picture, a Codex home's config, hidden
+    files) are listed in ``frames.skipped`` with the reason; they are not problems (``strict``
+    does not raise for them)."""
     with no_gc():  # a FileRef per file, none in a cycle: a collection would walk them all for nothing
         items = list(file_refs(source))
+    skipped = skipped_frame(item for item in items if isinstance(item, Skipped))
+    if len(skipped):
+        items = [item for item in items if not isinstance(item, Skipped)]
     folder = writable_cache(cache_folder(cache))
     cache_dir = str(folder) if folder is not None else None
     files = [item for item in items if isinstance(item, FileRef)]
@@ -65,11 +74,13 @@ def load(
     stable = cache_dir is not None
     target = CHUNK_BYTES if stable else _adaptive_target(total, len(files), workers)
     if engine == "dask":
-        if len(files) != len(items):
+        found = [item for item in items if isinstance(item, Problem)]  # a FIFO, a symlink loop
+        if len(files) + len(found) != len(items):
             raise TypeError("engine='dask' loads files only; pass paths, folders or globs")
         from threadlab.loading.dask_engine import load_dask
 
-        return load_dask(make_chunks(files, format, target_bytes=target, stable=stable), cache_dir=cache_dir, strict=strict)
+        chunks = make_chunks(files, format, target_bytes=target, stable=stable)
+        return load_dask(chunks, cache_dir=cache_dir, strict=strict, skipped=skipped, problems=found)
     if engine != "pandas":
         raise ValueError(f"unknown engine {engine!r}; use 'pandas' or 'dask'")
 
@@ -90,7 +101,7 @@ def load(
         else:
             parts.append(_object_tables(seg, format, kept))
     with no_gc():
-        frames = Frames.from_tables(concat(parts), kept)
+        frames = Frames.from_tables(concat(parts), kept, skipped=skipped)
     if strict and len(frames.problems):
         raise ThreadError(problems_of(frames.problems))
     return frames

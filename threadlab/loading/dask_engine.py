@@ -9,14 +9,19 @@ cluster, pass ``cache=<shared folder>`` to make that certain)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, fields
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 
+from threadlab.core.problems import Problem
+from threadlab.frames.arrow import batch_to_tables
+from threadlab.frames.extract import extract
 from threadlab.frames.frames import TABLE_NAMES, Frames
 from threadlab.frames.labels import table_to_frame
+from threadlab.frames.skipped import skipped_frame, summary_line
 from threadlab.frames.table import empty_frame
 from threadlab.loading.chunks import load_chunk
 from threadlab.loading.files import Chunk
@@ -49,38 +54,55 @@ class ChunkFrame:
 
 @dataclass
 class DaskFrames:
-    """The five frames as Dask DataFrames; ``compute()`` gives ordinary Frames."""
+    """The five frames as Dask DataFrames; ``compute()`` gives ordinary Frames. ``skipped`` (the
+    files the walk did not read) is a pandas frame already: the walk ran in this process."""
 
     actions: Any
     tool_calls: Any
     usage: Any
     threads: Any
     problems: Any
+    skipped: pd.DataFrame = field(default_factory=skipped_frame)
 
     def tables(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in TABLE_NAMES}
 
     def compute(self, **kwargs: Any) -> Frames:
         """All five frames in one Dask computation (each chunk read once per worker)."""
         import dask
 
         computed = dask.compute(*self.tables().values(), **kwargs)
-        return Frames(**{name: frame.reset_index(drop=True) for name, frame in zip(TABLE_NAMES, computed, strict=True)})
+        return Frames(**{name: frame.reset_index(drop=True) for name, frame in zip(TABLE_NAMES, computed, strict=True)}, skipped=self.skipped)
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{name}={frame.npartitions} partitions" for name, frame in self.tables().items())
-        return f"DaskFrames({parts})"
+        skipped = summary_line(self.skipped)
+        return f"DaskFrames({parts}" + (f"; {skipped} (frames.skipped)" if skipped else "") + ")"
 
 
-def load_dask(chunks: list[Chunk], *, cache_dir: str | None, strict: bool = False) -> DaskFrames:
+def load_dask(
+    chunks: list[Chunk],
+    *,
+    cache_dir: str | None,
+    strict: bool = False,
+    skipped: pd.DataFrame | None = None,
+    problems: Sequence[Problem] = (),
+) -> DaskFrames:
+    """``problems``: what the walk found that is no file to read (a FIFO, a symlink loop): one
+    more partition of ``problems``, after the chunks'."""
     import dask.dataframe as dd
 
     if strict:
         raise ValueError("strict=True needs every problem before returning; with engine='dask' check frames.problems instead")
+    skipped = skipped if skipped is not None else skipped_frame()
     if not chunks:
-        return DaskFrames(**{name: dd.from_pandas(empty_frame(name), npartitions=1) for name in TABLE_NAMES})
-    frames = {
-        name: dd.from_map(ChunkFrame(name, cache_dir), chunks, meta=empty_frame(name), label=f"threadlab-{name}", enforce_metadata=False)
-        for name in TABLE_NAMES
-    }
-    return DaskFrames(**frames)
+        frames = {name: dd.from_pandas(empty_frame(name), npartitions=1) for name in TABLE_NAMES}
+    else:
+        frames = {
+            name: dd.from_map(ChunkFrame(name, cache_dir), chunks, meta=empty_frame(name), label=f"threadlab-{name}", enforce_metadata=False)
+            for name in TABLE_NAMES
+        }
+    if problems:
+        walked = table_to_frame("problems", batch_to_tables(extract(list(problems)))["problems"])
+        frames["problems"] = dd.concat([frames["problems"], dd.from_pandas(walked, npartitions=1)])
+    return DaskFrames(**frames, skipped=skipped)

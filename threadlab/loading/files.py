@@ -12,16 +12,17 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from threadlab.core.problems import Problem
-from threadlab.formats.walk import Found, walk
+from threadlab.formats.walk import Found, Skipped, walk
 
 CHUNK_BYTES = 8 << 20  # a cache entry / Dask partition holds about this much JSON
 
 
-def file_refs(source: Any) -> Iterator[FileRef | Problem | Any]:
+def file_refs(source: Any) -> Iterator[FileRef | Problem | Skipped | Any]:
     """The walk (``threadlab.formats.walk``) as the loader needs it: each file as a FileRef
     (path, size, mtime, its companions' included), a walked file's made from its folder listing
     (no pathlib object per file: on 27,000 files that was a second of a cached reload);
-    problems (special files, symlink loops) and in-memory objects pass through."""
+    problems (special files, symlink loops), what the walk does not read (``Skipped``) and
+    in-memory objects pass through."""
     for item in walk(source):
         yield FileRef.of_found(item) if isinstance(item, Found) else item
 

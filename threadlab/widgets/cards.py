@@ -8,18 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from threadlab.core.authors import INTERRUPT
 from threadlab.core.model import (
     AssistantMessage,
     BaseAction,
-    SystemAction,
     Thinking,
     Thread,
     ToolCall,
     ToolReturn,
     UserMessage,
 )
-from threadlab.widgets.colors import SYSTEM_COLOR, USER_COLOR, agent_color, status_color
+from threadlab.widgets.authorship import INTERRUPT_LABEL, harness_label, who_wrote
+from threadlab.widgets.colors import HARNESS_COLOR, INTERRUPT_COLOR, SYSTEM_COLOR, USER_COLOR, agent_color, status_color
 from threadlab.widgets.text import as_text, capped, esc, preview, safe_url
+
+HARNESS_OPEN_CHARS = 240  # a harness turn up to this long (and a few lines) is shown open; a longer one folded
 
 
 def _field(part: Any, name: str) -> Any:
@@ -123,20 +126,63 @@ def tool_card(call: ToolCall | None, ret: ToolReturn | None, thread: Thread) -> 
     return f'<div class="tl-tool" style="border-left-color:{border}"><div class="tl-who">{head}</div>{args}{result}</div>'
 
 
-def system_line(action: BaseAction) -> str:
+def _system_data(action: BaseAction) -> Any:
     data = getattr(action, "data", None)
     if data is None and getattr(action, "__pydantic_extra__", None):
         data = action.__pydantic_extra__
+    return data
+
+
+def system_line(action: BaseAction) -> str:
+    data = _system_data(action)
     detail = f": {preview(data, 140)}" if data not in (None, {}, "") else ""
     return f'<div class="tl-sys" style="border-color:{SYSTEM_COLOR}">{esc(action.action_type)}{detail} <span class="tl-meta">#{action.sequence}</span></div>'
+
+
+def plain_text(content: Any) -> str:
+    """The text of message content (text parts joined; other parts as JSON), for previews."""
+    if isinstance(content, list):
+        texts = [_field(p, "text") for p in content if _field(p, "type") == "text"]
+        if all(isinstance(t, str) for t in texts) and len(texts) == len(content):
+            return "\n".join(texts)
+    return as_text(content)
+
+
+def interrupt_line(action: BaseAction, text: str) -> str:
+    """An interrupt marker: the person stopped the agent here (the harness's own words after it)."""
+    return (f'<div class="tl-interrupt" data-harness="{INTERRUPT}" style="color:{INTERRUPT_COLOR}"><span class="tl-stop"></span>{esc(INTERRUPT_LABEL)}'
+            f'<span class="tl-meta">{_meta(action)} · {preview(text, 100)}</span></div>')
+
+
+def harness_card(action: BaseAction, body: str, text: str) -> str:
+    """What the harness wrote (in the user's role, or a system action recording a harness turn):
+    muted and labelled with what it is, folded when long, an interrupt as a small marker."""
+    _, kind = who_wrote(action)
+    if kind == INTERRUPT:
+        return interrupt_line(action, text)
+    head = f'<span class="tl-who" style="color:{HARNESS_COLOR}">{esc(harness_label(kind))}</span><span class="tl-meta">{_meta(action, f"{len(text):,} chars")}</span>'
+    attrs = f'class="tl-harness" data-harness="{esc(kind)}" style="border-left-color:{HARNESS_COLOR}"'
+    if len(text) <= HARNESS_OPEN_CHARS and text.count("\n") < 4:
+        return f"<div {attrs}>{head}{body}</div>"
+    return f'<details {attrs}><summary>{head}<span class="tl-preview">{preview(text, 120)}</span></summary>{body}</details>'
+
+
+def user_role_card(action: UserMessage, *, fetch_media: bool = False) -> str:
+    """A message in the user's role: the person's prompt, or a harness turn shown as such (an
+    agent's message to another in the user's role is labelled with its author)."""
+    author, _ = who_wrote(action)
+    body = content_html(action.content, fetch_media=fetch_media) + attachments_html(action, fetch_media=fetch_media)
+    if author == "harness":
+        return harness_card(action, body, plain_text(action.content))
+    name = "User" if author in ("human", None) else f"{author} · in the user's role"
+    return f'<div class="tl-msg" style="border-left-color:{USER_COLOR}">{speaker(name, USER_COLOR, _meta(action))}{body}</div>'
 
 
 def action_card(action: BaseAction, thread: Thread, returns: dict[str, ToolReturn], *, fetch_media: bool = False) -> str:
     """The HTML of one action in a chat view. ``returns`` maps tool_call_id → its return, so a
     call is drawn with its return; returns that have a call are drawn there, not again."""
     if isinstance(action, UserMessage):
-        body = content_html(action.content, fetch_media=fetch_media) + attachments_html(action, fetch_media=fetch_media)
-        return f'<div class="tl-msg" style="border-left-color:{USER_COLOR}">{speaker("User", USER_COLOR, _meta(action))}{body}</div>'
+        return user_role_card(action, fetch_media=fetch_media)
     if isinstance(action, AssistantMessage):
         color = agent_color(action.agent_id)
         extra = f"finish: {action.finish_reason}" if action.finish_reason else ""
@@ -151,8 +197,10 @@ def action_card(action: BaseAction, thread: Thread, returns: dict[str, ToolRetur
         return tool_card(action, returns.get(action.tool_call_id), thread)
     if isinstance(action, ToolReturn):
         return tool_card(None, action, thread)
-    if isinstance(action, SystemAction) or str(action.action_type).startswith("system."):
-        return system_line(action)
+    if who_wrote(action)[0] == "harness":  # a system action recording a harness turn (a hook's output, a compaction summary)
+        data = _system_data(action)
+        text = as_text(data)
+        return harness_card(action, capped(text, "pre", ""), text)
     return system_line(action)
 
 

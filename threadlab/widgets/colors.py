@@ -2,7 +2,8 @@
 
 An agent's colour comes from a hash of its id (not from its position in a thread), so "planner"
 is drawn in the same colour in the timeline, the transcript, the usage bars and the explorer,
-and in two different runs. Red and amber are kept for tool errors and pending calls."""
+and in two different runs. Red and amber are kept for tool errors and pending calls; the
+harness's turns are a muted grey, interrupts violet."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import hashlib
 USER_COLOR = "#34495e"
 TOOL_COLOR = "#7f8c8d"
 SYSTEM_COLOR = "#a0a7ad"
+HARNESS_COLOR = "#8a94a6"  # what the harness wrote in the user's role: muted, never a person's colour
+INTERRUPT_COLOR = "#6d28d9"  # the person stopped the agent (not red: red means a tool error)
 ERROR_COLOR = "#d62728"
 PENDING_COLOR = "#e69500"
 ORPHAN_COLOR = "#8c1c13"

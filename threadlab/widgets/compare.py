@@ -3,16 +3,18 @@
 ``compare_perspectives`` shows what each agent saw as its message history — the real
 ``perspective()`` output (pydantic-ai ``ModelMessage`` parts) — in two columns aligned on the
 thread's sequence, tinting the rows where the two views differ. ``compare_threads`` puts two
-runs next to each other, turn by turn (a turn starts at each user message)."""
+runs next to each other, turn by turn (a turn starts at each prompt a person wrote; what the
+harness wrote in the user's role is labelled as such and starts no turn)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from typing import Any, Literal
 
-from threadlab.core.model import Thread, UserMessage
+from threadlab.core.model import Thread
+from threadlab.widgets.authorship import harness_label, is_human_prompt, who_wrote
 from threadlab.widgets.cards import action_card, paired_returns
-from threadlab.widgets.colors import USER_COLOR, agent_color
+from threadlab.widgets.colors import HARNESS_COLOR, USER_COLOR, agent_color
 from threadlab.widgets.inputs import as_thread
 from threadlab.widgets.perspective_align import AlignedPart, align_perspective
 from threadlab.widgets.styles import CSS
@@ -53,9 +55,12 @@ def part_text(part: Any) -> str:
     return as_text(content)
 
 
-def _part_html(item: AlignedPart, color: str) -> str:
+def _part_html(item: AlignedPart, color: str, written_by: str = "") -> str:
+    """One part; ``written_by`` names the harness when the part's action is a harness turn (a
+    user prompt the harness wrote is not the person's)."""
     kind = getattr(item.part, "part_kind", "part")
-    label = f"{item.side} · {PART_LABELS.get(kind, kind)}" + ("" if item.traced else " · (not traced to an action)")
+    what = written_by if written_by and kind == "user-prompt" and item.traced else PART_LABELS.get(kind, kind)
+    label = f"{item.side} · {what}" + ("" if item.traced else " · (not traced to an action)")
     body = f"<pre>{esc(part_text(item.part))}</pre>"
     if kind == "thinking":
         body = f"<details class=\"tl-think\"><summary>thinking</summary>{body}</details>"
@@ -88,14 +93,16 @@ def perspectives_html(thread: Thread, agent_a: str, agent_b: str, *, others: Oth
         differ = texts[0] != texts[1]
         n_diff += differ
         action = by_seq.get(seq)
-        who = thread.agent_name(getattr(action, "agent", None)) if action is not None else None
-        color = agent_color(action.agent) if action is not None and action.agent else USER_COLOR
+        author, kind = who_wrote(action) if action is not None else (None, None)
+        harness = harness_label(kind) if author == "harness" else ""
+        who = harness or (thread.agent_name(getattr(action, "agent", None)) if action is not None else None)
+        color = HARNESS_COLOR if harness else agent_color(action.agent) if action is not None and action.agent else USER_COLOR
         label = f"#{seq} {action.action_type if action is not None else ''} {who or ''}"
         cls = " tl-diff" if differ else ""
         cells.append(f'<div class="tl-seq{cls}" data-seq="{seq}">{esc(label)}</div>')
         for col in columns:
             parts = col.get(seq, [])
-            inner = "".join(_part_html(p, color) for p in parts) or '<div class="tl-empty">— not in this history</div>'
+            inner = "".join(_part_html(p, color, harness) for p in parts) or '<div class="tl-empty">— not in this history</div>'
             cells.append(f'<div class="tl-col{cls}">{inner}</div>')
     head = (
         f'<div class="tl-head">{esc(thread.title or thread.thread_id)} — perspectives of {esc(names[0])} and {esc(names[1])} '
@@ -112,14 +119,23 @@ def compare_perspectives(thread: Any, agent_a: str, agent_b: str, *, others: Oth
     return HtmlView(value=perspectives_html(as_thread(thread, thread_id, source), agent_a, agent_b, others=others))
 
 
-def user_turns(thread: Thread) -> list[list[Any]]:
-    """The thread cut at each user message (actions before the first one form turn 0)."""
-    turns: list[list[Any]] = [[]]
+def prompt_turns(thread: Thread) -> tuple[list[Any], list[list[Any]]]:
+    """The actions before the first prompt a person wrote, and the thread cut at each such
+    prompt. What the harness wrote in the user's role (Codex's environment context, an
+    interrupt marker, a hook's feedback) stays inside the turn it falls in: it starts none."""
+    before: list[Any] = []
+    turns: list[list[Any]] = []
     for action in thread.actions:
-        if isinstance(action, UserMessage) and turns[-1]:
+        if is_human_prompt(action):
             turns.append([])
-        turns[-1].append(action)
-    return [t for t in turns if t]
+        (turns[-1] if turns else before).append(action)
+    return before, turns
+
+
+def user_turns(thread: Thread) -> list[list[Any]]:
+    """The thread cut at each prompt a person wrote (actions before the first one form turn 0)."""
+    before, turns = prompt_turns(thread)
+    return [before, *turns] if before else turns
 
 
 def _turn_html(thread: Thread, actions: list[Any]) -> str:
@@ -128,18 +144,27 @@ def _turn_html(thread: Thread, actions: list[Any]) -> str:
 
 
 def threads_html(thread_a: Thread, thread_b: Thread) -> str:
-    turns = [user_turns(thread_a), user_turns(thread_b)]
-    n = max(len(turns[0]), len(turns[1]))
+    """The two runs turn by turn: turn k of each starts at its k-th human prompt, so what a
+    harness wrote before the first prompt (one run's environment context) is a row of its own,
+    never "turn 1"."""
+    split = [prompt_turns(thread_a), prompt_turns(thread_b)]
+    n = max(len(split[0][1]), len(split[1][1]))
     cells = ['<div class="tl-seq">turn</div>']
     cells += [f'<div class="tl-who">{esc(t.title or t.thread_id)} <span class="tl-meta">{len(t.actions)} actions</span></div>' for t in (thread_a, thread_b)]
+    if split[0][0] or split[1][0]:
+        cells.append('<div class="tl-seq" data-turn="0">before the first prompt</div>')
+        for thread, (before, _) in ((thread_a, split[0]), (thread_b, split[1])):
+            inner = _turn_html(thread, before) if before else '<div class="tl-empty">— nothing before the first prompt</div>'
+            cells.append(f'<div class="tl-col">{inner}</div>')
     for i in range(n):
         cells.append(f'<div class="tl-seq" data-turn="{i + 1}">turn {i + 1}</div>')
-        for thread, side in ((thread_a, turns[0]), (thread_b, turns[1])):
+        for thread, (_, side) in ((thread_a, split[0]), (thread_b, split[1])):
             inner = _turn_html(thread, side[i]) if i < len(side) else '<div class="tl-empty">— no such turn in this run</div>'
             cells.append(f'<div class="tl-col">{inner}</div>')
     return f'{CSS}<div class="tl-root tl-compare-threads"><div class="tl-cols">{"".join(cells)}</div></div>'
 
 
 def compare_threads(thread_a: Any, thread_b: Any) -> HtmlView:
-    """Two runs of the same task side by side, aligned on user turns."""
+    """Two runs of the same task side by side, aligned on the prompts a person wrote (harness
+    turns stay inside their turn)."""
     return HtmlView(value=threads_html(as_thread(thread_a), as_thread(thread_b)))

@@ -1,7 +1,9 @@
 """``compare_runs``: N runs of one task, aligned step by step.
 
-Each run becomes its steps: user turns, each agent's replies and tool calls, labelled
-"Agent · tool" / "Agent · reply" / "user", each with its tokens, cost, latency (a tool call's
+Each run becomes its steps: the prompts a person wrote, each agent's replies and tool calls,
+labelled "Agent · tool" / "Agent · reply" / "user" ("user · interrupted" where the person stopped
+the run; what the harness wrote in the user's role, such as Codex's environment context, is no
+step: runs with and without it align alike), each with its tokens, cost, latency (a tool call's
 call-to-return time; a reply's time since the action before it) and whether it failed. The runs
 are aligned by a center-star multiple alignment over those labels (``run_alignment.py``), not
 index by index, so one extra retry in one run does not shift every later step.
@@ -24,6 +26,7 @@ import pandas as pd
 
 from threadlab.frames.agents import ERRORS
 from threadlab.frames.frames import Frames, ThreadKey
+from threadlab.widgets.authorship import row_masks
 from threadlab.widgets.colors import ERROR_COLOR
 from threadlab.widgets.inputs import as_frames, key_mask, objects
 from threadlab.widgets.panels import Panel, axis, panel_layout
@@ -34,6 +37,7 @@ from threadlab.widgets.view import Figure, HtmlView, StaticCopy, figure_output
 
 Metric = Literal["tokens", "cost_usd", "latency_s"]
 STEP_KINDS = ("user_message", "assistant_message", "tool_call")
+INTERRUPTED = "user · interrupted"
 MAX_ROWS = 24
 ROW_PX = 22
 MAX_STEP_ROWS = 200
@@ -61,7 +65,8 @@ class RunSteps:
 def run_steps(frames: Frames, keys: list[ThreadKey]) -> list[RunSteps]:
     """The steps of each run (see the module docstring)."""
     acts = frames.actions[key_mask(frames.actions, keys)]
-    acts = acts[acts["action_type"].astype(object).isin(STEP_KINDS).to_numpy() | acts["action_type"].astype(object).isin(["tool_return"]).to_numpy()]
+    written = row_masks(acts)  # what the harness wrote is no step (an interrupt is: the person stopped the run there)
+    acts = acts[(acts["action_type"].isin(STEP_KINDS).to_numpy(dtype=bool) & ~(written["harness"] & ~written["interrupt"])) | written["interrupt"]]
     all_acts = frames.actions[key_mask(frames.actions, keys)]
     calls = frames.tool_calls[key_mask(frames.tool_calls, keys)]
     usage = frames.usage[key_mask(frames.usage, keys)]
@@ -80,11 +85,12 @@ def run_steps(frames: Frames, keys: list[ThreadKey]) -> list[RunSteps]:
     out: dict[ThreadKey, list[dict[str, Any]]] = {k: [] for k in keys}
     cols = [objects(acts[c]) for c in ("source", "thread_id", "sequence", "action_type", "agent_name", "tool_name", "tool_call_id")]
     tokens = acts["total_tokens"].astype("Float64").fillna(0).to_numpy(dtype="float64")
-    for (s, t, q, kind, agent, tool, call_id), tok in zip(zip(*cols, strict=True), tokens, strict=True):
+    stopped = row_masks(acts)["interrupt"]
+    for (s, t, q, kind, agent, tool, call_id), tok, interrupt in zip(zip(*cols, strict=True), tokens, stopped, strict=True):
         key = ThreadKey(src(s), str(t))
-        if kind == "tool_return":
-            continue
-        if kind == "user_message":
+        if interrupt:
+            label = INTERRUPTED
+        elif kind == "user_message":
             label = "user"
         else:
             label = f"{agent or '?'} · {tool}" if kind == "tool_call" else f"{agent or '?'} · reply"

@@ -1,7 +1,8 @@
 """``explorer``: one ipywidgets app over many threads.
 
 A filterable threads table (by agent, tool, status and free-text search over titles and every
-action's text) and a thread picker; the chosen thread is shown in four tabs — timeline,
+action's text; it counts the prompts a person typed and the times they interrupted, not every
+user message) and a thread picker; the chosen thread is shown in four tabs — timeline,
 transcript, tool calls, usage — each drawn when its tab is first opened."""
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from threadlab.widgets.text import esc, shorten
 from threadlab.widgets.view import HtmlView, StaticCopy, show_in, static_of
 
 ANY = "(any)"
-STATUS_OPTIONS = (ANY, "tool errors", "pending calls", "problems", "clean")
+STATUS_OPTIONS = (ANY, "tool errors", "pending calls", "problems", "interrupted", "clean")
 TAB_TITLES = ("Timeline", "Transcript", "Tool calls", "Usage")
 MAX_TABLE_ROWS = 200
+# the threads table: prompts are the ones a person typed (threads.n_human_prompts), not every user message
+TABLE_COLUMNS = ("agents", "n_actions", "n_human_prompts", "n_interrupts", "n_tool_calls", "n_tool_errors", "n_pending", "n_problems",
+                 "total_tokens", "cost_usd")
+COLUMN_TITLES = {"n_human_prompts": "prompts", "n_interrupts": "interrupts"}
 
 
 def _options(series: pd.Series) -> list[str]:
@@ -66,11 +71,13 @@ def filter_mask(index: ThreadIndex, *, agent: str = ANY, tool: str = ANY, status
         keep &= index.having(index.call_rows, (frames.tool_calls["tool_name"].astype(object) == tool).to_numpy())
     if status != ANY:
         t = frames.threads
-        counts = {c: t[c].astype("Float64").fillna(0).to_numpy(dtype="float64") for c in ("n_tool_errors", "n_pending", "n_problems")}
+        counts = {c: t[c].astype("Float64").fillna(0).to_numpy(dtype="float64") if c in t.columns else np.zeros(len(t))
+                  for c in ("n_tool_errors", "n_pending", "n_problems", "n_interrupts")}
         keep &= {
             "tool errors": counts["n_tool_errors"] > 0,
             "pending calls": counts["n_pending"] > 0,
             "problems": counts["n_problems"] > 0,
+            "interrupted": counts["n_interrupts"] > 0,
             "clean": (counts["n_tool_errors"] + counts["n_pending"] + counts["n_problems"]) == 0,
         }[status]
     query = search.strip()
@@ -97,9 +104,10 @@ def threads_table_html(frames: Frames, positions: np.ndarray, selected: ThreadKe
     one in bold; the source column appears when two sources hold the same thread id."""
     t = frames.threads
     shown = t.iloc[positions[:max_rows]]
-    cols = ("agents", "n_actions", "n_tool_calls", "n_tool_errors", "n_pending", "n_problems", "total_tokens", "cost_usd")
+    cols = tuple(c for c in TABLE_COLUMNS if c in t.columns)  # frames saved before a column existed lack it
     dup = bool(t["thread_id"].duplicated().any())
-    head = "<tr><th>title</th>" + ("<th>source</th>" if dup else "") + "".join(f"<th>{esc(c.removeprefix('n_'))}</th>" for c in cols) + "</tr>"
+    head = ("<tr><th>title</th>" + ("<th>source</th>" if dup else "")
+            + "".join(f'<th title="{esc(c)}">{esc(COLUMN_TITLES.get(c, c.removeprefix("n_")))}</th>' for c in cols) + "</tr>")
     rows = []
     values = {c: objects(shown[c]) for c in (*cols, "title", "thread_id", "source")}
     for i in range(len(shown)):

@@ -15,6 +15,13 @@ CSS = """<style>
 .tl-tool{border:1px solid #d0d7de;border-left:4px solid #999;border-radius:6px;padding:4px 8px;margin:6px 0 6px 12px;background:#fff}
 .tl-badge{display:inline-block;padding:0 6px;border-radius:8px;color:#fff;font-size:11px;margin-left:6px}
 .tl-sys{color:#6b7280;font-size:11px;text-align:center;border-top:1px dashed #c9ced6;margin:8px 0;padding-top:2px}
+.tl-harness{border-left:4px dashed #8a94a6;padding:2px 8px;margin:6px 0;background:#f4f5f7;color:#57606a;border-radius:0 6px 6px 0;font-size:12px}
+.tl-harness>summary{cursor:pointer;list-style-position:inside}
+.tl-harness .tl-text{color:#57606a}
+.tl-harness .tl-preview{display:block;color:#6b7280;font-style:italic;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.tl-harness[open]>summary .tl-preview{display:none}
+.tl-stop{display:inline-block;width:8px;height:8px;background:currentColor;border-radius:1px;margin-right:5px}
+.tl-interrupt{font-size:12px;font-weight:600;margin:6px 0;padding:1px 6px;border:1px solid #ddd6fe;background:#f5f3ff;border-radius:10px;display:inline-block}
 .tl-media{display:inline-block;margin:4px 6px 0 0;font-size:12px}
 .tl-media img{max-width:160px;max-height:120px;border:1px solid #ddd;border-radius:4px}
 .tl-more>summary{cursor:pointer;color:#2563eb;font-size:12px}

@@ -1,7 +1,10 @@
 """``timeline``: who did what when, one lane per participant.
 
-Lanes: the user, each agent (in order of first action), tools, system. Messages, thinking and
-tool calls are marks on their agent's lane; each tool call is also a span on the tools lane from
+Lanes: the user, the harness, each agent (in order of first action), tools, system. The user's
+lane holds the person's messages and, as squares of their own colour, the places where the
+person interrupted the agent; what the harness wrote in the user's role (injected context, hook
+feedback, reminders) is on the harness lane, hollow and muted, never a person's prompt; hover
+says who wrote each mark. Messages, thinking and tool calls are marks on their agent's lane; each tool call is also a span on the tools lane from
 call to return (errors red, pending calls dotted and open-ended to the end of the thread, orphan
 returns as crosses); system events are marks on the system lane. Hover shows an escaped preview.
 
@@ -22,7 +25,17 @@ import pyarrow.compute as pc
 from _plotly_utils.utils import to_typed_array_spec
 
 from threadlab.frames.frames import Frames, ThreadKey
-from threadlab.widgets.colors import ERROR_COLOR, ORPHAN_COLOR, PENDING_COLOR, SYSTEM_COLOR, USER_COLOR, agent_color
+from threadlab.widgets.authorship import lane_masks, who_text
+from threadlab.widgets.colors import (
+    ERROR_COLOR,
+    HARNESS_COLOR,
+    INTERRUPT_COLOR,
+    ORPHAN_COLOR,
+    PENDING_COLOR,
+    SYSTEM_COLOR,
+    USER_COLOR,
+    agent_color,
+)
 from threadlab.widgets.inputs import as_frames, key_mask, objects, pick_thread, rows_of
 from threadlab.widgets.text import arrow_strings, clip_arrow, esc, esc_arrow, shorten
 from threadlab.widgets.view import Figure
@@ -31,6 +44,8 @@ WEBGL_THRESHOLD = 1_000
 # plotly symbol numbers: 0 circle, 1 square, 2 diamond, 8 triangle-right
 SYMBOLS = {"user_message": 0, "assistant_message": 0, "thinking": 2, "tool_call": 8}
 OTHER_SYMBOL = 1
+HARNESS_SYMBOL = "circle-open"  # a harness turn: hollow, on its own lane
+INTERRUPT_SYMBOL = "square"  # ⏹ the person stopped the agent: on the user's lane
 SPAN_SLOTS = 4  # parallel tool calls are stacked in up to this many sub-rows of the tools lane
 COMPACT_ABOVE = 20_000  # actions; above this, hover labels drop the type and agent (symbol and lane show them)
 AGGREGATE_ABOVE = 50_000  # actions; above this, lanes are binned by time (tl.timeline(..., x_range=) for detail)
@@ -86,7 +101,7 @@ def _hover(frame: pd.DataFrame, limit: int, *, compact: bool) -> np.ndarray:
     seq, preview = arrow_strings(frame["sequence"]), clip_arrow(arrow_strings(frame["text"]), limit)
     if compact:
         return _join("#", seq, " ", preview)
-    who = frame["agent_name"].astype(object).where(frame["agent_name"].notna(), frame["role"].astype(object))
+    who = pd.Series(who_text(frame), dtype=object)
     return _join("#", seq, " ", esc_arrow(arrow_strings(frame["action_type"])), " · ", esc_arrow(arrow_strings(who)), "<br>", preview)
 
 
@@ -166,18 +181,21 @@ def timeline(
     small = n <= webgl_threshold
     traces = _Traces(webgl=not small)
     limit = preview_limit(n)
-    roles, kinds, agents = objects(acts["role"]), objects(acts["action_type"]), objects(acts["agent_id"])
+    kinds, agents = objects(acts["action_type"]), objects(acts["agent_id"])
 
     # lanes, top to bottom
-    is_agent = roles == "agent"
+    on = lane_masks(acts)
+    is_agent = on["agent"]
     agent_ids, agents, names = agent_lanes(agents, is_agent, objects(acts["agent_name"]))
     lanes: list[tuple[str, str]] = []  # (key, label)
-    if (roles == "user").any():
+    if on["user"].any():
         lanes.append(("user", "User"))
+    if on["harness"].any():
+        lanes.append(("harness", "Harness"))
     lanes += [(f"agent:{a}", shorten(str(names.get(a) or a), NAME_CHARS)) for a in agent_ids]
     if len(calls):
         lanes.append(("tools", "Tools"))
-    is_system = np.isin(roles, ["system", "other"])
+    is_system = on["system"]
     if is_system.any():
         lanes.append(("system", "System"))
     lane_y = {key: float(i) for i, (key, _) in enumerate(lanes)}
@@ -186,12 +204,16 @@ def timeline(
     hover_all = _hover(acts, limit, compact=n > COMPACT_ABOVE)
     symbols_all = np.array([SYMBOLS.get(k, OTHER_SYMBOL) for k in kinds], dtype=np.int64)
 
-    def marks(mask: np.ndarray, name: str, lane: str, color: str) -> None:
+    def marks(mask: np.ndarray, name: str, lane: str, color: str, symbol: Any = None, size: int = 0) -> None:
         if mask.any():
-            marker = {"color": color, "size": 9 if small else 5, "symbol": symbols_all[mask].tolist(), "line": {"width": 0}}
+            symbols = symbols_all[mask].tolist() if symbol is None else symbol
+            outline = 1.5 if symbol == HARNESS_SYMBOL else 0  # a hollow mark needs a stroke to be seen
+            marker = {"color": color, "size": size or (9 if small else 5), "symbol": symbols, "line": {"width": outline}}
             traces.add(xs_all[mask], np.full(int(mask.sum()), lane_y[lane]), hover_all[mask], mode="markers", name=esc(name), legendgroup=lane, marker=marker)
 
-    marks(roles == "user", "User", "user", USER_COLOR)
+    marks(on["user"] & ~on["interrupt"], "User", "user", USER_COLOR)
+    marks(on["interrupt"], "interrupts", "user", INTERRUPT_COLOR, INTERRUPT_SYMBOL, 11 if small else 7)
+    marks(on["harness"], "Harness", "harness", HARNESS_COLOR, HARNESS_SYMBOL)
     for agent in agent_ids:
         marks(is_agent & (agents == agent), shorten(str(names.get(agent) or agent), NAME_CHARS), f"agent:{agent}", lane_color(agent))
     if len(calls):
@@ -207,7 +229,9 @@ def timeline(
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "font": {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1d2327"},
-        "yaxis": {"tickvals": [lane_y[k] for k, _ in lanes], "ticktext": [esc(label) for _, label in lanes], "autorange": "reversed",
+        "yaxis": {"tickvals": [lane_y[k] for k, _ in lanes], "ticktext": [esc(label) for _, label in lanes],
+                  # every lane, top to bottom (autorange cut the tools lane off when it came last: its spans sit above its tick)
+                  "range": [max(len(lanes), 1) - 0.5, -0.5],
                   "zeroline": False, "showgrid": True, "gridcolor": "#eceff3"},
         "xaxis": {"type": "date" if x == "time" else "linear", "title": {"text": "time (UTC)" if x == "time" else "sequence"},
                   "showgrid": True, "gridcolor": "#eceff3"},

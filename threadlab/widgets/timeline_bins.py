@@ -1,11 +1,12 @@
 """The timeline of a thread too long to draw action by action (a million actions, a whole corpus
 read as one thread): what cannot be seen is aggregated.
 
-The x range is cut into ``BINS`` equal bins; each lane (user, each agent, tools, system) becomes
+The x range is cut into ``BINS`` equal bins; each lane (user, harness, each agent, tools, system) becomes
 a strip of cells shaded by how many of its actions fall in each bin (log scale), and a cell's
-hover gives its time span, the count of each kind of action and the first and last sequence
-number (so ``tl.timeline(..., x_range=(...))`` can draw that stretch in detail). Tool errors,
-pending calls and orphan returns are marked per bin on the tools lane. The payload is a few
+hover gives its time span, the count of each kind of action (harness turns and interrupts as
+such, not as user messages) and the first and last sequence number (so
+``tl.timeline(..., x_range=(...))`` can draw that stretch in detail). Tool errors, pending calls
+and orphan returns are marked per bin on the tools lane, interrupts on the user's lane. The payload is a few
 thousand cells whatever the thread's length, so plotly.js draws it in well under a second."""
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from threadlab.widgets.colors import ERROR_COLOR, ORPHAN_COLOR, PENDING_COLOR
+from threadlab.widgets.authorship import lane_masks
+from threadlab.widgets.colors import ERROR_COLOR, INTERRUPT_COLOR, ORPHAN_COLOR, PENDING_COLOR
 from threadlab.widgets.inputs import objects
 from threadlab.widgets.text import esc, shorten
 from threadlab.widgets.view import Figure
@@ -44,10 +46,8 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
     from threadlab.widgets.timeline import MAX_AGENT_LANES, OTHER_AGENTS, lane_color
 
     # categorical codes, not Python strings: a million rows are compared as small integers
-    role = acts["role"].astype("category")
-    is_user = (role == "user").to_numpy()
-    is_agent = (role == "agent").to_numpy()
-    is_system = role.isin(["system", "other"]).to_numpy()
+    on = lane_masks(acts)
+    is_user, is_harness, is_agent, is_system = on["user"], on["harness"], on["agent"], on["system"]
     agent_col = acts["agent_id"].astype("category")
     codes = agent_col.cat.codes.to_numpy()
     categories = list(agent_col.cat.categories)
@@ -63,6 +63,8 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
     lanes: list[tuple[str, str]] = []
     if is_user.any():
         lanes.append(("user", "User"))
+    if is_harness.any():
+        lanes.append(("harness", "Harness"))
     lanes += [(f"agent:{categories[c]}", shorten(str(name_of.get(categories[c]) or categories[c]), 24)) for c in lane_codes]
     folded = len(first_seen) - len(lane_codes)
     if folded:
@@ -74,6 +76,7 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
     index = {key: i for i, (key, _) in enumerate(lanes)}
     lane = np.full(len(acts), -1, dtype=np.int64)
     lane[is_user] = index.get("user", -1)
+    lane[is_harness] = index.get("harness", -1)
     by_code = np.full(len(categories) + 1, index.get(f"agent:{OTHER_AGENTS}", -1), dtype=np.int64)
     for c in lane_codes:
         by_code[c] = index[f"agent:{categories[c]}"]
@@ -99,7 +102,11 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
     kind_col = acts["action_type"].astype("category")
     kind_codes = kind_col.cat.codes.to_numpy()[ok]
     code_of = {k: i for i, k in enumerate(kind_col.cat.categories)}
-    per_kind = {k: np.bincount(where[kind_codes == code_of[k]], minlength=len(lanes) * bins) for k in KINDS if k in code_of}
+    written = (on["harness"] | on["interrupt"])[ok]  # counted as what the harness wrote, not as user messages
+    per_kind = {k: np.bincount(where[(kind_codes == code_of[k]) & ~written], minlength=len(lanes) * bins) for k in KINDS if k in code_of}
+    for name, mask in (("harness turns", on["harness"]), ("interrupts", on["interrupt"])):
+        if mask.any():
+            per_kind[name] = np.bincount(where[mask[ok]], minlength=len(lanes) * bins)
     seq = acts["sequence"].astype("float64").to_numpy(na_value=np.nan)[ok]
     first = pd.Series(seq).groupby(where).min()
     last = pd.Series(seq).groupby(where).max()
@@ -151,6 +158,13 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
             traces.append({"type": "scatter", "x": centers[hit], "y": [index["tools"] + 0.32] * len(hit), "mode": "markers", "name": name,
                            "marker": {"color": color, "symbol": symbol, "size": 6 + 6 * np.log10(per_bin[hit]) / max(np.log10(per_bin.max()), 1)},
                            "hovertext": [f"{int(c):,} {name}" for c in per_bin[hit]], "hoverinfo": "text"})
+    if on["interrupt"].any():
+        stops = xs[on["interrupt"] & np.isfinite(xs)]
+        per_bin = np.bincount(cell(stops), minlength=bins)
+        hit = np.flatnonzero(per_bin)
+        traces.append({"type": "scatter", "x": centers[hit], "y": [index["user"] - 0.32] * len(hit), "mode": "markers", "name": "interrupts",
+                       "marker": {"color": INTERRUPT_COLOR, "symbol": "square", "size": 7},
+                       "hovertext": [f"{int(c):,} interrupted by the user" for c in per_bin[hit]], "hoverinfo": "text"})
     colors = [lane_color(k.removeprefix("agent:")) if k.startswith("agent:") else None for k, _ in lanes]
     layout = {
         "title": {"text": title + esc(f" · binned: {bins} bins of {width / 1000:,.2f} s" if x == "time" else f" · binned: {bins} bins of {width:,.0f} actions"),

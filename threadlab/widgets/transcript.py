@@ -1,6 +1,7 @@
 """``transcript``: a thread as a chat, one column, every text escaped.
 
-Speaker and agent colour on each message, thinking folded, each tool call paired with its
+Speaker and agent colour on each message; what the harness wrote in the user's role muted,
+labelled and folded when long, an interrupt a small marker (not a person's prompt); thinking folded, each tool call paired with its
 return in one card, media as thumbnails or links, system actions as thin separators. Pure HTML
 and CSS (no script), so it renders the same in JupyterLab, VS Code and exported HTML;
 ``Thread._repr_html_`` uses ``transcript_html``."""
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from threadlab.core.authors import INTERRUPT
 from threadlab.core.model import Thread
+from threadlab.widgets.authorship import who_wrote
 from threadlab.widgets.cards import action_card, paired_returns
 from threadlab.widgets.inputs import as_thread
 from threadlab.widgets.styles import CSS
@@ -27,7 +30,7 @@ def transcript_html(thread: Thread, *, max_actions: int | None = DEFAULT_MAX_ACT
     agents = ", ".join(esc(a.agent_name) for a in thread.agents.values())
     head = (
         f'<div class="tl-head">{esc(thread.title or thread.thread_id)}'
-        f'<span class="tl-meta">{len(thread.actions)} actions · {len(thread.agents)} agents: {agents}</span></div>'
+        f'<span class="tl-meta">{len(thread.actions)} actions · {len(thread.agents)} agents: {agents}{_turns(thread)}</span></div>'
     )
     more = ""
     if max_actions is not None and len(thread.actions) > max_actions:
@@ -36,6 +39,22 @@ def transcript_html(thread: Thread, *, max_actions: int | None = DEFAULT_MAX_ACT
     if thread.problems:
         problems = f'<div class="tl-note">{len(thread.problems)} problems found when reading (see frames.problems)</div>'
     return f'{CSS}<div class="tl-root tl-transcript">{head}{problems}{"".join(cards)}{more}</div>'
+
+
+def _turns(thread: Thread) -> str:
+    """' · 3 prompts, 2 harness turns, 1 interrupt' (the harness parts only when there are any)."""
+    prompts = harness = interrupts = 0
+    for action in thread.actions:
+        author, kind = who_wrote(action)
+        prompts += author == "human" and action.action_type == "user_message"
+        harness += author == "harness"
+        interrupts += kind == INTERRUPT
+    bits = [f"{prompts} prompt{'s' if prompts != 1 else ''}"]
+    if harness:
+        bits.append(f"{harness} harness turn{'s' if harness != 1 else ''}")
+    if interrupts:
+        bits.append(f"{interrupts} interrupt{'s' if interrupts != 1 else ''}")
+    return " · " + ", ".join(bits)
 
 
 def transcript(data: Any, *, thread_id: Any = None, source: str | None = None, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False) -> HtmlView:

@@ -5,7 +5,8 @@ Every item ends in the thread's account: converted into an action (``took``), ke
 an item that is not an object, a JSON Lines line that is not JSON). Items become actions through
 the Responses mapping every reader shares, with the Agents SDK's handoffs
 (``agents_sdk_items.SdkItemReader``); agency-swarm's own tags (``agent``, ``callerAgent``) say
-who speaks and who called whom. Two kinds of action are made by the reader and written back as
+who speaks and who called whom (a user-role message whose ``callerAgent`` is an agent is that
+agent's ``send_message``: ``metadata.author`` ``agent``, not a person's prompt). Two kinds of action are made by the reader and written back as
 nothing: a delegation's ``system.agent_join`` (agency-swarm's ``send_message``) and a handoff's
 ``system.handoff`` (the Agents SDK's ``transfer_to_*``)."""
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from threadlab.core.authors import AUTHOR_KEY
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, TAGS, is_model_output, items_of, micros, time_of
@@ -126,6 +128,7 @@ def _read_item(b: ThreadBuilder, reader: SdkItemReader, item: Mapping[str, Any],
         caller = _tag({"agent": item.get("callerAgent")})
         meta["recipient_agent_id"] = b.agent(agent, created_at=born) if agent else None
         meta["sender_agent_id"] = b.agent(caller, created_at=born) if caller else None
+        meta[AUTHOR_KEY] = "agent" if caller else None  # another agent's send_message, in the user's role: no person wrote it
         meta = {k: v for k, v in meta.items() if v is not None}
     base = {k: v for k, v in item.items() if k not in TAGS}
     actions = reader.add(base, agent=agent, timestamp=when, meta=meta, created_at=born)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 import orjson
@@ -153,6 +154,9 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
     names = sorted({thread.agent_name(getattr(a, "agent_id", None)) or "" for a in picked if not isinstance(a, Said) and getattr(a, "agent_id", None)} - {AGENT, ""})
     if names:
         lost[f"agent names ({', '.join(names)}: Anthropic messages name no speaker)"] += 1
+    joined = sum(1 for before, after in pairwise(picked) if _is_text_turn(before) and _is_text_turn(after))
+    if joined:  # e.g. a harness's context right before the person's prompt, or two prompts in a row
+        lost["user messages joined with the one before into one turn (Anthropic turns alternate)"] += joined
     for role, blocks in _turns(results_after_uses(_turns(items))):  # alternating turns of blocks
         messages.append({"role": role, "content": blocks})
     for message in messages:  # the API wants a user turn's tool results before its text
@@ -164,6 +168,11 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
         if len(system) > 1:
             lost["system prompts as separate messages (joined into one system parameter)"] += 1
     return params, lost
+
+
+def _is_text_turn(item: Any) -> bool:
+    """A user message, or another agent's turn said as user text."""
+    return isinstance(item, Said) or getattr(item, "action_type", None) == "user_message"
 
 
 def _turns(items: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]]:

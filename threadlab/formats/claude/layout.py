@@ -25,6 +25,7 @@ import orjson
 
 from threadlab.formats.claude.wire import is_transcript_entry
 from threadlab.formats.registry import FolderPlan
+from threadlab.formats.source import open_regular
 
 _SNIFF_FILES = 3
 
@@ -69,8 +70,10 @@ def is_transcript_head(head: bytes) -> bool:
 
 
 def _head(path: Path, size: int = 16384) -> bytes:
+    """The first bytes of a regular file (nothing for a FIFO named like a session: opening it
+    would wait for a writer, and a folder walk would hang in the plan)."""
     try:
-        with path.open("rb") as fh:
+        with open_regular(path) as fh:
             return fh.read(size)
     except OSError:
         return b""
@@ -127,6 +130,12 @@ def _with_sidecar(path: Path) -> SubagentFile:
 
 # names a Claude Code config root (~/.claude) holds beside projects/
 _CONFIG_ROOT_MARKERS = frozenset({"settings.json", "settings.local.json", "todos", "statsig", "shell-snapshots", "history.jsonl", "plugins", "ide"})
+_CONFIG_ROOT_FILES = {
+    "settings.json": "a Claude Code settings file",
+    "settings.local.json": "a Claude Code settings file",
+    "history.jsonl": "a Claude Code home's prompt history (history.jsonl)",
+}
+_CONFIG_ROOT_OTHER = "in a Claude Code home, beside projects/ (only projects/ holds conversations)"
 
 
 def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan | None:
@@ -137,7 +146,7 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
     files beside the sessions) is left to the walk."""
     names = {e.name for e in entries}
     if "projects" in names and names & _CONFIG_ROOT_MARKERS and is_claude_folder(Path(folder, "projects")):
-        return FolderPlan(ignore=frozenset(names - {"projects"}))
+        return FolderPlan(ignore={name: _CONFIG_ROOT_FILES.get(name, _CONFIG_ROOT_OTHER) for name in names - {"projects"}})
     sessions = {e.name[: -len(".jsonl")]: e for e in entries if e.name.endswith(".jsonl") and not e.name.startswith("agent-")}
     companions: dict[str, list[str]] = {}
     for stem, entry in sessions.items():  # a session's folder (its first line may be broken: subagents/ says so too)

@@ -23,6 +23,14 @@ from threadlab.formats.source import Source
 NAME = "codex"
 _HOME_MARKERS = frozenset({"config.toml", "auth.json", "history.jsonl", "version.json", "session_index.jsonl"})
 _HOME_KEEP = frozenset({"sessions", "archived_sessions"})
+_HOME_FILES = {
+    "config.toml": "a Codex home's config.toml",
+    "auth.json": "a Codex home's credentials (auth.json, never opened)",
+    "history.jsonl": "a Codex home's prompt history (history.jsonl)",
+    "session_index.jsonl": "a Codex home's session index",
+    "version.json": "a Codex home's version.json",
+}
+_HOME_OTHER = "in a Codex home, beside the sessions (only sessions/ and archived_sessions/ hold conversations)"
 
 
 def detect(source: Source) -> bool:
@@ -54,10 +62,11 @@ def from_thread(thread: Thread) -> bytes:
 
 def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan | None:
     """In the Codex home (a ``sessions/`` folder beside its ``config.toml``, ``auth.json`` or
-    ``history.jsonl``), everything but the session folders is skipped."""
+    ``history.jsonl``), everything but the session folders is skipped (and listed, with what
+    it is)."""
     names = {e.name for e in entries}
     if "sessions" in names and names & _HOME_MARKERS and "projects" not in names and os.path.isdir(os.path.join(folder, "sessions")):
-        return FolderPlan(ignore=frozenset(names - _HOME_KEEP))
+        return FolderPlan(ignore={name: _HOME_FILES.get(name, _HOME_OTHER) for name in names - _HOME_KEEP})
     return None
 
 

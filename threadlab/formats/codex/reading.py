@@ -7,9 +7,15 @@ other line a ``system.<type>`` action holding its payload (``system.session_meta
 that repeat a response item (``user_message``, ``agent_message``, ``agent_reasoning``) stay as
 system actions, so the transcript shows each message once.
 
+Who wrote each user message (``harness.py``): a message Codex wrote itself (its tagged context,
+interrupt markers, ``!command`` records ...) is a ``user_message`` with ``metadata.author =
+"harness"`` and its kind; the ``user_message`` / ``item_completed`` events that repeat a typed
+prompt stay system actions and decide nothing but which untagged message a person typed.
+
 Usage: a ``token_count`` whose cumulative total moved gives its ``last_token_usage`` to the
 latest model response that has none yet (on its assistant message, else its first action); a
-repeated event (same total) gives nothing, so nothing is counted twice."""
+repeated event (same total) gives nothing, so nothing is counted twice. The running total is
+the thread's ``metadata.usage_total`` (``usage.py``)."""
 
 from __future__ import annotations
 
@@ -23,7 +29,10 @@ import orjson
 
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
+from threadlab.formats.codex.harness import Authorship, mark, prompt_text
+from threadlab.formats.codex.usage import TokenTotals
 from threadlab.formats.codex.wire import LINE_TYPES, MODEL_OUTPUTS, is_bare_header, is_envelope, is_state_marker, token_info
 from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.responses_items import ItemReader
@@ -72,19 +81,32 @@ class RolloutReader:
         self.provider = "openai"
         self.thread_id: str | None = None
         self.title: str | None = None  # the first prompt typed (a user_message event)
-        self.first_prompt: str | None = None  # else the first user item that is no injected context
+        self.authors = Authorship()
+        self.forked_from: Any = None
+        self.totals = TokenTotals()
         self.bare = False
         self.has_meta = False  # a session_meta line was read (else the file is a fragment of a rollout)
         self.responses: list[list[BaseAction]] = []
+        self.counts: list[tuple[int, dict[str, int], BaseAction]] = []  # (responses before it, figures, event action)
         self.open_response = False
-        self.last_total: Any = None
 
     def read(self) -> Thread:
         for number, obj in parsed_lines(self.source, self.b):
             self.line(obj, number)
         provisional, self.b.thread_id = self.b.thread_id, self.thread_id or _stem(self.source)
         self.b.problems = [replace(p, thread_id=self.b.thread_id) if p.thread_id == provisional else p for p in self.b.problems]
-        self.b.title = self.title or self.first_prompt or ""
+        self.give_usage()
+        typed = self.authors.finish()
+        first = next((t for t in (prompt_text(getattr(a, "content", None)) for a in typed) if t), "")
+        self.b.title = self.title or (_title(first) if first else "")
+        total = self.totals.total()
+        if total is not None:
+            self.b.metadata["usage_total"] = total
+            note = self.totals.note()
+            if note and self.forked_from:
+                note += f" — this session was forked from session {short(self.forked_from)}"
+            if note:
+                self.b.metadata["usage_total_note"] = note
         if self.bare:
             self.b.metadata[KEY] = {"generation": "bare"}
         elif not self.has_meta:  # lines cut from a rollout: the writer gives back these lines, no session_meta of its own
@@ -121,7 +143,9 @@ class RolloutReader:
         name = kind if kind != "event_msg" or not isinstance(payload, dict) else slug(str(payload.get("type") or "event"))
         action = self.b.add(f"system.{name}", timestamp=when, data=payload, metadata={KEY: codex})
         self.b.took()
-        if kind == "session_meta":
+        if kind == "compacted":  # the summary that replaces the conversation the model sees
+            mark(action, "compaction_summary")
+        elif kind == "session_meta":
             self.session_meta(payload)
         elif kind == "turn_context" and isinstance(payload, dict) and isinstance(payload.get("model"), str):
             self.model = payload["model"]
@@ -155,10 +179,8 @@ class RolloutReader:
         self.b.took()
         for action in actions:
             self.response(action)
-        if self.first_prompt is None and actions[0].action_type == "user_message":
-            text = actions[0].content if isinstance(actions[0].content, str) else ""  # type: ignore[attr-defined]
-            if text and not text.lstrip().startswith(("<", "#")):
-                self.first_prompt = _title(text)
+            if action.action_type == "user_message":
+                self.authors.user_message(action, _provenance(payload))
 
     # --- what lines say about the session ------------------------------------------------
     def session_meta(self, payload: Any) -> None:
@@ -167,6 +189,8 @@ class RolloutReader:
             return
         if isinstance(payload.get("id"), str) and self.thread_id is None:
             self.thread_id = payload["id"]
+        if payload.get("forked_from_id") is not None and self.forked_from is None:
+            self.forked_from = payload["forked_from_id"]
         if isinstance(payload.get("model_provider"), str):
             self.provider = payload["model_provider"]
         if isinstance(payload.get("model"), str):
@@ -178,28 +202,46 @@ class RolloutReader:
 
     def event(self, payload: dict[str, Any], action: BaseAction, number: int) -> None:
         kind = payload.get("type")
-        if kind == "user_message" and self.title is None and isinstance(payload.get("message"), str) and payload["message"].strip():
-            self.title = _title(payload["message"])
+        if kind == "user_message" and payload.get("kind") in (None, "plain"):  # a prompt typed (other kinds repeat injected context)
+            if self.title is None and isinstance(payload.get("message"), str) and payload["message"].strip():
+                self.title = _title(payload["message"])
+            self.authors.prompt_event(action, "user_message", payload.get("message"))
+        elif kind == "item_completed" and isinstance(payload.get("item"), dict) and payload["item"].get("type") == "UserMessage":
+            self.authors.prompt_event(action, "item_completed", prompt_text(payload["item"].get("content")))
+        elif kind == "turn_aborted" and payload.get("reason") == "interrupted":
+            self.authors.aborted(action)
         if kind != "token_count":
             return
         info = token_info(payload)
         if isinstance(info, str):
             self.b.problem("usage", f"line {number}: token_count {info}; no usage taken from it", line=number)
             return
-        if info is None or info.last_token_usage is None:
+        if info is None:
             return
-        total = info.total_token_usage.model_dump() if info.total_token_usage is not None else None
-        if total is not None and total == self.last_total:
+        if info.total_token_usage is not None and not self.totals.add(info.total_token_usage, info.last_token_usage, number):
             return  # the same event written again
-        self.last_total = total
-        fields = info.last_token_usage.fields()
-        target = next((r for r in reversed(self.responses) if not _has_usage(r)), None)
-        if target is None:  # no model response to give it to: it stays on the event's action
-            action.usage = fields  # type: ignore[attr-defined]
-            action.agent_id = self.agent_id  # type: ignore[attr-defined]
+        if info.last_token_usage is None:
             return
-        first = next((a for a in target if a.action_type == "assistant_message"), target[0])
-        first.usage = Usage(**fields) if first.action_type in ("assistant_message", "thinking") else fields  # type: ignore[attr-defined]
+        self.counts.append((len(self.responses), info.last_token_usage.fields(), action))
+
+    def give_usage(self) -> None:
+        """Each counted event's figures to its model response. Releases up to about 0.4x wrote
+        a response's token_count just before its items (the first event of such a file comes
+        before any response): each event goes to the next response. Later releases write it
+        after them: each event goes to the latest response that has none yet. An event with no
+        response to go to keeps its figures on its own action."""
+        leads = bool(self.counts) and self.counts[0][0] == 0 and len(self.responses) > 0
+        for before, fields, action in self.counts:
+            if leads:
+                target = self.responses[before] if before < len(self.responses) and not _has_usage(self.responses[before]) else None
+            else:
+                target = next((r for r in reversed(self.responses[:before]) if not _has_usage(r)), None)
+            if target is None:
+                action.usage = fields  # type: ignore[attr-defined]
+                action.agent_id = self.agent_id  # type: ignore[attr-defined]
+                continue
+            first = next((a for a in target if a.action_type == "assistant_message"), target[0])
+            first.usage = Usage(**fields) if first.action_type in ("assistant_message", "thinking") else fields  # type: ignore[attr-defined]
 
     def response(self, action: BaseAction) -> None:
         """Group model outputs into responses: an input (user message, tool output) closes one."""
@@ -222,11 +264,26 @@ class RolloutReader:
         return moment, ({} if isinstance(stamp, str) and codex_time(moment) == stamp else {"ts": stamp})
 
 
+def _provenance(item: dict[str, Any]) -> list[str] | None:
+    """The provenance type of each content part, where the item says (late 2026 releases)."""
+    passthrough = item.get("internal_chat_message_metadata_passthrough")
+    parts = passthrough.get("content_item_metadata") if isinstance(passthrough, dict) else None
+    if not isinstance(parts, list):
+        return None
+    kinds = [p["provenance"].get("type") for p in parts if isinstance(p, dict) and isinstance(p.get("provenance"), dict)]
+    return [k for k in kinds if isinstance(k, str)] or None
+
+
 def _has_usage(response: list[BaseAction]) -> bool:
     return any(getattr(a, "usage", None) is not None for a in response)
 
 
+_REQUEST = "## My request for Codex:"  # the IDE extension puts its context before the prompt
+
+
 def _title(text: str) -> str:
+    if _REQUEST in text:
+        text = text.split(_REQUEST, 1)[1]
     first = text.strip().splitlines()[0] if text.strip() else ""
     return first[:100]
 

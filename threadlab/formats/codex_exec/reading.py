@@ -11,7 +11,12 @@ Tool calls are named by what Codex did: ``command_execution`` (shell commands), 
 (patches), ``web_search``, ``todo_list``, and an MCP tool by its own name. Usage: the thread
 events give a turn's usage once, for all its model calls together: it goes on the turn's last
 assistant message (else its first model action); the protocol events give each model response's
-usage (``token_count``), which goes on that response's message (else its first action). The
+usage (``token_count``), which goes on that response's message (else its first action).
+``turn.completed``'s usage is not the turn's own but Codex's running total for the session (the
+exec JSON writer fills it from the last ``token_count``'s ``total_token_usage``): a turn's row is
+what it adds to the previous turn's figure in the stream, and the last figure is the thread's
+``metadata.usage_total`` (``codex/usage.py``). The first turn of a resumed or forked session
+therefore counts the turns before it, which the stream cannot tell apart. The
 model and provider are in the protocol generation's first line only; Codex's default provider
 (``openai``) stands in when the stream does not name one."""
 
@@ -21,9 +26,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.canonical import json_copy
 from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.formats.codex.usage import TokenTotals
+from threadlab.formats.codex.wire import TokenUsage
 from threadlab.formats.codex_exec.wire import (
     BEGIN_EVENTS,
     END_EVENTS,
@@ -71,6 +80,8 @@ class StreamReader:
         self.generation: str | None = None
         self.calls: dict[str, str] = {}  # call id → tool name
         self.turn: list[BaseAction] = []  # model outputs since the turn (thread events) or response (protocol events) began
+        self.totals = TokenTotals()
+        self.running: dict[str, int] | None = None  # the last turn.completed figures, as Codex's keys
 
     def read(self) -> Thread:
         for number, obj in parsed_lines(self.source, self.b):
@@ -78,6 +89,11 @@ class StreamReader:
         provisional, self.b.thread_id = self.b.thread_id, self.thread_id or _stem(self.source)
         self.b.problems = [p if p.thread_id != provisional else replace(p, thread_id=self.b.thread_id) for p in self.b.problems]
         self.b.metadata[KEY] = {"generation": self.generation or "thread-events"}
+        total = self.totals.total()
+        if total is not None:
+            self.b.metadata["usage_total"] = total
+            if self.totals.note():
+                self.b.metadata["usage_total_note"] = self.totals.note()
         return self.b.build()
 
     def line(self, obj: Any, number: int) -> None:
@@ -114,7 +130,7 @@ class StreamReader:
                 return
         action = self.system(slug(kind.replace(".", "_")), obj)
         if kind == "turn.completed":
-            self.give_usage(usage_fields(obj.get("usage")), action, whole_turn=True)
+            self.give_usage(self.turn_usage(usage_fields(obj.get("usage")), number), action, whole_turn=True)
 
     def item(self, kind: str, obj: dict[str, Any], item: dict[str, Any], number: int) -> bool:
         """A message, reasoning or tool item as its core action; False when the line stays a
@@ -205,7 +221,10 @@ class StreamReader:
         else:
             action = self.system(slug(kind), obj)
             if kind == "token_count":
-                figures = msg.get("info", {}).get("last_token_usage") if isinstance(msg.get("info"), dict) else msg
+                info = msg.get("info")
+                if isinstance(info, dict) and isinstance(info.get("total_token_usage"), dict):
+                    self.count_total(info["total_token_usage"], info.get("last_token_usage"), number)
+                figures = info.get("last_token_usage") if isinstance(info, dict) else msg
                 self.give_usage(usage_fields(figures), action, whole_turn=False)
                 self.turn = []
 
@@ -226,6 +245,29 @@ class StreamReader:
         action = self.b.add(f"system.{name}", data=obj, metadata={KEY: {"system": True}})
         self.b.took()
         return action
+
+    def turn_usage(self, fields: dict[str, int] | None, number: int) -> dict[str, int] | None:
+        """A turn's own usage: what its ``turn.completed`` running total adds to the previous
+        one's (all of it for the first, or where the total started again from zero)."""
+        if not fields:
+            return fields
+        running = {theirs: fields.get(ours, 0) for theirs, ours in _USAGE.items()}
+        running["total_tokens"] = fields.get("total_tokens") or running["input_tokens"] + running["output_tokens"]
+        before = self.running
+        grew = before is not None and all(running[k] >= before[k] for k in running)
+        delta = {k: running[k] - before[k] for k in running} if grew and before is not None else running
+        self.running = running
+        self.totals.add(TokenUsage(**running), TokenUsage(**delta), number)
+        if not grew:
+            return fields
+        return {ours: delta[theirs] for theirs, ours in _USAGE.items() if ours in fields}
+
+    def count_total(self, total: dict[str, Any], last: Any, number: int) -> None:
+        """A protocol ``token_count``'s running total (figures that do not read are left out)."""
+        try:
+            self.totals.add(TokenUsage.model_validate(total), TokenUsage.model_validate(last) if isinstance(last, dict) else None, number)
+        except ValidationError:
+            return
 
     def give_usage(self, fields: dict[str, int] | None, action: BaseAction, *, whole_turn: bool) -> None:
         """Usage once: on the turn's last message (thread events: the turn's total) or the

@@ -11,6 +11,9 @@ model calls are the scorer's (the grader is an agent of its own, ``scorer:<name>
 model's usage). ``attachment://`` references are resolved from the sample's attachments first,
 wherever they are (``attachments.py``).
 
+A user message is the person's (the sample's input, an operator's message) except inspect_ai's
+compaction summary, which is ``author: harness`` (``harness: compaction_summary``).
+
 The sample's ``messages`` (the final conversation) are records too: those a model or tool event
 already gave (same message id, same tool call id) are repeats; the others (the prompt, the
 system message, what a solver or a handoff filter put in the conversation) are placed in
@@ -272,8 +275,9 @@ class SampleReader:
             self.b.problem("schema", f"message {index + 1} is a {type(message).__name__}, not a message; kept as system.unknown_message")
             return [self.b.add("system.unknown_message", data=message)]
         role = message.get("role")
-        if role == "user":  # the eval's, not a person's (the module doc)
-            metadata = {**(_keep(message, ("role", "content")) or {}), **harness_metadata("task_prompt")}
+        if role == "user":  # the eval's, not a person's (the module doc); a compaction summary says so
+            kind = "compaction_summary" if _is_summary(message) else "task_prompt"
+            metadata = {**(_keep(message, ("role", "content")) or {}), **harness_metadata(kind)}
             return [self.b.add("user_message", content=_content(message.get("content")), metadata=metadata)]
         if role == "system":
             return [self.b.add("system.message", data={"role": "system", "content": message.get("content")}, metadata=_keep(message, ("role", "content")))]
@@ -340,6 +344,15 @@ def _content(content: Any) -> Any:
     if isinstance(content, list):
         return [{"type": "text", "text": p["text"]} if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str) else p for p in content]
     return str(content)
+
+
+def _is_summary(message: Mapping[str, Any]) -> bool:
+    """inspect_ai's compaction summary: a user message it marks with a ``summary`` metadata key
+    (its own compaction finds summaries by that key). Other user messages a solver or an agent
+    loop appends carry no mark a person's input lacks (a human's answer to an ``input`` screen
+    has ``source`` None too), so they stay the user's."""
+    own = message.get("metadata")
+    return isinstance(own, Mapping) and "summary" in own
 
 
 def _keep(message: Mapping[str, Any], mapped: tuple[str, ...]) -> dict[str, Any] | None:

@@ -3,7 +3,8 @@
 Three spellings of a message are read, each as it came: ``messages_to_dict``'s ``{"type":
 "human", "data": {...}}``, ``dumpd``'s ``{"lc": 1, "type": "constructor", "id": [...,
 "AIMessage"], "kwargs": {...}}`` and ``model_dump``'s flat ``{"type": "ai", "content": ...}``
-(LangGraph state values). One message is one record: ``human`` → user message; ``ai`` (and
+(LangGraph state values). One message is one record: ``human`` → user message (``author:
+harness`` when langchain_core's ``lc_source`` marks it as the harness's); ``ai`` (and
 its chunks) → its content's thinking / reasoning blocks as thinking, the rest as an assistant
 message, each of ``tool_calls`` (or, in older dumps, ``additional_kwargs.tool_calls``) and
 ``invalid_tool_calls`` as a tool call, ``usage_metadata`` as its usage, the model from
@@ -20,6 +21,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.formats.responses_items import remember
@@ -35,6 +37,9 @@ _CLASS_TYPES = {
 TYPES = frozenset({"human", "ai", "system", "tool", "function", "chat", "remove", "developer", *_CLASS_TYPES.values()})
 _FINISH = {"stop": "stop", "end_turn": "stop", "tool_calls": "tool_call", "tool_use": "tool_call", "length": "length", "max_tokens": "length"}
 _THINKING = ("thinking", "reasoning")
+# lc_source → harness kind (langchain's SummarizationMiddleware marks its summary "summarization");
+# any other source is its own kind
+LC_SOURCE_KINDS = {"summarization": "compaction_summary", "async_subagent": "task_notification"}
 
 
 def unwrap(message: Any) -> tuple[str, str | None, dict[str, Any], list[str] | None] | None:
@@ -122,7 +127,7 @@ class LangChainReader:
         b = self.b
         content = data.get("content")
         if kind == "human":
-            return [b.add("user_message", content=_content(content))]
+            return [b.add("user_message", content=_content(content), metadata=harness_of(data))]
         if kind in ("system", "developer"):
             return [b.add("system.message", data={"role": kind, "content": content})]
         if kind in ("tool", "function"):
@@ -183,6 +188,17 @@ class LangChainReader:
     def build(self, container: dict[str, Any]) -> Thread:
         self.b.metadata[KEY] = container
         return self.b.build()
+
+
+def harness_of(data: Mapping[str, Any]) -> dict[str, str] | None:
+    """``author: harness`` for a human message the harness added: langchain_core marks one with
+    ``additional_kwargs.lc_source`` (``add_notification_metadata``: "a human message the user
+    didn't type, such as a background task update or a conversation summary"), naming the
+    feature; that name is the harness kind (``summarization`` as ``compaction_summary``,
+    ``async_subagent`` as ``task_notification``)."""
+    extra = data.get("additional_kwargs")
+    source = extra.get("lc_source") if isinstance(extra, Mapping) else None
+    return harness_metadata(LC_SOURCE_KINDS.get(source, source)) if isinstance(source, str) and source else None
 
 
 def _summary(block: Mapping[str, Any]) -> str | None:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from threadlab.core.authors import harness_metadata
 from threadlab.core.model import MediaPart, TextPart, UnknownPart
 from threadlab.core.timefmt import format_timestamp
 from threadlab.formats.pydantic_ai import fast
@@ -31,9 +32,17 @@ RETURN_KINDS = ("tool-return", "builtin-tool-return")
 CALL_KINDS = ("tool-call", "builtin-tool-call")
 MESSAGE_KINDS = ("text", "file")  # merged into one assistant_message per response
 HELD_KINDS = ("system-prompt",)  # kept on the agent (and the first action of their request)
+RETRY_FEEDBACK = "retry_feedback"  # metadata.harness of a retry-feedback part (pydantic-ai's own kind)
 
 _URL_CATEGORY = {"image-url": "image", "audio-url": "audio", "video-url": "video", "document-url": "document"}
 _CATEGORY_URL = {v: k for k, v in _URL_CATEGORY.items()}
+
+
+def authorship(part_kind: Any) -> dict[str, str]:
+    """The ``author`` / ``harness`` metadata a part of this kind gives its user_message: a
+    ``retry-feedback`` part is pydantic-ai's feedback on a response it could not use, sent in
+    the user's voice ("automated feedback, not a message from the user"): the harness's."""
+    return harness_metadata(RETRY_FEEDBACK) if part_kind == "retry-feedback" else {}
 
 
 @cache

@@ -30,6 +30,7 @@ NAME = "pydantic-ai"
 _AGENT_KEYS_WRITTEN = ("model_name",)
 _AGENT_KEYS_NATIVE = ("model_name", "system_prompts", "instructions")
 _ACTION_KEYS_WRITTEN = (P.KEY, "model_name", "provider_name")
+_NONE = object()
 
 
 @dataclass
@@ -82,7 +83,9 @@ def _messages(thread: Thread, actions: list[BaseAction], *, check: bool) -> tupl
 def _action_losses(action: BaseAction, lost: P.Losses) -> None:
     if action.action_id is not None:
         lost.add("action id{s}")
-    foreign = sorted(k for k in (action.metadata or {}) if k not in _ACTION_KEYS_WRITTEN)
+    rest = (pai_meta(action).get("rest") or [{}])[0]
+    derived = P.authorship(rest.get("part_kind") if isinstance(rest, dict) else None)  # read again from the part written
+    foreign = sorted(k for k, v in (action.metadata or {}).items() if k not in _ACTION_KEYS_WRITTEN and derived.get(k, _NONE) != v)
     if foreign:
         lost.add("action{s} with metadata pydantic-ai has no field for", *foreign)
     extra = sorted(k for k in (action.model_extra or {}) if k != "usage")  # usage: written on the response

@@ -13,7 +13,9 @@ The mapping follows the seed rules; what ThreadProtocol has no field for stays i
   also on the agent's ``metadata.system_prompts``);
 - ``history`` (merged threads): the agent whose history the action came from.
 
-Choices worth knowing: a thinking part with no provider gets ``provider_name="unknown"`` (the
+Choices worth knowing: a ``retry-feedback`` part (pydantic-ai's feedback on a response it could
+not use, sent in the user's voice) is a user_message with ``author: harness``, ``harness:
+retry_feedback``; a thinking part with no provider gets ``provider_name="unknown"`` (the
 field is required by ThreadProtocol; ``rest`` remembers it was null); tool args given as a JSON
 string are parsed into an object (the string is kept in ``rest``); binary data stays exactly as
 pydantic-ai writes it (URL-safe base64). A part pydantic-ai cannot validate is kept as it came
@@ -113,7 +115,7 @@ def _request_specs(msg: Message, index: int, one: int) -> tuple[list[Spec], list
         if kind in ("user-prompt", "retry-feedback"):
             content = P.user_content_from_pai(part["content"]) if kind == "user-prompt" else P.text_of(part["content"])
             rebuilt = {"part_kind": "user-prompt", "content": P.user_content_to_pai(content), "timestamp": stamp}
-            spec = Spec("user_message", _ts(stamp), {"content": content})
+            spec = Spec("user_message", _ts(stamp), {"content": content, **({"metadata": P.authorship(kind)} if kind != "user-prompt" else {})})
         elif kind in P.RETURN_KINDS:
             status = _status(part)
             rebuilt = {"part_kind": "tool-return", "tool_name": part["tool_name"], "content": part.get("content"),

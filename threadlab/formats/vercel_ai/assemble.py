@@ -54,6 +54,7 @@ class Slot:
     agent: str | None = None
     pieces: list[str] | None = None
     action: BaseAction | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # action metadata beside the format's (who wrote it)
 
     def text(self) -> str:
         return "".join(self.pieces or ())
@@ -272,7 +273,7 @@ class Assembler:
                 if turn.extra:
                     vercel["message_extra"] = turn.extra
                 vercel.update(turn.head)
-            metadata: dict[str, Any] = {}
+            metadata: dict[str, Any] = dict(slot.meta)
             if slot.action_type in AGENT_ACTIONS:
                 name = slot.agent or meta_agent or self.producer(meta)
                 fields["agent_id"] = self.builder.agent(name, metadata={"model_name": model} if model else None)

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.formats.source import Source
@@ -152,6 +153,7 @@ class _MessageReader:
         elif role == "system":
             slot = turn.add("system.system_prompt", data={"text": "".join(p.get("text", "") for p in parts if isinstance(p, Mapping))})
             slot.vercel["parts"] = parts
+            slot.meta.update(retry_feedback(parts))
             self.took(len(parts))
         else:
             self._assistant(turn, parts)
@@ -160,21 +162,28 @@ class _MessageReader:
     # --- user -----------------------------------------------------------------------------
     def _user(self, turn: Turn, parts: list[Any]) -> None:
         content: list[dict[str, Any]] = []
+        extras: list[dict[str, Any]] = []  # a text part's other fields (state, providerMetadata), per content part
         others: list[tuple[int, Any]] = []
         for position, part in enumerate(parts):
             kind = part.get("type") if isinstance(part, Mapping) else None
             if kind == "text":
                 content.append({"type": "text", "text": part.get("text", "")})
+                extras.append({k: v for k, v in part.items() if k not in ("type", "text")})
             elif kind in MEDIA_PARTS:
                 content.append(self._media(part))
+                extras.append({})
             else:
                 others.append((position, part))
                 continue
             self.took()
+        slot = None
         if len(content) == 1 and content[0]["type"] == "text":
-            turn.add("user_message", content=content[0]["text"])
+            slot = turn.add("user_message", content=content[0]["text"])
         elif content or not others:
-            turn.add("user_message", content=content)
+            slot = turn.add("user_message", content=content)
+        if slot is not None and any(extras):
+            slot.vercel["part_extra"] = extras
+            slot.meta.update(retry_feedback(extras))
         for position, part in others:
             self._other(turn, part, position)
 
@@ -389,3 +398,17 @@ def _title(items: list[Any]) -> str:
                     text = " ".join(str(part["text"]).split())
                     return text if len(text) <= 80 else text[:79] + "…"
     return ""
+
+
+def retry_feedback(parts: list[Any]) -> dict[str, str]:
+    """``author: harness`` for a message pydantic-ai's AI SDK adapter dumped from its own retry
+    feedback (a response it could not use): it puts the ``retry-feedback`` part in the text
+    part's ``providerMetadata.pydantic_ai.retry_feedback``, the marker its ``load_messages``
+    rebuilds the part from; a message a person wrote has none."""
+    def marked(part: Any) -> bool:
+        meta = part.get("providerMetadata") if isinstance(part, Mapping) else None
+        own = meta.get("pydantic_ai") if isinstance(meta, Mapping) else None
+        feedback = own.get("retry_feedback") if isinstance(own, Mapping) else None
+        return isinstance(feedback, Mapping) and feedback.get("part_kind") == "retry-feedback"
+
+    return harness_metadata("retry_feedback") if parts and all(marked(p) for p in parts) else {}

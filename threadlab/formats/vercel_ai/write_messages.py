@@ -127,13 +127,15 @@ class _MessagesWriter(ThreadView):
         if not isinstance(action, UserMessage):
             return self._assistant(action)
         content = action.content
+        extras = vercel_of(action).get("part_extra") or []  # a text part's other fields, as they came
+        extra = lambda i: extras[i] if i < len(extras) and isinstance(extras[i], dict) else None  # noqa: E731
         if isinstance(content, str):
-            return [_dump(rq.TextUIPart(text=content))]
+            return [_dump(rq.TextUIPart(text=content), extra(0))]
         out: list[Part] = []
-        for part in content:
+        for i, part in enumerate(content):
             data = part.model_dump(exclude_none=True) if hasattr(part, "model_dump") else dict(part)
             if data.get("type") == "text":
-                out.append(_dump(rq.TextUIPart(text=data.get("text", ""))))
+                out.append(_dump(rq.TextUIPart(text=data.get("text", "")), extra(i)))
             elif "media_category" in data:
                 out.append(_media_part(data))
         return out
