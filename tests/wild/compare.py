@@ -6,14 +6,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from tests.wild.count import TEXT_FIELDS, TOKEN_FIELDS, count
+from tests.wild.count import TEXT_FIELDS, TOKEN_FIELDS, TOTAL_FIELDS, count
 
 Diff = dict[str, tuple[Any, Any]]
 
 
 def threadlab_counts(path: Path) -> tuple[set[str], dict[str, int]]:
     """The formats threadlab detected and the counts its frames give (``frames.threads`` sums,
-    ``frames.actions`` rows by kind)."""
+    ``frames.actions`` rows by kind, the threads with a ``usage-total`` problem row)."""
     import threadlab as tl
 
     with warnings.catch_warnings():
@@ -29,6 +29,8 @@ def threadlab_counts(path: Path) -> tuple[set[str], dict[str, int]]:
            "assistant_texts": int(kinds.get("assistant_message", 0)), "tool_calls": int(kinds.get("tool_call", 0)),
            "tool_returns": int(kinds.get("tool_return", 0)), "tool_errors": total("n_tool_errors")}
     got.update({k: total(k) for k in TOKEN_FIELDS})
+    p = frames.problems
+    got["usage_totals"] = int(p.loc[p["rule"] == "usage-total", "thread_id"].nunique()) if len(p) else 0
     return set(t["format"]) if len(t) else set(), got
 
 
@@ -39,4 +41,4 @@ def disagreements(path: Path, fmt: str) -> Diff:
     if formats != {fmt}:
         return {"format": (fmt, ",".join(sorted(formats)) or None)}
     want = count(path, fmt).as_dict()
-    return {k: (want[k], got[k]) for k in (*TEXT_FIELDS, *TOKEN_FIELDS) if want[k] is not None and want[k] != got[k]}
+    return {k: (want[k], got[k]) for k in (*TEXT_FIELDS, *TOKEN_FIELDS, *TOTAL_FIELDS) if want[k] is not None and want[k] != got[k]}

@@ -11,13 +11,19 @@ The conventions every rule shares:
 
 - a *human prompt* is text a person typed in the user's role (a slash command is not a prompt);
 - a *harness turn* is text the program around the agent wrote in the user's role (Claude Code's
-  meta lines, interrupt markers, command output and compaction summaries; Codex's
-  ``<environment_context>`` and AGENTS.md messages; an eval's sample input; a framework's retry
-  prompt);
+  meta lines, interrupt markers, command output and compaction summaries; Codex's contextual
+  messages, ``compacted`` summaries and interrupts; an eval's user messages; pydantic-ai's retry
+  feedback, as its own messages or as the AI SDK messages its adapter dumps; LangChain's human
+  messages marked ``lc_source``); a message one agent sends another in the user's role
+  (agency-swarm's ``callerAgent``) is neither a prompt nor a harness turn;
 - an *assistant text* is a text block (or message) of the model with something other than
   whitespace in it;
 - *tokens* are the producer's: ``input_tokens`` counts every input token, cached ones included
-  (Anthropic's ``input_tokens`` + ``cache_read_input_tokens`` + ``cache_creation_input_tokens``).
+  (Anthropic's ``input_tokens`` + ``cache_read_input_tokens`` + ``cache_creation_input_tokens``);
+  where the producer keeps its own total for a session (Codex's running ``total_token_usage``),
+  that total, which the threads frame shows (``tokens_source`` "reported", docs/DEVELOPING.md);
+- *usage totals* are the sessions whose producer's total differs from the sum of their model
+  calls' usage (it counts calls the file does not hold): each gets a ``usage-total`` problem row.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from tests.conformance.records import _whole_or_lines as whole_or_lines
 
 TEXT_FIELDS = ("human_prompts", "harness_turns", "assistant_texts", "tool_calls", "tool_returns", "tool_errors")
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+TOTAL_FIELDS = ("usage_totals",)
 
 
 @dataclass
@@ -45,6 +52,7 @@ class Counts:
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
+    usage_totals: int | None = None
 
     def add_tokens(self, inp: Any = None, out: Any = None, read: Any = None, write: Any = None) -> None:
         for name, value in (("input_tokens", inp), ("output_tokens", out), ("cache_read_tokens", read), ("cache_write_tokens", write)):
@@ -90,4 +98,4 @@ def count(path: Path, fmt: str) -> Counts:
     return COUNTERS[fmt](path)
 
 
-__all__ = ["TEXT_FIELDS", "TOKEN_FIELDS", "Counts", "Rule", "blank", "count", "starts_with", "texts_of", "whole_or_lines"]
+__all__ = ["TEXT_FIELDS", "TOKEN_FIELDS", "TOTAL_FIELDS", "Counts", "Rule", "blank", "count", "starts_with", "texts_of", "whole_or_lines"]

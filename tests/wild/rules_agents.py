@@ -1,11 +1,10 @@
 """The coding agents' own files: Claude Code transcripts, Codex rollouts, ``codex exec --json``.
 
 Claude Code: ``tests/claude_raw.py`` (one counter for the Claude Code tests and the corpus; it
-says who wrote each line, from Claude Code's own markers). Codex (``codex-rs/protocol``: a rollout line is
-``{timestamp, type, payload}``; ``response_item`` payloads are Responses API items; Codex sends
-``<environment_context>``, ``<user_instructions>`` / ``# AGENTS.md instructions`` and
-``<turn_aborted>`` as user messages; ``event_msg`` ``token_count`` carries
-``total_token_usage``). ``codex exec --json`` (``codex-rs/exec/src/exec_events.rs``: thread,
+says who wrote each line, from Claude Code's own markers). Codex rollouts: ``tests/codex_raw.py``
+(one counter for the Codex tests and the corpus, from codex-rs: its tags, provenance and prompt
+events, its running total); the Responses items they hold are counted here for the logs of
+other producers too. ``codex exec --json`` (``codex-rs/exec/src/exec_events.rs``: thread,
 turn and item events)."""
 
 from __future__ import annotations
@@ -13,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests import claude_raw
-from tests.wild.count import Counts, blank, starts_with, texts_of, whole_or_lines
+from tests import claude_raw, codex_raw
+from tests.wild.count import Counts, blank, texts_of, whole_or_lines
 
 # --- Claude Code ----------------------------------------------------------------------------
 
@@ -31,24 +30,10 @@ def claude_code(path: Path) -> Counts:
     return c
 
 
-# --- Codex rollouts -------------------------------------------------------------------------
-
-CODEX_HARNESS = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<turn_aborted>")
-CODEX_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call")
-CODEX_RETURNS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output", "tool_search_output")
+# --- Responses items (the Agents SDK's sessions, agency-swarm) and Codex rollouts ------------
 
 
-def codex_item(line: Any) -> Any:
-    """A line's Responses item: the payload of a ``response_item`` line, or (first generation,
-    2025 spring) the line itself."""
-    if not isinstance(line, dict):
-        return None
-    if line.get("type") == "response_item":
-        return line.get("payload")
-    return line if "payload" not in line and line.get("type") in ("message", *CODEX_CALLS, *CODEX_RETURNS, "reasoning") else None
-
-
-def responses_item(item: Any, c: Counts, *, harness: tuple[str, ...] = ()) -> None:
+def responses_item(item: Any, c: Counts) -> None:
     """One Responses API item (a message by role, a call or a call's output)."""
     if not isinstance(item, dict):
         return
@@ -56,10 +41,7 @@ def responses_item(item: Any, c: Counts, *, harness: tuple[str, ...] = ()) -> No
     if kind == "message":
         text = "".join(texts_of(item.get("content")))
         if item.get("role") == "user" and not blank(text):
-            if harness and starts_with(text, harness):
-                c.harness_turns = (c.harness_turns or 0) + 1
-            else:
-                c.human_prompts = (c.human_prompts or 0) + 1
+            c.human_prompts = (c.human_prompts or 0) + 1
         elif item.get("role") == "assistant" and not blank(text):
             c.assistant_texts = (c.assistant_texts or 0) + 1
     elif kind in RESPONSES_CALLS:
@@ -73,20 +55,21 @@ def responses_item(item: Any, c: Counts, *, harness: tuple[str, ...] = ()) -> No
 
 RESPONSES_HOSTED = ("web_search_call", "file_search_call", "code_interpreter_call", "image_generation_call", "mcp_call")
 # programmatic tool calling: a ``program`` item is the model's call, its ``program_output`` the result
-RESPONSES_CALLS = (*CODEX_CALLS, "shell_call", "apply_patch_call", "computer_call", "program", *RESPONSES_HOSTED)
-RESPONSES_RETURNS = (*CODEX_RETURNS, "shell_call_output", "apply_patch_call_output", "computer_call_output", "program_output")
+RESPONSES_CALLS = (*codex_raw.CALLS, "shell_call", "apply_patch_call", "computer_call", "program", *RESPONSES_HOSTED)
+RESPONSES_RETURNS = (*codex_raw.RETURNS, "shell_call_output", "apply_patch_call_output", "computer_call_output", "program_output")
 
 
 def codex(path: Path) -> Counts:
-    c = Counts()
-    total = None
-    for line in whole_or_lines(path):
-        responses_item(codex_item(line), c, harness=CODEX_HARNESS)
-        payload = line.get("payload") if isinstance(line, dict) and line.get("type") == "event_msg" else None
-        if isinstance(payload, dict) and payload.get("type") == "token_count" and isinstance(payload.get("info"), dict):
-            total = payload["info"].get("total_token_usage") or total
-    if isinstance(total, dict):
-        c.add_tokens(total.get("input_tokens"), total.get("output_tokens"), total.get("cached_input_tokens"))
+    """``tests/codex_raw.py``'s counts (who wrote each user message by Codex's own tags,
+    provenance and prompt events; interrupts counted once; Codex's running total, stretches
+    added) in the corpus's terms: an interrupt is a harness turn; tokens are Codex's total, as
+    the threads frame shows a producer's total where there is one."""
+    raw = codex_raw.raw_counts(path)
+    c = Counts(human_prompts=raw["human"], harness_turns=raw["harness"], assistant_texts=raw["texts"], tool_calls=raw["tool_calls"],
+               tool_returns=raw["tool_returns"], tool_errors=raw["tool_errors"], usage_totals=int(raw["differs"]))
+    if raw["producer"] is not None:
+        total = raw["producer"]
+        c.add_tokens(total["input_tokens"], total["output_tokens"], total["cached_input_tokens"])
     return c
 
 
@@ -97,14 +80,16 @@ EXEC_TOOLS = ("command_execution", "mcp_tool_call", "web_search", "file_change",
 
 def codex_exec(path: Path) -> Counts:
     """Items are the ``item`` of ``item.completed`` events (an ``item.started`` without its
-    completion is a call without a return); tokens are the sum of ``turn.completed`` usages."""
+    completion is a call without a return); a ``turn.completed`` usage is Codex's running total
+    for the session (``exec_events.rs``' writer fills it from the last ``token_count``'s
+    ``total_token_usage``), so the tokens are that total as a rollout's are (``codex_raw``)."""
     c = Counts(human_prompts=None, harness_turns=None)
     started: set[Any] = set()
+    totals = []
     for event in whole_or_lines(path):
         if not isinstance(event, dict) or not isinstance(event.get("item"), dict):
             if isinstance(event, dict) and event.get("type") == "turn.completed" and isinstance(event.get("usage"), dict):
-                u = event["usage"]
-                c.add_tokens(u.get("input_tokens"), u.get("output_tokens"), u.get("cached_input_tokens"))
+                totals.append(event["usage"])
             continue
         item, kind = event["item"], event["item"].get("type") or event["item"].get("item_type")
         if event.get("type") == "item.started" and kind in EXEC_TOOLS:
@@ -117,4 +102,7 @@ def codex_exec(path: Path) -> Counts:
                 c.tool_calls += item.get("id") not in started
                 c.tool_returns += 1
                 c.tool_errors += item.get("status") == "failed" or (isinstance(item.get("exit_code"), int) and item["exit_code"] != 0)
+    total = codex_raw.running_total(totals)
+    if total is not None:
+        c.add_tokens(total["input_tokens"], total["output_tokens"], total["cached_input_tokens"])
     return c

@@ -35,7 +35,9 @@ def _histories(path: Path) -> list[Any]:
 
 def pydantic_ai(path: Path) -> Counts:
     """A ``user-prompt`` part is a prompt; a ``retry-prompt`` answers a tool call (an error return)
-    or, with no ``tool_name``, is pydantic-ai's own message to the model (a harness turn)."""
+    or, with no ``tool_name``, is pydantic-ai's own message to the model (a harness turn), as is a
+    ``retry-feedback`` part (``messages.RetryFeedbackPart``, 2.x: its feedback on a response it
+    could not use, sent in the user's voice)."""
     c = Counts()
     for message in _histories(path):
         if not isinstance(message, dict):
@@ -44,6 +46,8 @@ def pydantic_ai(path: Path) -> Counts:
             kind = part.get("part_kind") if isinstance(part, dict) else None
             if kind == "user-prompt":
                 c.human_prompts += 1
+            elif kind == "retry-feedback":
+                c.harness_turns += 1
             elif kind == "retry-prompt":
                 if part.get("tool_name"):
                     c.tool_returns += 1
@@ -66,6 +70,14 @@ def pydantic_ai(path: Path) -> Counts:
 # --- AI SDK ---------------------------------------------------------------------------------
 
 
+def _retry_feedback(parts: list[Any]) -> bool:
+    """pydantic-ai's ``VercelAIAdapter`` dumps its retry feedback as a user or system message whose
+    text part carries ``providerMetadata.pydantic_ai.retry_feedback`` (what its ``load_messages``
+    reads back as a ``RetryFeedbackPart``): the harness's, not a person's."""
+    return any(isinstance(p, dict) and isinstance(p.get("providerMetadata"), dict) and isinstance(p["providerMetadata"].get("pydantic_ai"), dict)
+               and "retry_feedback" in p["providerMetadata"]["pydantic_ai"] for p in parts)
+
+
 def vercel_ai_messages(path: Path) -> Counts:
     items = whole_or_lines(path)
     if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("messages"), list):
@@ -76,7 +88,9 @@ def vercel_ai_messages(path: Path) -> Counts:
             continue
         parts = m.get("parts") if isinstance(m.get("parts"), list) else [{"type": "text", "text": m.get("content")}]
         texts = [p.get("text") for p in parts if isinstance(p, dict) and p.get("type") == "text"]
-        if m.get("role") == "user":
+        if m.get("role") in ("user", "system") and _retry_feedback(parts):
+            c.harness_turns += 1
+        elif m.get("role") == "user":
             c.human_prompts += any(not blank(t) for t in texts)
         elif m.get("role") == "assistant":
             c.assistant_texts += sum(not blank(t) for t in texts)
@@ -245,7 +259,9 @@ def langchain(path: Path) -> Counts:
             continue
         kind, body = _lc_type(m)
         text = "".join(texts_of(body.get("content")))
-        if kind == "human":
+        if kind == "human" and isinstance((body.get("additional_kwargs") or {}).get("lc_source"), str) and body["additional_kwargs"]["lc_source"]:
+            c.harness_turns += 1  # langchain_core's add_notification_metadata: a human message nobody typed (a summary, a task update)
+        elif kind == "human":
             c.human_prompts += not blank(text)
         elif kind == "ai":
             c.assistant_texts += not blank(text)

@@ -270,13 +270,25 @@ def _item_list(path: Path) -> list[Any]:
 
 
 def item_list(path: Path) -> Counts:
-    """Responses input items, as ``session.get_items()`` / ``to_input_list()`` give them (agency-swarm
-    saves the same items with agent tags)."""
+    """Responses input items, as ``session.get_items()`` / ``to_input_list()`` give them."""
     if path.read_bytes()[:16] == b"SQLite format 3\x00":
         return Counts(None, None, None, None, None, None)
     c = Counts()
     for item in _item_list(path):
         responses_item(item, c)
+    return c
+
+
+def agency_swarm(path: Path) -> Counts:
+    """agency-swarm saves the same items, each tagged with its ``agent`` and ``callerAgent``
+    (``MessageFormatter.add_agency_metadata``): a user-role message whose ``callerAgent`` names an
+    agent is that agent's ``send_message`` to the recipient, no person's prompt (nor the
+    harness's), so it is left out of both."""
+    c = Counts()
+    for item in _item_list(path):
+        caller = item.get("callerAgent") if isinstance(item, dict) else None
+        if not (item.get("role") == "user" and isinstance(caller, str) and caller):
+            responses_item(item, c)
     return c
 
 

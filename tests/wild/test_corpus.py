@@ -7,6 +7,9 @@ import threadlab takes from the raw bytes, except the disagreements listed in
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,3 +56,10 @@ def test_every_file_has_its_provenance_row() -> None:
 
 def test_the_readme_formats_table_counts_the_corpus() -> None:
     assert readme_table_counts((ROOT / "README.md").read_text()) == table_counts()
+
+
+def test_the_counters_do_not_import_threadlab() -> None:
+    """The raw counters (the rules and the per-format counters they share with other tests) are
+    an independent reading: loading them loads no threadlab module."""
+    code = "import sys, tests.wild.rules; sys.exit(sorted(m for m in sys.modules if m.split('.')[0] == 'threadlab') != [])"
+    assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False).returncode == 0
