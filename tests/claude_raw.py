@@ -12,7 +12,8 @@ documents the same mapping; this is written again from the lines, not imported):
 - the harness: ``isMeta``, ``isSynthetic`` (stream-json) and ``isCompactSummary`` lines, command output, task notifications,
   interrupt markers, a message of ``<system-reminder>`` blocks only or of hook feedback, the
   compaction agent's prompt, ``stop_hook_summary`` lines, attachments (hook output included);
-- an agent: the prompt a subagent's file starts with (its launching call's), a peer's queued message.
+- an agent: the prompt a subagent's file starts with (its launching call's; in stream-json the
+  user line whose ``parent_tool_use_id`` names the Task call), a peer's queued message.
 
 Usage (ccusage's rule, its issues #901 and #938 fixed): one API message is counted once, keyed by
 ``message.id``; its input and cache tokens are the same on every line of the message, its output
@@ -51,8 +52,8 @@ def session_files(path: Path) -> list[Path]:
     ``agent-*.jsonl`` beside it whose first line names the session."""
     files = [path, *sorted((path.parent / path.stem / "subagents").rglob("agent-*.jsonl"))]
     for other in sorted(path.parent.glob("agent-*.jsonl")):
-        first = raw_items(other)[0]
-        if isinstance(first, dict) and first.get("sessionId") == path.stem:
+        first = next(iter(raw_items(other)), None)
+        if other != path and isinstance(first, dict) and first.get("sessionId") == path.stem:
             files.append(other)
     return files
 
@@ -99,6 +100,8 @@ def turn_of(item: Any, subagent: str | None = None) -> str | None:
     kind = item.get("type")
     if subagent is None and (item.get("isSidechain") is True):
         subagent = item.get("agentId") if isinstance(item.get("agentId"), str) else "sidechain"
+    if subagent is None and isinstance(item.get("parent_tool_use_id"), str):  # stream-json: a subagent's line names its Task call
+        subagent = item.get("agent_id") if isinstance(item.get("agent_id"), str) else "stream-json"
     if kind == "user":
         return _turn_of_user_line(item, subagent)
     if kind == "system" and item.get("subtype") == "stop_hook_summary":
@@ -121,10 +124,11 @@ def _subagent_of(path: Path, session: Path) -> str | None:
     return None if path == session else path.stem.removeprefix("agent-")
 
 
-def _tool_counts(items: list[Any]) -> tuple[int, int]:
-    """Tool calls (a block without ``id`` too) and returns (a ``tool_result`` without
-    ``tool_use_id`` too when exactly one call of the file is open)."""
-    calls = returns = 0
+def _tool_counts(items: list[Any]) -> tuple[int, int, int]:
+    """Tool calls (a block without ``id`` too), returns (a ``tool_result`` without
+    ``tool_use_id`` too when exactly one call of the conversation is open) and the returns
+    marked ``is_error``, of one file (one agent's conversation)."""
+    calls = returns = errors = 0
     open_calls: dict[Any, None] = {}
     for n, item in enumerate(items):
         for index, block in enumerate(blocks(item)):
@@ -135,11 +139,27 @@ def _tool_counts(items: list[Any]) -> tuple[int, int]:
                 open_calls[block.get("id", (n, index))] = None
             elif isinstance(block.get("tool_use_id"), str):
                 returns += 1
+                errors += block.get("type") == "tool_result" and block.get("is_error") is True
                 open_calls.pop(block["tool_use_id"], None)
             elif block.get("type") == "tool_result" and "tool_use_id" not in block and len(open_calls) == 1:
                 returns += 1
+                errors += block.get("is_error") is True
                 open_calls.clear()
-    return calls, returns
+    return calls, returns, errors
+
+
+def _texts(items: list[Any]) -> int:
+    """Assistant texts: a ``text`` block with something other than whitespace; an early SDK's
+    string content."""
+    texts = 0
+    for item in items:
+        if not isinstance(item, dict) or item.get("type") != "assistant":
+            continue
+        message = item.get("message")
+        if isinstance(message, dict) and isinstance(message.get("content"), str):
+            texts += bool(message["content"].strip())
+        texts += sum(1 for b in blocks(item) if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"].strip())
+    return texts
 
 
 def final_usage(items: list[Any]) -> dict[str, int]:
@@ -186,6 +206,7 @@ def raw_counts(path: Path) -> dict[str, Any]:
     files = session_files(path)
     items = [item for f in files for item in raw_items(f)]
     turns = [turn_of(item, _subagent_of(f, path)) for f in files for item in raw_items(f)]
-    calls, returns = _tool_counts(items)
-    return {"calls": calls, "returns": returns, "prompts": turns.count("prompt"), "interrupts": turns.count("interrupt"),
+    calls, returns, errors = (sum(n) for n in zip(*(_tool_counts(raw_items(f)) for f in files), strict=True))
+    texts = _texts(items)
+    return {"calls": calls, "returns": returns, "texts": texts, "errors": errors, "prompts": turns.count("prompt"), "interrupts": turns.count("interrupt"),
             "harness": turns.count("harness") + turns.count("interrupt"), "agent_prompts": turns.count("agent"), "usage": final_usage(items)}

@@ -36,25 +36,36 @@ def values(path: Path) -> list[Any]:
 
 def anthropic_messages(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages of a stream: ``message_start`` begins one (its content included; the same
-    message_start sent twice in a row is one), ``content_block_start`` adds a block, the usage
-    of ``message_delta`` replaces the counts it gives (they are totals)."""
+    message_start sent twice in a row is one), ``content_block_start`` adds a block (a copy: a
+    ``text_delta`` to its ``index`` adds to its text), the usage of ``message_delta`` replaces
+    the counts it gives (they are totals). A stream that begins without ``message_start`` (a cut
+    capture) is one message."""
     out: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
     for e in evs:
         kind = e.get("type")
-        if kind == "message_start":
-            message = e["message"]
-            if current is not None and not current["touched"] and message.get("id") == current["id"]:
-                continue
-            current = {"id": message.get("id"), "blocks": list(message.get("content") or []), "usage": dict(message.get("usage") or {}), "touched": False}
+        if kind == "message_start" or current is None:
+            message = e.get("message") if kind == "message_start" and isinstance(e.get("message"), dict) else {}
+            if current is not None and not current["touched"]:
+                if message.get("id") == current["id"]:
+                    continue
+                if current["id"] is None:  # only pings so far
+                    out.pop()
+            current = {"id": message.get("id"), "blocks": list(message.get("content") or []), "usage": dict(message.get("usage") or {}),
+                       "touched": False, "at": {}}
             out.append(current)
-        elif kind == "content_block_start":
-            current["blocks"].append(e["content_block"])
+        if kind == "content_block_start" and isinstance(e.get("content_block"), dict):
+            block = dict(e["content_block"])
+            current["blocks"].append(block)
+            current["at"][e.get("index")] = block
             current["touched"] = True
         elif kind == "message_delta":
             current["usage"].update({k: v for k, v in (e.get("usage") or {}).items() if v is not None})
             current["touched"] = True
-        elif kind in ("content_block_delta",):
+        elif kind == "content_block_delta":
+            delta, block = e.get("delta"), current["at"].get(e.get("index"))
+            if isinstance(delta, dict) and isinstance(delta.get("text"), str) and block is not None:
+                block["text"] = (block.get("text") or "") + delta["text"]
             current["touched"] = True
     return out
 
@@ -117,8 +128,11 @@ def responses_of_stream(evs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             current["created"] = current["created"] or kind == "response.created"
             current["ended"] = kind in ("response.completed", "response.incomplete", "response.failed")
         elif kind == "response.output_item.done":
-            current["done"][e["output_index"]] = e["item"]
-    return [{"output": r["body"].get("output") or [r["done"][i] for i in sorted(r["done"])], "usage": r["body"].get("usage")} for r in out]
+            if current is None:  # a capture cut before its response.created
+                current = {"body": {}, "done": {}, "ended": False, "created": False}
+                out.append(current)
+            current["done"][e.get("output_index", len(current["done"]))] = e.get("item")
+    return [{"output": (r["body"] or {}).get("output") or [r["done"][i] for i in sorted(r["done"])], "usage": (r["body"] or {}).get("usage")} for r in out]
 
 
 def responses_kinds(item: dict[str, Any]) -> list[str]:

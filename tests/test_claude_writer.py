@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 import threadlab as tl
+from tests.wild.expected import listed_files
 from threadlab.core import Thread, iter_text
 from threadlab.core.loss import WriteLoss
 from threadlab.core.model import CORE_ACTION_TYPES
@@ -23,7 +24,7 @@ CLAUDE_FILES = sorted(
     p
     for base in (ROOT / "tests" / "fixtures" / "claude", ROOT / "data" / "claude_code", ROOT / "tests" / "fixtures" / "real" / "claude")
     for p in base.rglob("*.json*")
-    if "subagents" not in p.parts and not p.name.startswith("agent-") and not p.name.endswith(".meta.json")
+    if "subagents" not in p.parts and not p.name.startswith("agent-") and not p.name.endswith(".meta.json") and p not in listed_files()  # those: tests/wild
 )
 FOREIGN = [ROOT / "data" / "pydantic_ai" / "router_researcher.thread.json", ROOT / "data" / "threadprotocol" / "research_team_branch.thread.json",
            ROOT / "data" / "agency_swarm" / "ceo_worker_saved_messages.json", ROOT / "data" / "vercel_ai" / "ai6_agents.sse",

@@ -1,6 +1,7 @@
 """Codex rollouts: who wrote each user message, interrupts, per-turn usage and Codex's own running
 total, on every real rollout (public files and the real program's output), against counts taken
-here from the raw lines with orjson alone; plus the cases no real file here shows."""
+from the raw lines with orjson alone (``tests/codex_raw.py``, the corpus's Codex counter too);
+plus the cases no real file here shows."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import orjson
 import pytest
 
 import threadlab
+from tests.codex_raw import event, lines, raw_counts
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.loss import WriteLoss
 from threadlab.formats import get_format
@@ -24,56 +26,6 @@ FORKED = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-22-12-01a
 SHELL = FIXTURES / "codex" / "codex-0.169.0" / "rollout-2026-11-27T22-27-44-01a21f1f-233d-74a1-acc5-1487c36a2497.jsonl"
 VSCODE_040 = FIXTURES / "real" / "codex" / "rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl"
 RESTARTED_040 = FIXTURES / "real" / "codex" / "rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl"
-TOKENS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
-
-
-# --- the raw counter (orjson and the lines only) ----------------------------------------------
-
-
-def _lines(path: Path) -> list[dict[str, Any]]:
-    return [orjson.loads(x) for x in path.read_bytes().splitlines() if x.strip()]
-
-
-def _event(line: dict[str, Any], kind: str) -> bool:
-    return line.get("type") == "event_msg" and isinstance(line.get("payload"), dict) and line["payload"].get("type") == kind
-
-
-def raw_counts(path: Path) -> dict[str, Any]:
-    """What the person typed is what Codex repeats as a prompt event (``user_message`` of kind
-    plain or none; in late releases ``item_completed`` of a UserMessage); a rollout with no such
-    events (the bare generation) has only the person's messages here. Every other user message,
-    every ``compacted`` line and every interrupt without a ``<turn_aborted>`` message is Codex's."""
-    lines = _lines(path)
-    bare = "payload" not in lines[0]
-    items = [x for x in lines[1:] if "type" in x] if bare else [x["payload"] for x in lines if x.get("type") == "response_item"]
-    users = [i for i in items if i.get("type") == "message" and i.get("role") == "user"]
-    plain = [x for x in lines if _event(x, "user_message") and x["payload"].get("kind") in (None, "plain")]
-    completed = [x for x in lines if _event(x, "item_completed") and (x["payload"].get("item") or {}).get("type") == "UserMessage"]
-    prompts = len(plain or completed) if (plain or completed) else len(users)
-    markers = sum(1 for u in users if any(str(c.get("text", "")).startswith("<turn_aborted>") for c in u.get("content") or []))
-    interrupted = sum(1 for x in lines if _event(x, "turn_aborted") and x["payload"].get("reason") == "interrupted")
-    calls = [i for i in items if str(i.get("type", "")).endswith("_call")]
-    turns, running, stretches, last_total = [], None, [], None
-    for x in lines:
-        info = x["payload"].get("info") if _event(x, "token_count") else None
-        if not info or info.get("total_token_usage") in (None, last_total):
-            continue
-        total = {k: info["total_token_usage"].get(k, 0) for k in TOKENS}
-        if running is not None and any(total[k] < running[k] for k in TOKENS):
-            stretches.append(running)  # the running total started again from zero
-        running, last_total = total, info["total_token_usage"]
-        if info.get("last_token_usage"):
-            turns.append(tuple(info["last_token_usage"].get(k, 0) for k in TOKENS))
-    producer = {k: sum(s[k] for s in [*stretches, running]) for k in TOKENS} if running else None
-    return {
-        "human": prompts,
-        "harness": len(users) - prompts + sum(1 for x in lines if x.get("type") == "compacted") + max(interrupted - markers, 0),
-        "interrupts": max(interrupted, markers),
-        "tool_calls": len(calls),
-        "tool_returns": sum(1 for i in items if str(i.get("type", "")).endswith("_call_output")) + sum(1 for c in calls if c["type"] == "web_search_call"),
-        "turns": turns,
-        "producer": producer,
-    }
 
 
 @pytest.mark.parametrize("path", ROLLOUTS, ids=lambda p: p.name)
@@ -84,8 +36,9 @@ def test_rollout_counts_match_the_raw_lines(path: Path) -> None:
     want = raw_counts(path)
     frames = threadlab.load(path, progress=False)
     (row,) = frames.threads.to_dict("records")
-    got = {k: row[f"n_{k}"] for k in ("human_prompts", "harness_turns", "interrupts", "tool_calls")}
-    assert got == {"human_prompts": want["human"], "harness_turns": want["harness"], "interrupts": want["interrupts"], "tool_calls": want["tool_calls"]}
+    got = {k: row[f"n_{k}"] for k in ("human_prompts", "harness_turns", "interrupts", "tool_calls", "tool_errors")}
+    assert got == {"human_prompts": want["human"], "harness_turns": want["harness"], "interrupts": want["interrupts"], "tool_calls": want["tool_calls"],
+                   "tool_errors": want["tool_errors"]}
     assert int((frames.actions["action_type"] == "tool_return").sum()) == want["tool_returns"]
     usage = frames.usage.sort_values("sequence")
     rows = [(int(u.input_tokens), int(u.output_tokens), int(u.cache_read_tokens or 0), int(u.thinking_tokens or 0)) for u in usage.fillna(0).itertuples()]
@@ -96,7 +49,7 @@ def test_rollout_counts_match_the_raw_lines(path: Path) -> None:
         return
     assert (row["total_tokens"], row["input_tokens"], row["output_tokens"], row["tokens_source"]) == (
         want["producer"]["total_tokens"], want["producer"]["input_tokens"], want["producer"]["output_tokens"], "reported")
-    assert (row["thread_id"] in flagged) == (want["producer"]["total_tokens"] != sum(t[4] for t in want["turns"]))
+    assert (row["thread_id"] in flagged) == want["differs"]
 
 
 # --- the real program's interrupted, resumed and forked session -------------------------------
@@ -134,8 +87,8 @@ def test_a_forked_session_reports_the_parents_tokens_it_does_not_hold() -> None:
     """``codex exec fork`` (0.169, real): the new rollout holds one turn, but its running total
     starts with the parent's tokens. The thread shows Codex's total, the usage row stays the
     turn's own, and a ``usage-total`` row says by how much and why."""
-    raw = _lines(FORKED)
-    (count,) = [x["payload"]["info"] for x in raw if _event(x, "token_count")]
+    raw = lines(FORKED)
+    (count,) = [x["payload"]["info"] for x in raw if event(x, "token_count")]
     frames = threadlab.load(FORKED, progress=False)
     assert frames.usage["total_tokens"].tolist() == [count["last_token_usage"]["total_tokens"]]
     assert frames.threads["total_tokens"].tolist() == [count["total_token_usage"]["total_tokens"]]

@@ -44,6 +44,7 @@ from threadlab.core.validation import validate
 from threadlab.formats import detect_format
 from threadlab.formats.registry import FORMATS
 from threadlab.formats.source import Source
+from threadlab.formats.reading import UnreadFilesWarning
 from threadlab.frames.frames import Frames
 from threadlab.loading.chunks import read_chunk
 from threadlab.loading.files import Chunk, FileRef
@@ -133,12 +134,12 @@ def check_mutant(mutant: Path, format: str, good: tuple[Path, Frames, dict[str, 
     """read_all lenient and strict, validate, the canonical writer, and the chunk reader (what
     each load worker runs: fast path, converters, extraction, Arrow) with the valid file in the
     same chunk."""
-    try:
+    with warnings.catch_warnings(record=True) as caught:  # a lenient read raises nothing
+        warnings.simplefilter("always", UnreadFilesWarning)
         threads = tl.read_all(mutant, format, strict=False)
-    except tl.ThreadError as exc:
-        assert exc.problems, "a ThreadError names its problems"
-        internal_failures([p.message for p in exc.problems if p.rule == "internal"], mutant)
-        threads = []
+    for unread in (w.message for w in caught if isinstance(w.message, UnreadFilesWarning)):
+        assert unread.problems, "an unread file is named with its problems"
+        internal_failures([p.message for p in unread.problems if p.rule == "internal"], mutant)
     try:
         tl.read_all(mutant, format, strict=True)
     except tl.ThreadError as exc:

@@ -5,7 +5,8 @@ action": the table of formats):
 - pydantic-ai: a ``retry-feedback`` part (pydantic-ai's feedback on a response it could not use)
   → ``author: harness``, ``harness: retry_feedback``;
 - Inspect AI: a user message inspect_ai marks ``metadata.summary`` (its compaction summary)
-  → ``harness: compaction_summary``;
+  → ``harness: compaction_summary``; every other user message of a sample is the eval's own
+  (no person types into an eval) → ``harness: task_prompt``;
 - LangChain: a human message langchain_core marks ``additional_kwargs.lc_source``
   (``add_notification_metadata``; langchain's ``SummarizationMiddleware``) → ``harness:
   <lc_source>`` (``summarization`` → ``compaction_summary``, ``async_subagent`` →
@@ -53,7 +54,7 @@ def _pydantic_ai(path: Path) -> Counter[str]:
 def _inspect(path: Path) -> Counter[str]:
     users = [m for s in orjson.loads(path.read_bytes())["samples"] for m in s["messages"] if m["role"] == "user"]
     summary = [m for m in users if "summary" in (m.get("metadata") or {})]
-    return Counter({"human": len(users) - len(summary), "harness:compaction_summary": len(summary)})
+    return Counter({"harness:task_prompt": len(users) - len(summary), "harness:compaction_summary": len(summary)})
 
 
 def _langchain(path: Path) -> Counter[str]:

@@ -7,6 +7,7 @@ solver's own model), against counts taken from the raw samples here with orjson 
 
 from __future__ import annotations
 
+import warnings
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -17,6 +18,7 @@ import pytest
 
 import threadlab
 from tests.conformance.records import _zip_member
+from threadlab.formats import Source, get_format
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REAL = FIXTURES / "real" / "inspect_ai"
@@ -176,3 +178,23 @@ def test_a_reference_the_table_lacks_is_kept_and_named(tmp_path: Path) -> None:
     (problem,) = [p for p in thread.problems if p.rule == "unknown-id"]
     assert gone[:8] in problem.message and problem.source == str(path)
     assert REF + gone in orjson.dumps(thread.to_dict()).decode()
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_a_samples_user_messages_are_the_eval_harness_task_prompts(path: Path) -> None:
+    """No person types into an eval: each user-role message of a sample (its input, a solver's
+    prompt) is the harness's ``task_prompt``, so the threads frame counts no human prompt and
+    as many harness turns as the raw samples hold user messages; written back and read again,
+    the same."""
+    raw = raw_samples(path)
+    users = sum(1 for s in raw.values() for m in s.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user")
+    frames = threadlab.load(path, progress=False)
+    assert users > 0
+    assert (int(frames.threads["n_human_prompts"].sum()), int(frames.threads["n_harness_turns"].sum())) == (0, users)
+    assert set(frames.actions.loc[frames.actions["action_type"] == "user_message", "harness_kind"]) == {"task_prompt"}
+    thread = next(iter(threads(path).values()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wire = get_format("inspect-ai").from_thread(thread)
+    (again,) = threadlab.read_all(Source(wire, name="again.json"), "inspect-ai")
+    assert [a.metadata for a in again.actions if a.action_type == "user_message"] == [a.metadata for a in thread.actions if a.action_type == "user_message"]

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ from genai_prices import Usage, calc_price
 import threadlab
 from benchmarks.corpus import thread_doc
 from threadlab import Problem, ThreadBuilder, ThreadError, frames_from_threads, read_all, write
+from threadlab.formats.reading import UnreadFilesWarning
 from threadlab.frames import DTYPES, TABLES
 from threadlab.frames.frames import Frames
 from threadlab.loading import api, chunks, expand_sources, pool
@@ -56,9 +58,11 @@ def converter_frames(paths: list[Path]) -> Frames:
     threads, problems = [], []
     for path in paths:
         try:
-            threads += read_all(path, strict=False)
-        except ThreadError as exc:  # a file no converter reads: its problems, at the end
-            problems += exc.problems
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UnreadFilesWarning)
+                threads += read_all(path, strict=False)
+            # a file no converter reads: its problems, at the end
+            problems += [p for w in caught if isinstance(w.message, UnreadFilesWarning) for p in w.message.problems]
         except Exception as exc:  # a converter bug costs that file (as the loader reports it)
             problems.append(Problem("internal", f"{path} could not be loaded: {type(exc).__name__}: {exc}", source=str(path)))
     return frames_from_threads(threads, problems=problems)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from threadlab.core.problems import ThreadError
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from threadlab.core.problems import Problem
-    from threadlab.formats.reading import read_all
+    from threadlab.formats.reading import UnreadFilesWarning, read_all
     from threadlab.formats.walk import expand_sources
 
     bad = 0
@@ -24,13 +25,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             bad += 1
             print(f"✗ {item}")
             continue
-        try:
-            threads = read_all(item, args.format, strict=False)
-        except ThreadError as exc:
-            bad += len(exc.problems)
-            for problem in exc.problems:
-                print(f"✗ {problem}")
-            continue
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UnreadFilesWarning)
+            threads = read_all(item, args.format, strict=False)  # lenient: what it cannot read is a warning
+        unread = [p for w in caught if isinstance(w.message, UnreadFilesWarning) for p in w.message.problems]
+        for problem in unread:
+            bad += 1
+            print(f"✗ {problem}")
         for thread in threads:
             checked += 1
             if thread.problems:
@@ -92,7 +93,7 @@ def _print_skipped(skipped: Any, *, listing: bool, out: Any) -> None:
 
 def _cmd_convert(args: argparse.Namespace) -> int:
     from threadlab.formats import format_spec, get_format
-    from threadlab.formats.reading import read_all
+    from threadlab.formats.reading import UnreadFilesWarning, read_all
 
     spec = format_spec(args.to)  # an unknown --to fails before anything is read
     options = {o: getattr(args, o) for o in _write_options() if getattr(args, o) is not None}
@@ -100,7 +101,14 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         if option not in spec.write_options:
             takes = ", ".join(f"--{o}" for o in spec.write_options) or "no options"
             raise ValueError(f"the {spec.name} writer takes no --{option} (it takes {takes})")
-    threads = read_all(args.input, args.format, strict=not args.lenient)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UnreadFilesWarning)
+        threads = read_all(args.input, args.format, strict=not args.lenient)
+    unread = [p for w in caught if isinstance(w.message, UnreadFilesWarning) for p in w.message.problems]
+    if unread and not threads:
+        raise ThreadError(unread)  # nothing to convert: say why
+    for problem in unread:
+        print(f"skipped: {problem}", file=sys.stderr)
     writer = get_format(args.to)
     out = Path(args.output) if args.output else None
     if (out is not None and out.is_dir()) or (len(threads) > 1 and (out is None or not out.suffix)):  # into a folder, one file a thread

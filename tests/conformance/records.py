@@ -312,11 +312,22 @@ def _provider(path: Path, is_event: Callable[[Any], bool], list_records: Callabl
     return total
 
 
+def _chat_chunk(value: Any) -> bool:
+    """A ``chat.completion.chunk``; the compatible vendors' chunks may leave ``object`` out
+    (Moonshot) or empty (Azure's first chunk, of prompt filter results): an ``id`` and choices of deltas."""
+    if not isinstance(value, dict):
+        return False
+    if value.get("object") == "chat.completion.chunk":
+        return True
+    choices = value.get("choices")
+    return (value.get("object") in (None, "") and "id" in value and isinstance(choices, list)
+            and all(isinstance(c, dict) and "delta" in c for c in choices) and (bool(choices) or "prompt_filter_results" in value))
+
+
 def openai_chat(path: Path) -> int:
     """A record is a message (of a request's ``messages``, or a response's choice), or a stream
     event (an SSE ``data:`` line, or a saved chunk)."""
-    return _provider(path, lambda v: isinstance(v, dict) and v.get("object") == "chat.completion.chunk", len, "messages",
-                     lambda r: len(r.get("messages") or []), lambda r: len(r.get("choices") or []))
+    return _provider(path, _chat_chunk, len, "messages", lambda r: len(r.get("messages") or []), lambda r: len(r.get("choices") or []))
 
 
 def _blocks(message: Any) -> int:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from threadlab.core.model import Thread
 
 
 class WriteLoss(UserWarning):
@@ -20,6 +24,15 @@ class WriteLoss(UserWarning):
         self.thread_id = thread_id
         self.lost = list(lost)
         super().__init__(f"the {format} writer could not keep, of thread {thread_id}: {'; '.join(self.lost)}")
+
+
+def nothing_to_write(format: str, thread: Thread) -> ValueError:
+    """The error a writer raises when it would keep none of a thread (a thread of no actions, or
+    only of actions its format cannot hold, such as a Codex rollout fragment of ``token_count``
+    lines): its empty container is no file its own reader reads, so it writes nothing rather than
+    a file that reads back as nothing."""
+    kinds = ", ".join(sorted({a.action_type for a in thread.actions})) or "it has none"
+    return ValueError(f"the {format} writer can keep none of thread {thread.thread_id}'s actions ({kinds}): there is nothing to write")
 
 
 def report_loss(format: str, thread_id: str | None, lost: Sequence[str]) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.builder import ThreadBuilder
+from threadlab.core.problems import ThreadError
 from threadlab.formats.source import Source
 
 HEAD = 65536  # what detectors sniff
@@ -93,3 +94,29 @@ def parsed_lines(source: Source, builder: ThreadBuilder) -> Iterator[tuple[int, 
             builder.failed(rule, message, line=number)
             continue
         yield number, value
+
+
+def refusal(source: Source, message: str) -> ThreadError:
+    """Why a named format refuses a file, naming the line where it can: a JSON document cut or
+    broken (its parse error names the line), a first line that is not JSON or not UTF-8 (a cut
+    or damaged one-line file: that line), JSON Lines of something else (``format``, the first
+    line), one JSON document of something else (``format``). ``message`` says what the file
+    is not (``"is not a Codex rollout ..."``)."""
+    if source.is_object or source.is_dir or source.try_json() is not None:
+        return source.error("format", message)
+    for number, raw in source.lines():
+        if not raw.strip():
+            continue
+        if json_or_none(raw) is not None or raw.strip() == b"null":
+            return source.error("format", message, line=number)
+        if raw.lstrip()[:1] in (b"{", b"["):  # the start of a document that does not parse
+            try:
+                source.json()
+            except ThreadError as exc:
+                return exc
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return source.error("encoding", f"line {number} is not UTF-8, so it {message}", line=number)
+        return source.error("json", f"line {number} is not JSON, so it {message}", line=number)
+    return source.error("empty", f"holds no line, so it {message}")

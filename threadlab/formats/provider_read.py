@@ -17,7 +17,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
 from threadlab.core.problems import Problem
-from threadlab.formats.json_lines import TORN, ends_early, with_last
+from threadlab.formats.json_lines import TORN, ends_early, refusal, with_last
 from threadlab.formats.provider_sse import Event
 from threadlab.formats.provider_wire import Codec, Container, Exchange, iter_exchange_threads, read_container
 from threadlab.formats.responses_items import remember
@@ -118,9 +118,7 @@ def read_threads(source: Source, reader_class: type[MessageReader], what: str) -
     """Every thread of a file of ``reader_class``'s format (see the module docstring)."""
     container = read_container(source, reader_class.codec)
     if container is None:
-        if source.head(64).lstrip()[:1] in (b"{", b"[") and not source.is_object:
-            source.json()  # a broken JSON document: its error names the line
-        raise source.error("format", f"is not {what} ({source.describe()})")
+        raise refusal(source, f"is not {what} ({source.describe()})")
     stem = Path(source.name).stem if source.name and not source.name.startswith("<") else "messages"
     if container.kind == "list":
         reader = reader_class(stem, source.name)
@@ -243,9 +241,14 @@ class StreamFormat:
     stream reader, stream-event test and the marker a saved stream's head shows."""
 
     def __init__(self, codec: Codec, reader: type[MessageReader], read_stream: Callable[..., Thread], is_event: Callable[[Any], bool],
-                 event_marker: bytes, markers: tuple[bytes, ...], what: str) -> None:
+                 event_marker: bytes | tuple[bytes, ...], markers: tuple[bytes, ...], what: str) -> None:
         self.codec, self.reader, self.read_stream, self.is_event = codec, reader, read_stream, is_event
-        self.event_marker, self.markers, self.what = event_marker, markers, what
+        self.event_markers = event_marker if isinstance(event_marker, tuple) else (event_marker,)
+        self.markers, self.what = markers, what
+
+    def _marked(self, head: bytes) -> bool:
+        """Whether a head may be saved stream events (any marker in its first 4 KiB)."""
+        return any(marker in head[:4096] for marker in self.event_markers)
 
     def detect(self, source: Source) -> bool:
         from threadlab.formats.provider_sse import first_event_value, is_sse
@@ -259,7 +262,7 @@ class StreamFormat:
         head = source.head(65536)
         if is_sse(head):
             return self.is_event(first_event_value(head))
-        if self.event_marker in head[:4096] and head_is_saved_events(source, self.is_event):
+        if self._marked(head) and head_is_saved_events(source, self.is_event):
             return True
         return sniff(source, self.codec, self.markers)
 
@@ -270,7 +273,7 @@ class StreamFormat:
             return [self.read_stream(source)]
         if source.is_object and isinstance(source.obj, list) and source.obj and self.is_event(source.obj[0]):
             return [self.read_stream(source, [Event(i + 1, None, "", 1, value=v) for i, v in enumerate(source.obj)])]
-        if not source.is_object and self.event_marker in source.head(4096):
+        if not source.is_object and self._marked(source.head(4096)):
             saved = saved_events(source, self.is_event)
             if saved is not None:
                 return [self.read_stream(source, saved)]

@@ -109,9 +109,9 @@ def write_own_or_replay(thread: Thread, key: str, name: str, agent: str | None, 
                         response_body: Body, what: str, replay: Callable[[], tuple[Any, Counter[str]]], as_events: AsEvents | None = None) -> bytes:
     """A thread read from the format (and no ``agent`` asked for) back in its container;
     else ``replay()``'s value. Both say what they lose (``WriteLoss``); a replay that keeps no
-    message of a thread that has actions (only thinking and platform records, say) is a
-    ValueError saying so, not an empty list that reads as nothing."""
-    from threadlab.core.loss import report_loss
+    message (a thread of only thinking and platform records, or of no actions) is a ValueError
+    saying so, not an empty list that reads as nothing."""
+    from threadlab.core.loss import nothing_to_write, report_loss
 
     if agent is None and own_meta(thread, key) is not None:
         history, stray = history_of(thread, key, default_message)
@@ -121,9 +121,8 @@ def write_own_or_replay(thread: Thread, key: str, name: str, agent: str | None, 
         report_loss(name, thread.thread_id, lost)
         return data
     value, counted = replay()
-    if thread.actions and not (value.get("messages") if isinstance(value, Mapping) else value):
-        kinds = ", ".join(sorted({a.action_type for a in thread.actions}))
-        raise ValueError(f"the {name} writer can keep none of thread {thread.thread_id}'s actions ({kinds}): there is nothing to write")
+    if not (value.get("messages") if isinstance(value, Mapping) else value):
+        raise nothing_to_write(name, thread)
     report_loss(name, thread.thread_id, loss_phrases(counted))
     return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
 

@@ -105,12 +105,25 @@ def read_all(source: Any, format: str = "auto", *, strict: bool = True) -> list[
     format reads, as ``threadlab.load`` walks it), bytes, a str of JSON/SSE text, a dict or
     list, or an in-memory object of a supported library.
 
-    Strict (default): raise ``ThreadError`` listing every problem. Lenient: return the threads
-    with their problems on ``thread.problems``; whatever broke a rule is kept, not dropped. Of a
-    folder, the files that cannot be read at all raise in strict mode and, in lenient mode,
-    are named in an ``UnreadFilesWarning`` (``threadlab.load`` puts them in frames.problems)."""
+    Strict (default): raise ``ThreadError`` listing every problem. Lenient: never raise; return
+    the threads with their problems on ``thread.problems`` (whatever broke a rule is kept, not
+    dropped), and name what cannot be read at all (a file no format reads, or not the named
+    format; of a folder, each such file) in an ``UnreadFilesWarning`` (``threadlab.load`` puts
+    them in frames.problems)."""
     if _is_folder(source, format):
         return _read_folder(source, format, strict=strict)
+    try:
+        return _read_one(source, format, strict=strict)
+    except ThreadError as exc:
+        if strict:
+            raise
+        warnings.warn(UnreadFilesWarning(exc), stacklevel=2)
+        return []
+
+
+def _read_one(source: Any, format: str, *, strict: bool) -> list[Thread]:
+    """The threads of one source; a source that gives none raises ``ThreadError`` saying why,
+    strict or not (the callers decide what a lenient read does with it)."""
     src = source if isinstance(source, Source) else Source(source)
     threads = [thread for thread, _ in read_documents(src, format, documents=False)]
     problems = [p for thread in threads for p in thread.problems]
@@ -140,7 +153,7 @@ def _read_folder(folder: Any, format: str, *, strict: bool) -> list[Thread]:
             problems.append(item)
             continue
         try:
-            found = read_all(item, format, strict=False)
+            found = _read_one(item, format, strict=False)
         except ThreadError as exc:
             problems.extend(exc.problems)
             continue
@@ -155,12 +168,19 @@ def _read_folder(folder: Any, format: str, *, strict: bool) -> list[Thread]:
 
 
 class UnreadFilesWarning(UserWarning):
-    """Files of a folder read leniently by ``read_all`` that gave no thread at all."""
+    """Files (or a source) read leniently by ``read_all`` that gave no thread at all; its
+    argument is the ``ThreadError`` naming each, with its problems."""
+
+    @property
+    def problems(self) -> list[Problem]:
+        error = self.args[0] if self.args else None
+        return list(error.problems) if isinstance(error, ThreadError) else []
 
 
 def read(source: Any, format: str = "auto", *, strict: bool = True) -> Thread:
-    """Read exactly one thread (see ``read_all`` for what ``source`` may be)."""
-    threads = read_all(source, format, strict=strict)
+    """Read exactly one thread (see ``read_all`` for what ``source`` may be): a source that holds
+    none or several raises ``ThreadError``, lenient or not (there is no one thread to give)."""
+    threads = read_all(source, format, strict=strict) if _is_folder(source, format) else _read_one(source, format, strict=strict)
     if len(threads) != 1:
         name = source.name if isinstance(source, Source) else str(source)[:80]
         raise ThreadError([Problem("format", f"holds {len(threads)} threads; use threadlab.read_all", source=name)])

@@ -41,6 +41,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.finite import refuses_non_finite
+from threadlab.core.loss import nothing_to_write
 from threadlab.core.model import Thread
 from threadlab.formats.agency_swarm import container
 from threadlab.formats.agency_swarm.common import META, USER, items_of
@@ -91,6 +92,8 @@ def from_thread(thread: Thread) -> bytes:
     """The saved list as JSON (what ``load_threads_callback`` returns); warns ``WriteLoss`` for
     what the list cannot hold."""
     items: Any = to_agency_swarm(thread)
+    if not items:
+        raise nothing_to_write(NAME, thread)
     kept = (thread.metadata or {}).get(META)
     body = kept.get("body") if isinstance(kept, Mapping) else None
     if isinstance(body, Mapping) and isinstance(body.get("fields"), Mapping) and isinstance(body.get("items_key"), str):

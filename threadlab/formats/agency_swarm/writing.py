@@ -67,7 +67,10 @@ def _item_of(thread: Thread, action: Any, entry: str, calls: dict[str, ToolCall]
     if kept is not None and (kept.get(DERIVED) is not None or kept.get("hosted_result")):
         return None  # made by the reader (a delegation, a handoff, a hosted call's result)
     if kind == "system.unknown_item" and isinstance(action.data, Mapping):
-        return {**action.data, **({"index": kept["index"]} if kept and "index" in kept else {})}
+        if kept is None:  # another format's item (a Codex line it did not know): no agency-swarm item, untagged
+            lost["system.unknown_item actions (items of another format)"] += 1
+            return None
+        return {**action.data, **({"index": kept["index"]} if "index" in kept else {})}
     if kept is not None and "index" in kept:  # read from a saved list: the item as it came
         item = action_item(action, META)
         if item is None:

@@ -40,7 +40,22 @@ def encode_part(part: Any) -> Any:
         return {"type": "image", "source": {"type": "base64", "media_type": data.get("media_type") or "image/png", "data": data["image_base64"]}}
     if kind == "image" and data.get("image_url"):
         return {"type": "image", "source": {"type": "url", "url": data["image_url"]}}
-    return dict(data)
+    block = _media_block(data) if kind == "file" else None
+    return block if block is not None else dict(data)
+
+
+def _media_block(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A ThreadProtocol media part (an image, a PDF) as the Anthropic block of it: base64 data or
+    a URL; None for media Anthropic has no block for."""
+    media = str(data.get("media_type") or "")
+    block = "image" if data.get("media_category") == "image" or media.startswith("image/") else "document" if media == "application/pdf" else None
+    if block is None:
+        return None
+    if data.get("content_type") == "binary" and isinstance(data.get("data"), str):
+        return {"type": block, "source": {"type": "base64", "media_type": media, "data": data["data"]}}
+    if isinstance(data.get("url"), str):
+        return {"type": block, "source": {"type": "url", "url": data["url"]}}
+    return None
 
 
 def action_blocks(action: BaseAction) -> list[Any]:
@@ -51,10 +66,11 @@ def action_blocks(action: BaseAction) -> list[Any]:
         if isinstance(content, str):
             return [{"type": "text", "text": content}]
         return [encode_part(p) for p in content] if isinstance(content, list) else [{"type": "text", "text": "" if content is None else json_bytes(content).decode()}]  # a broken action's odd content, as JSON text
-    if kind == "thinking":
-        if action.content is None and action.signature is not None:  # type: ignore[attr-defined]
-            return [{"type": "redacted_thinking", "data": action.signature}]  # type: ignore[attr-defined]
-        return [{"type": "thinking", "thinking": action.content or "", "signature": action.signature or ""}]  # type: ignore[attr-defined]
+    if kind == "thinking":  # an action kept as it came (InvalidAction) may lack either field
+        content, signature = getattr(action, "content", None), getattr(action, "signature", None)
+        if content is None and signature is not None:
+            return [{"type": "redacted_thinking", "data": signature}]
+        return [{"type": "thinking", "thinking": content or "", "signature": signature or ""}]
     if kind == "tool_call":
         return [{"type": "tool_use", "id": action.tool_call_id, "name": action.tool_name, "input": action.args if isinstance(action.args, Mapping) else {}}]  # type: ignore[attr-defined]
     if kind == "tool_return":
@@ -64,7 +80,7 @@ def action_blocks(action: BaseAction) -> list[Any]:
         elif not isinstance(content, str):
             content = orjson.dumps(content).decode()
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": action.tool_call_id, "content": content}  # type: ignore[attr-defined]
-        if action.status != "success":  # type: ignore[attr-defined]
+        if getattr(action, "status", "success") != "success":
             block["is_error"] = True
         return [block]
     return [action.data] if kind.startswith("system.") else []  # type: ignore[attr-defined]

@@ -317,6 +317,8 @@ def stream_threads(entries: list[Entry], *, name: str) -> list[Thread]:
             conv.add(entry)
         conv.finish()
         _describe(builder, conv)
+        if len(groups) > 1:  # each session is written alone: its writer says so
+            builder.metadata.setdefault("claude", {})["sessions_in_file"] = len(groups)
         threads.append(builder.build())
     return threads
 

@@ -20,6 +20,9 @@ class Losses:
         self.counts: Counter[str] = Counter()
         self.from_claude = from_claude
         self.calls = {getattr(a, "tool_call_id", None) for a in thread.actions if a.action_type == "tool_call"}
+        sessions = ((thread.metadata or {}).get("claude") or {}).get("sessions_in_file")
+        if from_claude and isinstance(sessions, int) and sessions > 1:  # read alone, a session takes its id and shared fields from its own lines
+            self.counts[f"the file's other {sessions - 1} session(s) (each thread is written alone)"] += 1
         if from_claude:
             return
         if thread.metadata:

@@ -17,7 +17,7 @@ from threadlab.core.model import Thread
 from threadlab.formats.codex.reading import AGENT, KEY, read_rollout
 from threadlab.formats.codex.wire import LINE_TYPES, is_bare_header, is_envelope, is_state_marker
 from threadlab.formats.codex.writing import write_rollout
-from threadlab.formats.json_lines import head_values
+from threadlab.formats.json_lines import head_values, refusal
 from threadlab.formats.registry import FolderPlan
 from threadlab.formats.source import Source
 
@@ -52,7 +52,7 @@ def detect(source: Source) -> bool:
 
 def to_threads(source: Source) -> list[Thread]:
     if not detect(source):
-        raise source.error("format", f"is not a Codex rollout (its first line is no rollout line: {source.describe()})")
+        raise refusal(source, f"is not a Codex rollout (its first line is no rollout line: {source.describe()})")
     return [read_rollout(source)]
 
 

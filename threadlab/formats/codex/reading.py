@@ -85,6 +85,7 @@ class RolloutReader:
         self.forked_from: Any = None
         self.totals = TokenTotals()
         self.bare = False
+        self.has_meta = False  # a session_meta line was read (else the file is a fragment of a rollout)
         self.responses: list[list[BaseAction]] = []
         self.counts: list[tuple[int, dict[str, int], BaseAction]] = []  # (responses before it, figures, event action)
         self.open_response = False
@@ -108,6 +109,8 @@ class RolloutReader:
                 self.b.metadata["usage_total_note"] = note
         if self.bare:
             self.b.metadata[KEY] = {"generation": "bare"}
+        elif not self.has_meta:  # lines cut from a rollout: the writer gives back these lines, no session_meta of its own
+            self.b.metadata[KEY] = {"generation": "fragment"}
         return self.b.build()
 
     # --- one line --------------------------------------------------------------------------
@@ -181,6 +184,7 @@ class RolloutReader:
 
     # --- what lines say about the session ------------------------------------------------
     def session_meta(self, payload: Any) -> None:
+        self.has_meta = True
         if not isinstance(payload, dict):
             return
         if isinstance(payload.get("id"), str) and self.thread_id is None:

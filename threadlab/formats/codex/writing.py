@@ -32,8 +32,9 @@ _TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "o
 
 
 def write_rollout(thread: Thread) -> bytes:
-    native = any(_codex(a).get("line_type") == "session_meta" or _codex(a).get("line_type") == "bare_meta" for a in thread.actions)
-    bare = ((thread.metadata or {}).get(KEY) or {}).get("generation") == "bare"
+    generation = ((thread.metadata or {}).get(KEY) or {}).get("generation")
+    native = generation == "fragment" or any(_codex(a).get("line_type") in ("session_meta", "bare_meta") for a in thread.actions)
+    bare = generation == "bare"
     writer = _Writer(thread, native, bare)
     for action in thread.actions:
         writer.action(action)

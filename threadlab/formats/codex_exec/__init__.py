@@ -13,7 +13,7 @@ from threadlab.core.model import Thread
 from threadlab.formats.codex_exec.reading import AGENT, KEY, read_stream
 from threadlab.formats.codex_exec.wire import is_config_line, is_prompt_line, is_protocol_event, is_thread_event
 from threadlab.formats.codex_exec.writing import write_stream
-from threadlab.formats.json_lines import head_values
+from threadlab.formats.json_lines import head_values, refusal
 from threadlab.formats.source import Source
 
 NAME = "codex-exec"
@@ -33,7 +33,7 @@ def detect(source: Source) -> bool:
 
 def to_threads(source: Source) -> list[Thread]:
     if not detect(source):
-        raise source.error("format", f"is not codex exec --json output (its first line is no event: {source.describe()})")
+        raise refusal(source, f"is not codex exec --json output (its first line is no event: {source.describe()})")
     return [read_stream(source)]
 
 

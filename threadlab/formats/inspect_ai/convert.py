@@ -21,6 +21,12 @@ system message, what a solver or a handoff filter put in the conversation) are p
 (inspect_ai before 0.3.5x), or with no model events, are read from the messages alone, with the
 usage of the model events given to the assistant messages in order.
 
+Who wrote a message: no person types into an eval. A user-role message of a sample is the eval
+harness's, written on the person's behalf (the dataset's input, a solver's template or its
+"please continue" message), so each is ``metadata.author = "harness"``, ``metadata.harness =
+"task_prompt"`` (``core/authors.py``): ``threads.n_human_prompts`` of an eval log is 0. The writer
+writes them as user messages and the reader says so again.
+
 Records (what ``thread.account`` counts): each message of ``messages`` and each ``model`` and
 ``tool`` event (nested ones of older logs included)."""
 
@@ -269,11 +275,10 @@ class SampleReader:
             self.b.problem("schema", f"message {index + 1} is a {type(message).__name__}, not a message; kept as system.unknown_message")
             return [self.b.add("system.unknown_message", data=message)]
         role = message.get("role")
-        if role == "user":
-            meta = _keep(message, ("role", "content"))
-            if _is_summary(message):
-                meta = {**(meta or {}), **harness_metadata("compaction_summary")}
-            return [self.b.add("user_message", content=_content(message.get("content")), metadata=meta)]
+        if role == "user":  # the eval's, not a person's (the module doc); a compaction summary says so
+            kind = "compaction_summary" if _is_summary(message) else "task_prompt"
+            metadata = {**(_keep(message, ("role", "content")) or {}), **harness_metadata(kind)}
+            return [self.b.add("user_message", content=_content(message.get("content")), metadata=metadata)]
         if role == "system":
             return [self.b.add("system.message", data={"role": "system", "content": message.get("content")}, metadata=_keep(message, ("role", "content")))]
         if role == "assistant":

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from threadlab.core.loss import report_loss
+from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.langchain.reading import AGENT, KEY
 from threadlab.formats.provider_wire import put
@@ -180,5 +180,7 @@ def write_langchain(thread: Thread) -> bytes:
         value = put(meta.get("shell") or {}, tuple(meta["path"]), messages) if meta.get("path") else messages
         return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
     messages, lost = _foreign(thread)
+    if not messages:
+        raise nothing_to_write(NAME, thread)
     report_loss(NAME, thread.thread_id, loss_phrases(lost))
     return orjson.dumps(messages, option=orjson.OPT_INDENT_2) + b"\n"

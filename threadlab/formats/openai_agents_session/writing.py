@@ -15,7 +15,7 @@ import json
 from collections import Counter
 from typing import Any
 
-from threadlab.core.loss import report_loss
+from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.agents_sdk_items import DERIVED, START_AGENT
 from threadlab.formats.openai_agents_session.reading import KEY, sqlite_time
@@ -55,6 +55,8 @@ def write_session(thread: Thread, container: str | None = None) -> bytes:
         if chosen == "sqlite" and "created_at" not in memo and action.timestamp.microsecond and not synthetic:
             lost["sub-second timestamps"] += 1
         rows.append((memo.get("row"), json.dumps(item), stamp))
+    if not rows:
+        raise nothing_to_write(NAME, thread)
     if not native:
         names = sorted({a.agent_name for a in thread.agents.values()} - {START_AGENT})
         if names:

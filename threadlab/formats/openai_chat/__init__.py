@@ -23,7 +23,7 @@ from threadlab.formats.provider_read import StreamFormat
 from threadlab.formats.source import Source
 
 NAME = "openai-chat"
-_FORMAT = StreamFormat(ChatCodec(), ChatReader, read_stream, is_event, b'"chat.completion.chunk"', (b'"role"', b'"choices"', b'"messages"'), "an OpenAI Chat Completions message list, request or response")
+_FORMAT = StreamFormat(ChatCodec(), ChatReader, read_stream, is_event, (b'"chat.completion.chunk"', b'"delta"'), (b'"role"', b'"choices"', b'"messages"'), "an OpenAI Chat Completions message list, request or response")
 
 
 def detect(source: Source) -> bool:

@@ -3,7 +3,7 @@
 One message is one record. ``system`` / ``developer`` messages become ``system.message``
 actions (what the model was told); ``user`` a user message; ``assistant`` its
 ``reasoning_content`` (DeepSeek, Qwen, Moonshot, xAI) or ``reasoning`` (Groq, OpenRouter, vLLM)
-as thinking, its text (or refusal) as an assistant message and each of its ``tool_calls`` (or a
+or ``thinking`` content parts (Mistral) as thinking, its text (or refusal) as an assistant message and each of its ``tool_calls`` (or a
 legacy ``function_call``) as a tool call; ``tool`` (or a legacy ``function``) message the return of the call it names. An
 assistant message's ``name`` says which agent spoke (multi-agent apps set it); without one the
 agent is ``assistant``. A response's ``usage`` goes on its first choice's message, its
@@ -27,6 +27,22 @@ PROVIDER = "openai"
 # where compatible servers put the model's reasoning: DeepSeek, Qwen, Moonshot, xAI; Groq, OpenRouter, vLLM
 _REASONING = ("reasoning_content", "reasoning")
 FINISH = {"stop": "stop", "tool_calls": "tool_call", "function_call": "tool_call", "length": "length", "content_filter": "content_filter"}
+
+
+def _thinking_parts(content: Any) -> tuple[list[str], Any]:
+    """Mistral's reasoning models answer with content parts of type ``thinking`` (its
+    ``ThinkChunk``: ``{"type": "thinking", "thinking": [text chunks]}``) before the text: their
+    texts, and the content without them."""
+    if not isinstance(content, list):
+        return [], content
+    thoughts, rest = [], []
+    for part in content:
+        inner = part.get("thinking") if isinstance(part, Mapping) and part.get("type") == "thinking" else None
+        if isinstance(inner, str) or (isinstance(inner, list) and all(isinstance(p, Mapping) and isinstance(p.get("text"), str) for p in inner)):
+            thoughts.append(inner if isinstance(inner, str) else "".join(p["text"] for p in inner))
+        else:
+            rest.append(part)
+    return thoughts, rest if thoughts else content
 
 
 def decode_content(content: Any) -> Any:
@@ -153,9 +169,9 @@ class ChatReader(MessageReader):
         meta = {"model_name": model, "provider_name": PROVIDER} if model else None
         actions: list[BaseAction] = []
         reasoning = next((message[k] for k in _REASONING if isinstance(message.get(k), str) and message[k]), None)
-        if reasoning is not None:
-            actions.append(b.add("thinking", agent_id=agent, content=reasoning, provider_name=PROVIDER, metadata=_copy(meta)))
-        content = message.get("content")
+        thoughts, content = _thinking_parts(message.get("content"))
+        for thought in [reasoning, *thoughts] if reasoning is not None else thoughts:
+            actions.append(b.add("thinking", agent_id=agent, content=thought, provider_name=PROVIDER, metadata=_copy(meta)))
         calls = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
         legacy = message.get("function_call") if isinstance(message.get("function_call"), Mapping) else None
         text = decode_content(content) if content is not None else message.get("refusal") if isinstance(message.get("refusal"), str) else ""

@@ -28,7 +28,17 @@ _TEXT = ("content", "refusal", "reasoning_content", "reasoning")
 
 
 def is_chunk(value: Any) -> bool:
-    return isinstance(value, Mapping) and value.get("object") == CHUNK
+    """A ``chat.completion.chunk``, or a compatible vendor's chunk that leaves ``object`` out or
+    empty (Moonshot's; Azure's first chunk, of prompt filter results and no choices): an ``id``
+    and choices that are all deltas."""
+    if not isinstance(value, Mapping):
+        return False
+    if value.get("object") == CHUNK:
+        return True
+    choices = value.get("choices")
+    if value.get("object") not in (None, "") or "id" not in value or not isinstance(choices, list):
+        return False
+    return all(isinstance(c, Mapping) and isinstance(c.get("delta"), Mapping) for c in choices) and (bool(choices) or "prompt_filter_results" in value)
 
 
 class ChunkAssembler:

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from threadlab.core.loss import report_loss
+from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import Thread
 from threadlab.formats.openai_responses.reading import AGENT, KEY, default_item, request_body, response_body
 from threadlab.formats.provider_write import foreign_losses, history_of, loss_phrases, own_meta, rebuild_container
@@ -55,6 +55,8 @@ def write_responses(thread: Thread) -> bytes:
     orphans = unmatched_returns(list(thread.actions))
     if orphans:
         lost["tool names of returns without a call (an output item names only its call_id)"] += orphans
+    if not items:
+        raise nothing_to_write(NAME, thread)
     names = sorted({a.agent_name for a in thread.agents.values()} - {AGENT})
     if names:
         lost[f"agent names ({', '.join(names)}: items name no speaker)"] += 1

@@ -20,7 +20,7 @@ import pydantic
 from pydantic_ai import messages as pai
 
 from threadlab.core.derive import iter_text
-from threadlab.core.loss import report_loss
+from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import CORE_ACTION_TYPES, BaseAction, Thread
 from threadlab.formats.pydantic_ai import _parts as P
 from threadlab.formats.pydantic_ai.selection import acting_agents, agent_id_of, default_agent, own_actions, pai_meta
@@ -186,6 +186,8 @@ def to_json(thread: Thread, agent: str | None = None) -> bytes:
     """``ModelMessagesTypeAdapter`` JSON of ``to_pydantic_ai`` (keys the history's own file did
     not have are left out again), warning as it does."""
     written = write(thread, agent)
+    if not written.messages:
+        raise nothing_to_write(NAME, thread)
     report_loss(NAME, thread.thread_id, written.lost)
     return written.json()
 

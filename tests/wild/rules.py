@@ -1,0 +1,33 @@
+"""Every registered format's rule (``tests/wild/count.py`` says what is counted)."""
+
+from __future__ import annotations
+
+from tests.wild.count import Rule
+from tests.wild.rules_agents import claude_code, codex, codex_exec
+from tests.wild.rules_frameworks import (
+    aitp,
+    inspect_ai,
+    langchain,
+    otel,
+    pydantic_ai,
+    threadprotocol,
+    vercel_ai_messages,
+    vercel_ai_stream,
+)
+from tests.wild.rules_providers import (
+    agency_swarm,
+    anthropic_messages,
+    item_list,
+    openai_agents_trace,
+    openai_chat,
+    openai_responses,
+)
+
+# a rule per format, named after it (``pydantic_ai`` → ``pydantic-ai``); the Agents SDK's session
+# items are Responses items (agency-swarm's saved lists are too, with its tags)
+COUNTERS: dict[str, Rule] = {
+    **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
+                                                         codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
+                                                         anthropic_messages, langchain, agency_swarm)},
+    "openai-agents-session": item_list,
+}
