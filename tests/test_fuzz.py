@@ -42,9 +42,9 @@ from hypothesis import strategies as st
 import threadlab as tl
 from threadlab.core.validation import validate
 from threadlab.formats import detect_format
+from threadlab.formats.reading import UnreadFilesWarning
 from threadlab.formats.registry import FORMATS
 from threadlab.formats.source import Source
-from threadlab.formats.reading import UnreadFilesWarning
 from threadlab.frames.frames import Frames
 from threadlab.loading.chunks import read_chunk
 from threadlab.loading.files import Chunk, FileRef

@@ -5,6 +5,7 @@ its line. Before, an Agents SDK session whose last line was torn gave "no format
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import orjson
@@ -13,6 +14,7 @@ import pytest
 import threadlab as tl
 from tests.conformance.fixtures import Fixture, fixtures
 from threadlab.formats import detect_format
+from threadlab.formats.reading import UnreadFilesWarning
 from threadlab.formats.source import Source
 
 SESSION = Path(__file__).resolve().parent / "fixtures" / "openai_agents_session" / "weather_chat_items.jsonl"
@@ -70,8 +72,9 @@ def test_a_torn_last_line_is_detected_as_the_complete_lines_and_named(fixture: F
         if expected is None:  # a first line alone may be no format's (one object on one line)
             continue
         assert _detected(torn) == expected, keep
-        try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UnreadFilesWarning)
             problems = [p for t in tl.read_all(torn, strict=False) for p in t.problems]
-        except tl.ThreadError as exc:  # the complete lines hold no thread (a trace line alone)
-            problems = exc.problems
+        # the complete lines hold no thread (a trace line alone): the file is named as unread
+        problems += [p for w in caught if isinstance(w.message, UnreadFilesWarning) for p in w.message.problems]
         assert [(p.rule, p.line) for p in problems if p.line == keep + 1] == [("truncated", keep + 1)], keep
