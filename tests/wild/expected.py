@@ -32,6 +32,13 @@ EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
                                                          "(it holds the response's usage and gives the item back on write): a row of frames.actions no text backs", {"assistant_texts": (0, 1)}),
     "openai_responses/vercel_ai_parallel_tool_calls.chunks.jsonl": (TORN, "a saved stream whose first and last events are cut (no JSON): detection sees a first line that is no event and the "
                                                                     "complete events between are not read (torn files: the hardening branch)", {"format": ("openai-responses", None)}),
+    "anthropic_messages/llm_anthropic_web_search_stream.sse": (HUMAN_HARNESS + " (whitespace-only text blocks)", "a web-search answer streams its cited sentences as separate text blocks with "
+                                                               "whitespace-only blocks between them (' ', '\\n\\n'): the stream reader makes each of those 3 an assistant_message "
+                                                               "(Claude Code's reader drops them)", {"assistant_texts": (7, 10)}),
+    "openai_responses/logfire_agents_sdk_exchanges.json": ("§8 a conversation logged request by request is one thread", "an Agents SDK handoff: the second request repeats the first's input "
+                                                           "and calls and adds their outputs, but carries the new agent's `instructions` (the first had none); the reader compares "
+                                                           "the instructions as the history's first message, so the repeat is not seen: two threads, the prompt and both calls counted twice",
+                                                           {"human_prompts": (1, 2), "tool_calls": (2, 4)}),
     # --- OTel -----------------------------------------------------------------------------------
     **{f"otel/openinference_vercel_v6_{name}.json": (KEYS, "openinference-vercel's capture of the AI SDK's in-memory ReadableSpans as JSON (spanContext, [s, ns] times, no parent ids) with the "
                                                            "SDK's own ai.* attributes (ai.prompt.messages, ai.response.text): neither that container nor the ai.* convention is read "

@@ -167,9 +167,25 @@ def _responses_usage(u: Any, c: Counts) -> None:
 
 
 def _items(items: Any, c: Counts, seen: Seen) -> None:
-    for item in [{"type": "message", "role": "user", "content": items}] if isinstance(items, str) else items or []:
+    for item in items or []:
         if isinstance(item, dict) and seen.first(item.get("type"), item.get("id") or item.get("call_id") or item):
             responses_item(item, c)
+
+
+def _input_items(value: Any) -> list[Any]:
+    """A request's ``input``: a string is one user message."""
+    return [{"type": "message", "role": "user", "content": value}] if isinstance(value, str) else list(value or [])
+
+
+def _responses_key(item: Any) -> Any:
+    """An item as a later request repeats it: a message by role and text (a client may drop its
+    ``id`` and ``status``), a call or output by its ``call_id``, anything else by its ``id``."""
+    if not isinstance(item, dict):
+        return item
+    kind = item.get("type", "message" if "role" in item else None)
+    if kind == "message":
+        return kind, item.get("role"), "".join(texts_of(item.get("content")))
+    return kind, item.get("call_id") or item.get("id") or item
 
 
 def openai_responses(path: Path) -> Counts:
@@ -183,13 +199,22 @@ def openai_responses(path: Path) -> Counts:
         return c
     if docs and isinstance(docs[0], dict) and "object" not in docs[0] and not {"input", "request", "response"} & docs[0].keys():
         docs = [{"input": docs}]  # a bare item list
+    # a log of requests: as for Chat Completions, a request that repeats the conversation so far
+    # (its input, then the answers) adds only its new items; one that does not (a new
+    # conversation, or one continuing a stored response by ``previous_response_id``, whose input
+    # holds only new items) counts all of its own
+    conv = Conversation()
     for doc in docs:
         for body in bodies(doc):
             if not isinstance(body, dict):
                 continue
-            _items(body.get("input"), c, seen)
+            if "input" in body:
+                for item in conv.new(_input_items(body["input"]), _responses_key):
+                    responses_item(item, c)
             if body.get("object") == "response":
-                _items(body.get("output"), c, seen)
+                for item in body.get("output") or []:
+                    responses_item(item, c)
+                    conv.answer(item, _responses_key)
                 _responses_usage(body.get("usage"), c)
     return c
 
