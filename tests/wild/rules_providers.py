@@ -37,10 +37,13 @@ def documents(path: Path) -> list[Any]:
 
 
 def bodies(doc: Any) -> list[Any]:
-    """The request and response bodies of a logged document (the document itself, or HTTP
-    envelopes ``request`` / ``response`` with or without ``body``)."""
+    """The request and response bodies of a logged document (the document itself, HTTP
+    envelopes ``request`` / ``response`` with or without ``body``, or a nock recording's
+    ``{scope, method, path, body, status, response}``: the request body is ``body``)."""
     if not isinstance(doc, dict):
         return []
+    if {"scope", "method", "body", "response"} <= doc.keys():
+        return [doc["body"], doc["response"]]
     out = []
     for key in ("request", "response"):
         part = doc.get(key)
