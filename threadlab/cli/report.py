@@ -106,9 +106,9 @@ def formats_hint(problems: Iterable[Problem]) -> str | None:
         return None
     from threadlab.formats.registry import FORMATS
 
-    files = "a file" if unread == 1 else f"{unread} files"
-    return (f"({files} of no format threadlab reads; it reads {len(FORMATS)}: {', '.join(s.name for s in FORMATS)}. "
-            "`threadlab --help` says what each is; --format names one)")
+    files = "1 file is" if unread == 1 else f"{unread} files are"
+    return (f"({files} of no format threadlab reads. It reads these {len(FORMATS)}: {', '.join(s.name for s in FORMATS)}; "
+            "`threadlab --help` says what each is, and --format names one.)")
 
 
 def warning_lines(message: Warning | str) -> list[str]:

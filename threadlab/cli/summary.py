@@ -11,6 +11,7 @@ import argparse
 import os
 import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -80,8 +81,9 @@ def print_threads(threads: Any, out: TextIO, width: int | None) -> None:
     for line in render(kept, widths):
         print(line, file=out)
     if dropped:
-        print(f"({n} thread{'s' if n != 1 else ''}; {', '.join(dropped)} left out to fit {width} columns: "
-              "a wider terminal, COLUMNS=200, or threadlab.load(...).threads shows them)", file=out)
+        note = (f"({n} thread{'s' if n != 1 else ''}; {', '.join(dropped)} left out to fit {width} columns: "
+                "a wider terminal, COLUMNS=200, or threadlab.load(...).threads shows them)")
+        print("\n".join(textwrap.wrap(note, width or len(note))), file=out)
 
 
 def _relative(paths: Sequence[str]) -> tuple[str, list[str]]:
