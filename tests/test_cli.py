@@ -28,13 +28,15 @@ def test_validate_exit_codes_and_report() -> None:
     assert bad.returncode == 1
     for rule in tl.core.VALIDATION_RULES:
         assert f"[{rule}]" in bad.stdout
-    assert "invalid-one_of_each_rule.thread.json" in bad.stdout and "(sequence 4)" in bad.stdout
+    assert "✗ " + str(BAD) + " — thread 00000000-bad0-4bad-8bad-000000000001: 6 problems" in bad.stdout
+    assert "\n    sequence 4: [agent-ref] " in bad.stdout and bad.stdout.count(str(BAD)) == 1  # the file named once
 
 
 def test_summary_prints_the_threads_table() -> None:
     out = run("summary", str(DATA))
     assert out.returncode == 0, out.stderr
     assert "Market brief: heat pumps" in out.stdout and "threadprotocol" in out.stdout
+    assert "research_team.thread.json" in out.stdout  # the source column
     assert "problem(s):" in out.stdout and "[time-order]" in out.stdout
 
 
@@ -45,5 +47,5 @@ def test_convert_writes_canonical_json(tmp_path: Path) -> None:
     assert tl.dumps(tl.read(target)) == tl.dumps(tl.read(GOOD))
     assert orjson.loads(target.read_bytes())["thread_id"] == tl.read(GOOD).thread_id
     refused = run("convert", str(BAD), "-o", str(tmp_path / "bad.json"))
-    assert refused.returncode == 1 and "problems in" in refused.stderr
+    assert refused.returncode == 1 and f"{BAD} was not converted" in refused.stderr and "--lenient" in refused.stderr
     assert run("convert", str(BAD), "--lenient", "-o", str(tmp_path / "bad.json")).returncode == 0

@@ -50,6 +50,7 @@ class ThreadBuilder:
         self._by_name: dict[str, str] = {}
         self._last_time: datetime | None = None
         self._synthetic = 0
+        self._undated: set[str] = set()  # agents registered with no time of their own, before any action had one
 
     # --- agents ---------------------------------------------------------------------------
     def agent(
@@ -63,18 +64,24 @@ class ThreadBuilder:
         metadata: dict[str, Any] | None = None,
     ) -> str:
         """Register an agent (once; later calls with the same id or name return it) and return
-        its agent_id. Metadata given later is merged in."""
+        its agent_id. Metadata given later is merged in. ``created_at``: when the source says
+        the agent was made; without it, the time of the last action so far, or, for an agent
+        registered before any action, the thread's first time (set by ``thread_head``): never
+        a made-up 1970 in a thread of 2026 (issue 28)."""
         key = agent_id or self._by_name.get(name) or slug(name)
         existing = self.agents.get(key)
         if existing is not None:
             if metadata:
                 existing.metadata = {**(existing.metadata or {}), **metadata}
             return key
+        created = self._readable_time(created_at, f"agent {short(name)}'s created_at") or self._last_time
+        if created is None:
+            self._undated.add(key)
         self.agents[key] = AgentConfig(
             agent_id=key,
             agent_identifier=identifier or slug(name),
             agent_name=name,
-            created_at=self._readable_time(created_at, f"agent {short(name)}'s created_at") or self._last_time or EPOCH,
+            created_at=created or EPOCH,
             config_ref=config_ref,
             metadata=metadata or None,
         )
@@ -160,10 +167,14 @@ class ThreadBuilder:
         metadata = dict(self.metadata)
         if self._synthetic:
             metadata["synthetic_timestamps"] = self._synthetic
+        start = min(times) if times else self._last_time or EPOCH
+        for key in self._undated:  # known only now: the thread's first time
+            if key in self.agents:
+                self.agents[key].created_at = start
         thread = Thread(
             thread_id=self.thread_id,
             parent_thread_id=self.parent_thread_id,
-            created_at=min(times) if times else self._last_time or EPOCH,
+            created_at=start,
             updated_at=max(times) if times else self._last_time or EPOCH,
             title=self.title,
             metadata=metadata or None,

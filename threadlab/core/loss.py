@@ -8,7 +8,7 @@ is not exact says why."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,6 +33,27 @@ def nothing_to_write(format: str, thread: Thread) -> ValueError:
     a file that reads back as nothing."""
     kinds = ", ".join(sorted({a.action_type for a in thread.actions})) or "it has none"
     return ValueError(f"the {format} writer can keep none of thread {thread.thread_id}'s actions ({kinds}): there is nothing to write")
+
+
+class OptionNeeded(ValueError):
+    """A writer cannot write this thread without one of its options: a per-agent format given
+    a thread of several agents needs ``agent``. It carries the option and what it may be, so the
+    caller says how to pass it: ``agent=`` in Python (``str``), ``--agent`` on the command line
+    (``message(lambda o: f"--{o}")``)."""
+
+    def __init__(self, format: str, thread_id: str | None, option: str, why: str, choices: Sequence[str]) -> None:
+        """``why``: what the writer needs and what the thread is ("writes one agent's view;
+        thread t1 has 3 agents")."""
+        self.format = format
+        self.thread_id = thread_id
+        self.option = option
+        self.why = why
+        self.choices = list(choices)
+        super().__init__(self.message())
+
+    def message(self, spell: Callable[[str], str] = lambda option: f"{option}=") -> str:
+        one_of = f" with one of: {', '.join(self.choices)}" if self.choices else ""
+        return f"the {self.format} writer {self.why}: pass {spell(self.option)}{one_of}"
 
 
 def report_loss(format: str, thread_id: str | None, lost: Sequence[str]) -> None:

@@ -127,7 +127,9 @@ class ThreadError(ValueError):
     """Raised by strict reading: carries every problem found, not just the first."""
 
     def __init__(self, problems: Iterable[Problem], *, source: str | None = None) -> None:
-        self.problems = [p.with_source(source) for p in problems] if source else list(problems)
+        # ``source`` names problems that name no file; one that does keeps its own (a folder's
+        # error names each file, not the folder, on every line: issue 28)
+        self.problems = [p if p.source else p.with_source(source) for p in problems] if source else list(problems)
         self.source = source
         count = len(self.problems)
         head = f"{count} problem{'s' if count != 1 else ''}"

@@ -59,7 +59,9 @@ def detect_format(source: Source) -> ModuleType:
         [
             Problem(
                 "format",
-                f"{source.name}: no format threadlab reads recognises this ({what}); known: {', '.join(format_names())}",
+                # (the formats are not listed: a folder of such files would list them on every row;
+                # threadlab.formats.format_names() and `threadlab --help` do, once)
+                f"{source.name}: no format threadlab reads recognises this ({what})",
                 source=source.name,
             )
         ]

@@ -18,7 +18,9 @@ from typing import Any, Literal
 
 import orjson
 
+from threadlab.core.agent_names import agent_id, agent_names
 from threadlab.core.derive import iter_text, tool_pairs
+from threadlab.core.loss import OptionNeeded
 from threadlab.core.model import BaseAction, SystemAction, Thread, ToolCall, ToolReturn
 
 OthersPolicy = Literal["summarize", "show", "hide"]
@@ -34,19 +36,15 @@ class Said:
 
 
 def resolve_agent(thread: Thread, agent: str | None, writer: str) -> str | None:
-    """The agent id ``agent`` (an id or a name) names; with no ``agent``, the thread's only
-    agent (None when it has none). A thread of several agents needs one: ValueError."""
+    """The agent id ``agent`` (an id, name or identifier) names; with no ``agent``, the thread's
+    only agent (None when it has none). A thread of several agents needs one: ``OptionNeeded``
+    (a ValueError naming the agents)."""
     if agent is None:
         if len(thread.agents) <= 1:
             return next(iter(thread.agents), None)
-        names = ", ".join(sorted(a.agent_name for a in thread.agents.values()))
-        raise ValueError(f"the {writer} writer writes one agent's view; thread {thread.thread_id} has {len(thread.agents)} agents ({names}): pass agent=")
-    if agent in thread.agents:
-        return agent
-    for agent_id, config in thread.agents.items():
-        if config.agent_name == agent:
-            return agent_id
-    raise ValueError(f"thread {thread.thread_id} has no agent {agent!r} (agents: {', '.join(sorted(thread.agents))})")
+        why = f"writes one agent's view; thread {thread.thread_id} has {len(thread.agents)} agents"
+        raise OptionNeeded(writer, thread.thread_id, "agent", why, sorted(agent_names(thread)))
+    return agent_id(thread, agent)
 
 
 def _text(content: Any) -> str:

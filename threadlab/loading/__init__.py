@@ -1,5 +1,5 @@
 """Loading at scale: files → Frames, fast (no pydantic object per action), parallel (a process
-pool), lenient, cached (LZ4 Feather), and out to a Dask cluster. ``threadlab.load`` is the door."""
+pool), lenient, cached (Arrow IPC files checked by XXH3-128), and out to a Dask cluster. ``threadlab.load`` is the door."""
 
 from typing import TYPE_CHECKING
 

@@ -42,7 +42,7 @@ def load(
     *,
     format: str = "auto",
     strict: bool = False,
-    progress: bool | None = None,
+    progress: bool | float | None = None,
     workers: int | None = None,
     cache: bool | str | os.PathLike[str] | None = None,
     engine: Literal["pandas", "dask"] = "pandas",
@@ -53,8 +53,11 @@ def load(
     ``workers``: processes that parse files (default: one per core, no more than there are
     chunks of files, capped at 16; under 8 MB of files, this process only; 1 = in this process;
     results keep the input order). ``progress``: a tqdm bar (files and
-    MB), shown by default for more than a handful of files. ``cache``: True (``./.threadlab-cache``)
-    or a folder where the frames of unchanged files are kept (LZ4 Feather files). ``strict``: raise
+    MB), shown by default for more than a handful of files; a number of seconds: the bar shows
+    only once the load has taken that long (``threadlab summary`` waits a second, so a quick
+    load prints no bar). ``cache``: True (``./.threadlab-cache``) or a folder where the frames
+    of unchanged files are kept (``loading/cache.py``: uncompressed Arrow IPC files, each checked
+    against its XXH3-128 checksum before it is read). ``strict``: raise
     ``ThreadError`` listing every problem instead of reporting them in ``frames.problems``.
     ``engine="dask"``: Dask DataFrames, one partition per chunk of files (``threadlab[dask]``).
 
@@ -87,8 +90,10 @@ def load(
     segments = _segments(items, format, target, stable=stable)
     chunks = [c for seg in segments if isinstance(seg, list) for c in seg]
     n_workers = workers if workers is not None else 1 if total < SMALL_LOAD_BYTES else default_workers(len(chunks))
-    show = progress if progress is not None else len(files) > HANDFUL
-    bar = Progress(total, len(files), show)
+    timed = isinstance(progress, int | float) and not isinstance(progress, bool)  # seconds before the bar shows
+    show = True if timed else progress if progress is not None else len(files) > HANDFUL
+    delay = float(progress) if timed else 0.0  # type: ignore[arg-type]
+    bar = Progress(total, len(files), show, delay=delay)
     try:
         results = iter(run_chunks(chunks, workers=n_workers, cache_dir=cache_dir, on_done=bar.advance))
     finally:

@@ -271,7 +271,8 @@ class Progress:
     """A tqdm.auto bar over bytes (MB), with files counted in the postfix: a notebook widget in
     JupyterLab, a text bar in a terminal."""
 
-    def __init__(self, total_bytes: int, total_files: int, show: bool) -> None:
+    def __init__(self, total_bytes: int, total_files: int, show: bool, *, delay: float = 0.0) -> None:
+        """``delay``: seconds before the bar first shows (none for a load quicker than that)."""
         self.bar = None
         self.files = 0
         self.total_files = total_files
@@ -281,7 +282,7 @@ class Progress:
             class Bar(tqdm):  # type: ignore[misc,valid-type]
                 monitor_interval = 0  # no monitor thread: workers can still be forked
 
-            self.bar = Bar(total=total_bytes, desc="threadlab.load", unit="B", unit_scale=True, unit_divisor=1024, dynamic_ncols=True)
+            self.bar = Bar(total=total_bytes, desc="threadlab.load", unit="B", unit_scale=True, unit_divisor=1024, dynamic_ncols=True, delay=delay)
             self.bar.set_postfix_str(f"0/{total_files} files", refresh=False)
 
     def advance(self, chunk: Chunk) -> None:

@@ -12,6 +12,7 @@ from threadlab.widgets.timeline import timeline
 from threadlab.widgets.token_usage import token_usage
 from threadlab.widgets.tool_call_view import ToolCallView, tool_call_view
 from threadlab.widgets.transcript import transcript, transcript_html
+from threadlab.widgets.view import set_static_copies
 
 __all__ = [
     "CompareRuns",
@@ -24,6 +25,7 @@ __all__ = [
     "compare_threads",
     "delegation_graph",
     "explorer",
+    "set_static_copies",
     "timeline",
     "token_usage",
     "tool_call_view",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Literal
 
+from threadlab.core.agent_names import agent_id
 from threadlab.core.model import Thread
 from threadlab.widgets.authorship import harness_label, is_human_prompt, who_wrote
 from threadlab.widgets.cards import action_card, paired_returns
@@ -31,15 +32,6 @@ PART_LABELS = {
     "tool-return": "tool return",
     "retry-prompt": "retry prompt",
 }
-
-
-def _agent_id(thread: Thread, agent: str) -> str:
-    if agent in thread.agents:
-        return agent
-    for config in thread.agents.values():
-        if agent in (config.agent_name, config.agent_identifier):
-            return config.agent_id
-    raise KeyError(f"thread {thread.thread_id}: no agent {agent!r} (agents: {', '.join(thread.agents)})")
 
 
 def part_text(part: Any) -> str:
@@ -78,7 +70,7 @@ def perspectives_html(thread: Thread, agent_a: str, agent_b: str, *, others: Oth
     """Two perspective histories in aligned columns (see ``compare_perspectives``)."""
     from threadlab.formats.pydantic_ai import perspective  # lazy: pulls in pydantic-ai
 
-    ids = [_agent_id(thread, agent_a), _agent_id(thread, agent_b)]
+    ids = [agent_id(thread, agent_a), agent_id(thread, agent_b)]
     columns = [_by_sequence(align_perspective(thread, a, perspective(thread, a, others=others))) for a in ids]
     sequences = sorted(set(columns[0]) | set(columns[1]))
     by_seq = {a.sequence: a for a in thread.actions}

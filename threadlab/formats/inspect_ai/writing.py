@@ -85,7 +85,7 @@ def write_log(thread: Thread) -> bytes:
             "task": meta.get("task", "threadlab"),
             "task_id": meta.get("task_id", thread.thread_id),
             "run_id": meta.get("run_id", thread.thread_id),
-            "created": meta.get("created") or thread.created_at.isoformat() if thread.created_at else "1970-01-01T00:00:00+00:00",
+            "created": meta.get("created") or _created(thread, lost),
             "model": meta.get("model", "threadlab"),
             "dataset": {"samples": 1},
             "config": {},
@@ -96,6 +96,16 @@ def write_log(thread: Thread) -> bytes:
     }
     report_loss(NAME, thread.thread_id, [f"{n} {what}" if n > 1 else what for what, n in sorted(lost.items())])
     return orjson.dumps(header, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def _created(thread: Thread, lost: Counter[str]) -> str:
+    """The eval's ``created`` (inspect_ai requires one): the thread's start, else its first
+    action's time; a thread of neither gets the Unix epoch, and the loss says so."""
+    moment = thread.created_at or (thread.actions[0].timestamp if thread.actions else None)
+    if moment is None:
+        lost["the eval's creation time (the thread has none; written as the Unix epoch, which inspect_ai requires a value for)"] += 1
+        return "1970-01-01T00:00:00+00:00"
+    return moment.isoformat()
 
 
 def _assistant_part(message: dict[str, Any], action: BaseAction) -> None:

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from threadlab.core.agent_names import agent_id
 from threadlab.core.derive import tool_call_owner
 from threadlab.core.model import BaseAction, SystemAction, Thread, ToolReturn, UserMessage
 from threadlab.formats.pydantic_ai import _parts as P
@@ -42,14 +43,9 @@ def histories(thread: Thread) -> list[str]:
 
 
 def agent_id_of(thread: Thread, agent: str) -> str:
-    """The id of the agent called ``agent`` (its id, name or identifier)."""
-    if agent in thread.agents:
-        return agent
-    for key, config in thread.agents.items():
-        if config.agent_name == agent or config.agent_identifier == agent:
-            return key
-    known = ", ".join(f"{c.agent_name!r} ({k})" for k, c in thread.agents.items())
-    raise ValueError(f"thread {thread.thread_id} has no agent {agent!r}; its agents: {known}")
+    """The id of the agent called ``agent`` (its id, name or identifier); an
+    ``UnknownAgentError`` (a ValueError) listing the thread's agent names otherwise."""
+    return agent_id(thread, agent)
 
 
 def acting_agents(thread: Thread) -> list[str]:
