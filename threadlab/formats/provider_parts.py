@@ -40,7 +40,8 @@ def category(media_type: str) -> str:
     return head if head in ("image", "audio", "video") else "document"
 
 
-def _guess(*names: Any) -> str:
+def guess_type(*names: Any) -> str:
+    """The media type a file name or URL path says (``mimetypes``), else ``application/octet-stream``."""
     for name in names:
         if isinstance(name, str) and name:
             guessed = mimetypes.guess_type(urlsplit(name).path if "://" in name else name)[0]
@@ -75,10 +76,10 @@ def _file(fields: Mapping[str, Any]) -> dict[str, Any] | None:
     raw = fields.get("file_data")
     if isinstance(raw, str):
         split = split_data_url(raw)
-        return media(media_type=split[0], data=split[1], identifier=name) if split else media(media_type=_guess(name), data=raw, identifier=name)
+        return media(media_type=split[0], data=split[1], identifier=name) if split else media(media_type=guess_type(name), data=raw, identifier=name)
     url = fields.get("file_url")
     if isinstance(url, str):
-        return media(media_type=_guess(name, url), url=url, identifier=name)
+        return media(media_type=guess_type(name, url), url=url, identifier=name)
     return None
 
 
@@ -163,4 +164,4 @@ def part_losses(actions: Iterable[Any], encode: Callable[[Any], Any], what: str)
     return lost
 
 
-__all__ = ["as_part", "category", "chat_part", "is_media", "media", "part_losses", "read_chat_part", "read_responses_part", "responses_part", "split_data_url"]
+__all__ = ["as_part", "category", "chat_part", "guess_type", "is_media", "media", "part_losses", "read_chat_part", "read_responses_part", "responses_part", "split_data_url"]

@@ -26,6 +26,7 @@ from typing import Any
 from threadlab.core.model import BaseAction, Usage
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM, AnthropicCodec, blocks_of
 from threadlab.formats.openai_chat.reading import put_usage
+from threadlab.formats.provider_parts import guess_type, media
 from threadlab.formats.provider_read import MessageReader, blank_text
 from threadlab.formats.sdk_types import check
 
@@ -39,7 +40,8 @@ _USER_PARTS = ("text", "image", "document", "search_result", "container_upload")
 
 
 def decode_block(block: Mapping[str, Any]) -> dict[str, Any]:
-    """A user content block → a ThreadProtocol part (text, image; others as they came)."""
+    """A user content block → a ThreadProtocol part (text, image, a document of base64 data or a
+    URL as a media part; others as they came)."""
     kind = block.get("type")
     if kind == "text" and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
@@ -48,6 +50,10 @@ def decode_block(block: Mapping[str, Any]) -> dict[str, Any]:
         return {"type": "image", "image_base64": source["data"], "media_type": source.get("media_type")}
     if kind == "image" and source.get("type") == "url" and isinstance(source.get("url"), str):
         return {"type": "image", "image_url": source["url"]}
+    if kind == "document" and source.get("type") == "base64" and isinstance(source.get("data"), str) and isinstance(source.get("media_type"), str):
+        return media(media_type=source["media_type"], data=source["data"])  # a PDF: an RC2 media part (its other fields in the memo)
+    if kind == "document" and source.get("type") == "url" and isinstance(source.get("url"), str):
+        return media(media_type=guess_type(source["url"]), url=source["url"])
     return dict(block)
 
 

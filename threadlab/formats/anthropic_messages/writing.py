@@ -25,7 +25,7 @@ from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM
 from threadlab.formats.anthropic_messages.reading import AGENT, BLANK_BLOCKS, PROVIDER
 from threadlab.formats.provider_kinds import ANTHROPIC_BLOCKS
-from threadlab.formats.provider_parts import is_media, part_losses
+from threadlab.formats.provider_parts import as_part, is_media, part_losses
 from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
 from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
 
@@ -167,6 +167,9 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
             lost["tool results that are not text (written as JSON text)"] += 1
         add("user" if kind in _USER_SIDE else "assistant", action_blocks(item))
     lost.update(part_losses(picked, encode_part, "an Anthropic message"))
+    named = sum(1 for a in picked for p in _parts(a) if is_media(p) and p.get("identifier") is not None and _media_block(p) is not None)
+    if named:
+        lost["file names of media parts (an image or document block names no file)"] += named
     names = sorted({thread.agent_name(getattr(a, "agent_id", None)) or "" for a in picked if not isinstance(a, Said) and getattr(a, "agent_id", None)} - {AGENT, ""})
     if names:
         lost[f"agent names ({', '.join(names)}: Anthropic messages name no speaker)"] += 1
@@ -184,6 +187,11 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
         if len(system) > 1:
             lost["system prompts as separate messages (joined into one system parameter)"] += 1
     return params, lost
+
+
+def _parts(item: Any) -> list[Any]:
+    content = getattr(item, "content", None) if not isinstance(item, Said) else None
+    return [as_part(p) for p in content] if isinstance(content, list) else []
 
 
 def _is_text_turn(item: Any) -> bool:
