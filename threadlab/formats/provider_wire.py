@@ -29,7 +29,9 @@ _RESPONSE_PATHS: tuple[Path, ...] = ((), ("response", "body"), ("response",))
 
 
 class Codec(Protocol):
-    """What a provider format tells the shared container code about its bodies."""
+    """What a provider format tells the shared container code about its bodies (a codec may also
+    define ``is_config(message)``: the messages its requests carry as configuration, left out
+    of the history comparison, ``provider_history``)."""
 
     def is_request(self, body: Mapping[str, Any]) -> bool: ...
 
