@@ -185,7 +185,8 @@ def request_indices(kept: Mapping[str, Any]) -> list[int]:
     """The history index of each message of a request, from the fields ``index_fields`` gave."""
     sent = kept.get("sent", 0)
     if isinstance(kept.get("at"), list):
-        return [i for start, stop in kept["at"] for i in range(start, stop)]
+        runs = [r for r in kept["at"] if isinstance(r, list) and len(r) == 2 and all(type(x) is int for x in r)]
+        return [i for start, stop in runs for i in range(start, stop)]
     after, repeated = kept.get("after"), kept.get("repeated", 0)
     return [*range(repeated), *range(after, after + sent - repeated)] if after is not None else list(range(sent))
 

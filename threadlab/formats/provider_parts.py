@@ -85,7 +85,7 @@ def _file(fields: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def _audio(part: Mapping[str, Any]) -> dict[str, Any] | None:
     audio = part.get("input_audio")
-    if not isinstance(audio, Mapping) or not isinstance(audio.get("data"), str) or audio.get("format") not in _AUDIO:
+    if not isinstance(audio, Mapping) or not isinstance(audio.get("data"), str) or not isinstance(audio.get("format"), str) or audio["format"] not in _AUDIO:
         return None
     return media(media_type=_AUDIO[audio["format"]], data=audio["data"])
 
@@ -158,9 +158,8 @@ def part_losses(actions: Iterable[Any], encode: Callable[[Any], Any], what: str)
         content = getattr(action, "content", None) if not isinstance(action, Said) else None
         for part in content if isinstance(content, list) else ():
             data = as_part(part)
-            if encode(data) is None:
-                kind = data.get("media_category") or data.get("type") if isinstance(data, Mapping) else type(data).__name__
-                lost[f"{kind} content parts ({what} holds no such part; left out)"] += 1
+            if isinstance(data, Mapping) and encode(data) is None:  # (a part that is no object: only a broken action holds one)
+                lost[f"{data.get('media_category') or data.get('type')} content parts ({what} holds no such part; left out)"] += 1
     return lost
 
 

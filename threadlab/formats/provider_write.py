@@ -46,7 +46,8 @@ def history_of(thread: Thread, key: str, default_message: Rebuild) -> tuple[dict
         history[m] = restore(rebuilt, mine.get("item")) if isinstance(rebuilt, dict) else rebuilt
         riders = mine.get(RIDERS)  # messages of its response that are no action of their own
         for index, message in riders.items() if isinstance(riders, Mapping) else ():
-            history[int(index)] = message
+            if str(index).isdigit():
+                history[int(index)] = message
     return history, stray
 
 

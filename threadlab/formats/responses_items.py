@@ -254,7 +254,7 @@ def encode_part(data: Any, text_type: str = "input_text") -> dict[str, Any] | No
         return {"type": "input_image", "image_url": data.get("image_url") or f"data:{data.get('media_type') or 'image/png'};base64,{data['image_base64']}"}
     if is_media(data):
         return responses_part(data)
-    return dict(data) if kind in RESPONSES_PARTS else None
+    return dict(data) if isinstance(kind, str) and kind in RESPONSES_PARTS else None
 
 
 def call_args(item: Mapping[str, Any]) -> Any:

@@ -47,7 +47,7 @@ def encode_part(part: Any) -> Any:
         return {"type": "image", "source": {"type": "url", "url": data["image_url"]}}
     if is_media(data):
         return _media_block(data)
-    return dict(data) if kind in _BLOCKS else None  # another format's part: left out (the writer names it)
+    return dict(data) if isinstance(kind, str) and kind in _BLOCKS else None  # another format's part: left out (the writer names it)
 
 
 def _media_block(data: Mapping[str, Any]) -> dict[str, Any] | None:

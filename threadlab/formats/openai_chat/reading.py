@@ -97,7 +97,7 @@ def encode_part(data: Any) -> dict[str, Any] | None:
         return {"type": "image_url", "image_url": {"url": data.get("image_url") or f"data:{data.get('media_type') or 'image/png'};base64,{data['image_base64']}"}}
     if is_media(data):
         return chat_part(data)
-    return dict(data) if kind in CHAT_PARTS else None
+    return dict(data) if isinstance(kind, str) and kind in CHAT_PARTS else None
 
 
 def decode_args(raw: Any) -> Any:

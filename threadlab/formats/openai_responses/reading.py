@@ -140,10 +140,10 @@ class ResponsesReader(MessageReader):
         the model items from then on are the named agent's."""
         if action.action_type != "tool_return":
             return
-        target = handoff_target(action.tool_name, action.content)  # type: ignore[attr-defined]
+        target = handoff_target(getattr(action, "tool_name", None), getattr(action, "content", None))
         if target is None:
             return
-        data = {"from_agent_id": self.b.agent(self.speaker), "to_agent_id": self.b.agent(target), "tool_call_id": action.tool_call_id}  # type: ignore[attr-defined]
+        data = {"from_agent_id": self.b.agent(self.speaker), "to_agent_id": self.b.agent(target), "tool_call_id": getattr(action, "tool_call_id", None)}
         self.b.add("system.handoff", data=data, metadata={KEY: {DERIVED: "handoff"}})
         self.speaker = target
 
