@@ -84,6 +84,18 @@ def anthropic_kind(block: dict[str, Any]) -> str:
     return "system.unknown_block"
 
 
+def blank(text: Any) -> bool:
+    """Whitespace-only text (issue 24 §1: beside a message's other blocks it is no message)."""
+    return isinstance(text, str) and not text.strip()
+
+
+def anthropic_kinds(blocks: list[dict[str, Any]]) -> list[str]:
+    """The actions a message's blocks are read as: a whitespace-only text block beside other
+    blocks is none."""
+    kept = [b for b in blocks if not (b.get("type") == "text" and blank(b.get("text")))] or blocks
+    return [anthropic_kind(b) for b in kept] or ["assistant_message"]
+
+
 def anthropic_usage(usage: dict[str, Any]) -> tuple[int, int]:
     """(input, output): the input counts the cache reads and writes."""
     inp = sum(usage.get(k) or 0 for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
@@ -101,7 +113,7 @@ def anthropic_counts(path: Path) -> dict[str, Any]:
     blocks = [b for m in messages for b in m["blocks"]]
     return {
         "messages": len(messages),
-        "kinds": [[anthropic_kind(b) for b in m["blocks"]] or ["assistant_message"] for m in messages],
+        "kinds": [anthropic_kinds(m["blocks"]) for m in messages],
         "calls": len({b["id"] for b in blocks if anthropic_kind(b) == "tool_call"}),
         "returns": len({b["tool_use_id"] for b in blocks if anthropic_kind(b) == "tool_return"}),
         "thinking": sum(1 for b in blocks if anthropic_kind(b) == "thinking"),
@@ -153,6 +165,19 @@ def responses_kinds(item: dict[str, Any]) -> list[str]:
     return ["system.unknown_item"]
 
 
+def blank_answer(item: dict[str, Any]) -> bool:
+    """An assistant message item whose parts hold whitespace-only text (or none)."""
+    parts = item.get("content")
+    return (item.get("type") == "message" and item.get("role") == "assistant" and isinstance(parts, list)
+            and all(isinstance(p, dict) and p.get("type") == "output_text" and blank(p.get("text")) for p in parts))
+
+
+def responses_output_kinds(output: list[dict[str, Any]]) -> list[str]:
+    """The actions a response's items are read as: a whitespace-only answer beside other items is none."""
+    kept = [i for i in output if not blank_answer(i)] or output
+    return [k for i in kept for k in responses_kinds(i)]
+
+
 def responses_counts(path: Path) -> dict[str, Any]:
     vals = values(path)
     if vals and str(vals[0].get("type", "")).startswith("response."):
@@ -165,7 +190,7 @@ def responses_counts(path: Path) -> dict[str, Any]:
     returns |= {i.get("call_id") or i["id"] for i in items if responses_kinds(i) == ["tool_call", "tool_return"]}
     return {
         "messages": len(responses),
-        "kinds": [[k for i in r["output"] for k in responses_kinds(i)] for r in responses],
+        "kinds": [responses_output_kinds(r["output"]) for r in responses],
         "calls": len(calls),
         "returns": len(returns) + sum(1 for i in items if responses_kinds(i) == ["tool_return"] and not i.get("call_id")),
         "thinking": sum(1 for i in items if i.get("type") == "reasoning"),

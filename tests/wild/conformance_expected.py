@@ -18,8 +18,6 @@ TORN = "openai_responses/vercel_ai_parallel_tool_calls.chunks.jsonl"
 # in-memory ReadableSpans of the AI SDK dumped as JSON (spanContext, HrTime pairs) with its own ai.* attributes
 AI_SDK_SPANS = tuple(f"otel/openinference_vercel_v6_{name}.json" for name in ("ai-generateText-doGenerate", "ai-streamText-doStream"))
 UNREAD = (TORN, *AI_SDK_SPANS)
-# a Responses request with an ``input_file`` content part (crewAI's multimodal test)
-INPUT_FILE = "openai_responses/crewai_pdf_responses_exchange.json"  # no thread at all when read as their folder's format
 
 CONFORMANCE_XFAIL: dict[str, dict[str, str]] = {
     "test_fixture_is_claimed_by_its_format_only": {
@@ -34,8 +32,5 @@ CONFORMANCE_XFAIL: dict[str, dict[str, str]] = {
     "test_round_trip_is_exact_or_says_why": {REAL + name: "read as its folder's format, the file gives no thread" for name in UNREAD},
     "test_every_writer_keeps_what_it_can_and_says_what_it_cannot": {
         **{f"{REAL}{name}-{spec.name}": "read as its folder's format, the file gives no thread" for name in UNREAD for spec in FORMATS},
-        **{f"{REAL}{INPUT_FILE}-{writer}": "a Responses `input_file` part (a PDF as a data URL) is read as an UnknownPart, and the "
-           f"{writer} writer writes it through unchanged with no WriteLoss: the output is not a message list its own reader detects"
-           for writer in ("openai-chat", "anthropic-messages")},
     },
 }

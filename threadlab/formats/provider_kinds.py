@@ -141,4 +141,6 @@ def response_kind(body: Mapping[str, Any]) -> str | None:
     return None
 
 
-__all__ = ["ANTHROPIC", "CHAT", "RESPONSES", "RESPONSES_ITEMS", "body_hint", "list_kind", "other_formats_keys", "request_kind", "response_kind"]
+ANTHROPIC_BLOCKS = _ANTHROPIC_BLOCKS  # the Anthropic block types beside text and image
+
+__all__ = ["ANTHROPIC", "ANTHROPIC_BLOCKS", "CHAT", "RESPONSES", "RESPONSES_ITEMS", "body_hint", "list_kind", "other_formats_keys", "request_kind", "response_kind"]

@@ -18,11 +18,29 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
 from threadlab.core.problems import Problem
 from threadlab.formats.json_lines import TORN, ends_early, refusal, with_last
+from threadlab.formats.provider_history import Sent, index_fields, iter_exchange_threads
 from threadlab.formats.provider_sse import Event
-from threadlab.formats.provider_wire import Codec, Container, Exchange, iter_exchange_threads, read_container
+from threadlab.formats.provider_wire import Codec, Container, read_container
 from threadlab.formats.responses_items import remember
 from threadlab.formats.sdk_types import check, defines_kind
 from threadlab.formats.source import Source
+
+_TEXT_PARTS = ("text", "input_text", "output_text")
+# key, in an action's metadata, of the wire messages of its response that are no action of their own
+# (whitespace-only answers beside the response's other items): {history index: message}
+RIDERS = "riders"
+
+
+def blank_text(content: Any) -> bool:
+    """Text of whitespace only (a string, a text part or block, a list of them, no text at all):
+    no assistant message of its own beside the message's other blocks (issue 24 §1: the
+    ``" "`` / ``"\\n\\n"`` a model streams between cited sentences or before a tool call)."""
+    if isinstance(content, str):
+        return not content.strip()
+    if isinstance(content, Mapping):
+        text = content.get("text")
+        return content.get("type") in _TEXT_PARTS and isinstance(text, str) and not text.strip()
+    return isinstance(content, list) and all(isinstance(p, Mapping) and blank_text(p) for p in content)
 
 
 class MessageReader:
@@ -88,22 +106,28 @@ class MessageReader:
         meta[self.KEY] = {**(mine if isinstance(mine, Mapping) else {}), **values}
         action.metadata = meta
 
-    def read_exchange(self, ex: Exchange, repeated: int, *, count: bool = True) -> None:
+    def read_exchange(self, sent: Sent, *, count: bool = True) -> None:
+        """One exchange: the request's repeated messages are records that repeat what the thread
+        holds (a copy that differs is kept as it came: ``echo``), its new ones are read in the
+        order the grouping gave them their history index, then the response."""
+        ex = sent.exchange
         kept: dict[str, Any] = {"shell": ex.shell} if ex.shell is not None else {}
         if ex.line is not None:
             kept["line"] = ex.line
         if ex.request is not None:
             messages = self.codec.request_messages(ex.request)
+            before = len(self.history)
             kept.update(req_path=list(ex.req_path or ()), request=self.request_rest(ex.request), sent=len(messages))
-            echo = {str(i): m for i, m in enumerate(messages[:repeated]) if m != self.history[i]}
+            fresh = set(sent.new)
+            repeats = [(j, i) for j, i in enumerate(sent.at) if j not in fresh]
+            echo = {str(j): messages[j] for j, i in repeats if messages[j] != self.history[i]}
             if echo:
                 kept["echo"] = echo
             if count:
-                self.b.took(sum(self.message_records(m) for m in messages[:repeated]))  # the repeated history
-            if repeated < len(self.history):  # a request continuing a stored response (previous_response_id)
-                kept.update(after=len(self.history), repeated=repeated)
-            for message in messages[repeated:]:
-                self.add_message(message, ex.line, count=count)
+                self.b.took(sum(self.message_records(messages[j]) for j, _ in repeats))  # the repeated history
+            kept.update(index_fields(sent.at, before))
+            for j in sent.new:
+                self.add_message(messages[j], ex.line, count=count)
         if ex.response is not None:
             kept.update(resp_path=list(ex.resp_path or ()), response=self.response_rest(ex.response))
             kept["got"] = self.read_response(ex.response, ex.line)
@@ -136,8 +160,8 @@ def _exchange_threads(container: Container, reader_class: type[MessageReader], s
     for k, group in enumerate(groups):
         thread_id = stem if len(groups) == 1 else f"{stem}-{k + 1}"
         reader = reader_class(thread_id, name)
-        for ex, repeated in group:
-            reader.read_exchange(ex, repeated)
+        for sent in group:
+            reader.read_exchange(sent)
         threads.append(reader.build(container.kind, {"of": total} if total != len(group) else None))
     first = threads[0]
     builder_problems = []
@@ -280,4 +304,4 @@ class StreamFormat:
         return read_threads(source, self.reader, self.what)
 
 
-__all__ = ["MessageReader", "StreamFormat", "head_is_saved_events", "read_events", "read_threads", "saved_events"]
+__all__ = ["RIDERS", "MessageReader", "StreamFormat", "blank_text", "head_is_saved_events", "read_events", "read_threads", "saved_events"]

@@ -6,16 +6,14 @@ People keep these lists as they were sent or received: a bare list of messages, 
 wrapped as recorded HTTP exchanges ``{"request": {"method", "url", "headers", "body"},
 "response": {"status_code", "body"}}`` or OpenAI Batch lines ``{"custom_id", "body"}``), a JSON
 array or JSON Lines of those. A conversation logged turn by turn repeats its history in every
-request: an exchange whose request starts with everything the thread holds so far continues
-that thread (the repeated messages are records that repeat what an earlier one gave), any other
-starts a new thread. What the writer needs to give the container back (the bodies' other
-fields, the envelopes, how many history messages each request held) is kept in the thread's
-metadata under the format's key.
+request: which exchanges make one thread is ``provider_history``'s rule. What the writer needs
+to give the container back (the bodies' other fields, the envelopes, where each request's
+messages sit in the history) is kept in the thread's metadata under the format's key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,7 +29,9 @@ _RESPONSE_PATHS: tuple[Path, ...] = ((), ("response", "body"), ("response",))
 
 
 class Codec(Protocol):
-    """What a provider format tells the shared container code about its bodies."""
+    """What a provider format tells the shared container code about its bodies (a codec may also
+    define ``is_config(message)``: the messages its requests carry as configuration, left out
+    of the history comparison, ``provider_history``)."""
 
     def is_request(self, body: Mapping[str, Any]) -> bool: ...
 
@@ -196,65 +196,6 @@ def _first_value(source: Source, head: bytes) -> Any:
         return None
 
 
-# --- the history a conversation log repeats -------------------------------------------------------
-
-
-def normal(value: Any) -> Any:
-    """A message as compared with its copy in a later request: null, empty-list and empty-object
-    fields dropped (a response carries ``refusal: null``, ``annotations: []`` that the next
-    request's copy may leave out)."""
-    if isinstance(value, Mapping):
-        return {k: normal(v) for k, v in value.items() if v not in (None, [], {})}
-    if isinstance(value, list):
-        return [normal(v) for v in value]
-    return value
-
-
-def same(a: Any, b: Any) -> bool:
-    return a == b or normal(a) == normal(b)
-
-
-def common_prefix(history: Sequence[Any], messages: Sequence[Any]) -> int:
-    """How many of ``messages`` repeat the start of ``history``, in order."""
-    n = 0
-    for old, new in zip(history, messages, strict=False):
-        if not same(old, new):
-            break
-        n += 1
-    return n
-
-
-def iter_exchange_threads(exchanges: list[Exchange], codec: Codec, continues: Any = None) -> Iterator[list[tuple[Exchange, int]]]:
-    """Groups of exchanges that make one thread each, with how many history messages each
-    request repeats. An exchange continues the current thread when its request starts with
-    the whole history so far (or ``continues(request, last_response)`` says so: a Responses
-    request naming the previous response's id)."""
-    group: list[tuple[Exchange, int]] = []
-    history: list[Any] = []
-    last_response: dict[str, Any] | None = None
-    for ex in exchanges:
-        messages = codec.request_messages(ex.request) if ex.request is not None else None
-        repeated = common_prefix(history, messages) if messages is not None else 0
-        follows = messages is not None and group and (
-            (history and repeated == len(history)) or (continues is not None and continues(ex.request, last_response))
-        )
-        if group and not follows:
-            yield group
-            group, history, last_response = [], [], None
-            repeated = 0
-        whole = repeated == len(history)
-        group.append((ex, repeated))
-        if messages is not None:
-            # a request that repeats the whole history replaces it (its copies are what the next
-            # one repeats); one that continues a stored response adds what it does not repeat
-            history = list(messages) if whole else [*history, *messages[repeated:]]
-        if ex.response is not None:
-            history.extend(codec.response_messages(ex.response))
-            last_response = ex.response
-    if group:
-        yield group
-
-
 def dumps(value: Any, *, indent: bool) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
 
@@ -263,14 +204,10 @@ __all__ = [
     "Codec",
     "Container",
     "Exchange",
-    "common_prefix",
     "container_of",
     "dumps",
     "exchange_of",
-    "iter_exchange_threads",
-    "normal",
     "put",
     "read_container",
-    "same",
     "sniff",
 ]

@@ -10,6 +10,8 @@ from typing import Any
 import orjson
 
 from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.provider_history import request_indices
+from threadlab.formats.provider_read import RIDERS
 from threadlab.formats.provider_sse import sse_bytes
 from threadlab.formats.provider_wire import put
 from threadlab.formats.replay import unmatched_returns
@@ -39,9 +41,13 @@ def history_of(thread: Thread, key: str, default_message: Rebuild) -> tuple[dict
             stray += 1
     history = {}
     for m, actions in groups.items():
-        memo = ((actions[0].metadata or {}).get(key) or {}).get("item")
+        mine = (actions[0].metadata or {}).get(key) or {}
         rebuilt = default_message(actions)
-        history[m] = restore(rebuilt, memo) if isinstance(rebuilt, dict) else rebuilt
+        history[m] = restore(rebuilt, mine.get("item")) if isinstance(rebuilt, dict) else rebuilt
+        riders = mine.get(RIDERS)  # messages of its response that are no action of their own
+        for index, message in riders.items() if isinstance(riders, Mapping) else ():
+            if str(index).isdigit():
+                history[int(index)] = message
     return history, stray
 
 
@@ -59,10 +65,8 @@ def rebuild_container(thread: Thread, key: str, history: dict[int, Any], request
     for ex in meta.get("exchanges") or []:
         doc = ex.get("shell")
         if "request" in ex:
-            sent, after, echo = ex.get("sent", 0), ex.get("after"), ex.get("echo") or {}
-            repeated = ex.get("repeated", 0)
-            indices = [*range(repeated), *range(after, after + sent - repeated)] if after is not None else range(sent)
-            messages = [echo.get(str(i), history.get(i)) for i in indices]
+            echo = ex.get("echo") or {}
+            messages = [echo.get(str(j), history.get(i)) for j, i in enumerate(request_indices(ex))]
             doc = put(doc, tuple(ex.get("req_path") or ()), request_body(ex["request"], messages))
         if "response" in ex:
             body = response_body(ex["response"], [history.get(i) for i in ex.get("got") or []])

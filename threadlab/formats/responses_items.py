@@ -28,6 +28,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import json_bytes
 from threadlab.core.model import BaseAction
+from threadlab.formats.provider_parts import is_media, read_responses_part, responses_part
 
 PROVIDER = "openai"
 # hosted tools run by the provider: the call item holds the result too (no *_output item follows)
@@ -43,6 +44,8 @@ _OUTPUT_OF = {"program_output": "program", "tool_search_output": "tool_search_ca
 _ANSWERED_CALLS = frozenset(_OUTPUT_OF.values())
 _OUTPUT_KEYS = ("output", "result", "tools")  # where an output item holds what the call gave
 _INSTRUCTION_ROLES = ("system", "developer")
+# the content part types of Responses items: written back as they came
+RESPONSES_PARTS = frozenset({*_TEXT_PARTS, "input_image", "input_file", "input_audio", "refusal"})
 # what the Responses API records of its own doing, no turn of the model and no call it ran: the
 # MCP tool listings and approvals, tool set changes, the compacted history. Read (where the
 # reader asks for it) as ``system.<type>`` actions holding the item
@@ -203,7 +206,8 @@ class ItemReader:
 
 def decode_content(content: Any) -> Any:
     """Responses content → ThreadProtocol content: a string stays; one text part becomes its
-    text; text parts become text parts, images image parts, anything else stays as it came."""
+    text; text parts become text parts, images image parts, ``input_file`` and ``input_audio``
+    parts with their data or URL media parts (``provider_parts``), anything else stays as it came."""
     if not isinstance(content, list):
         return "" if content is None else content if isinstance(content, str) else orjson.dumps(content).decode()
     parts = [_part(p) for p in content]
@@ -218,7 +222,7 @@ def _part(part: Any) -> Any:
             return {"type": "text", "text": part["text"]}
         if part.get("type") == "input_image" and isinstance(part.get("image_url"), str):
             return {"type": "image", "image_url": part["image_url"]}
-        return dict(part)
+        return read_responses_part(part) or dict(part)  # a file or audio with its data or URL: a media part
     return {"type": "unknown", "value": part}
 
 
@@ -231,14 +235,26 @@ def encode_content(content: Any, role: str | None) -> list[Any]:
     out = []
     for part in content or []:
         data = part if isinstance(part, dict) else part.model_dump(exclude_none=True) if hasattr(part, "model_dump") else part
-        kind = data.get("type") if isinstance(data, dict) else None
-        if kind == "text":
-            out.append({"type": text_type, "text": data.get("text", "")})
-        elif kind == "image" and data.get("image_url"):
-            out.append({"type": "input_image", "image_url": data["image_url"]})
-        else:
-            out.append(data)
+        encoded = encode_part(data, text_type)
+        if encoded is not None:
+            out.append(encoded)
     return out
+
+
+def encode_part(data: Any, text_type: str = "input_text") -> dict[str, Any] | None:
+    """A ThreadProtocol part (as a dict) → the Responses part for it: text, an image, a media
+    part where a Responses part holds it (``provider_parts``), a Responses part as it came;
+    None for anything else (another format's part: the writer leaves it out and names it)."""
+    if not isinstance(data, Mapping):
+        return None
+    kind = data.get("type")
+    if kind == "text":
+        return {"type": text_type, "text": data.get("text", "")}
+    if kind == "image" and (data.get("image_url") or data.get("image_base64")):
+        return {"type": "input_image", "image_url": data.get("image_url") or f"data:{data.get('media_type') or 'image/png'};base64,{data['image_base64']}"}
+    if is_media(data):
+        return responses_part(data)
+    return dict(data) if isinstance(kind, str) and kind in RESPONSES_PARTS else None
 
 
 def call_args(item: Mapping[str, Any]) -> Any:
@@ -350,12 +366,14 @@ __all__ = [
     "HOSTED_CALLS",
     "PLATFORM_ITEMS",
     "PROVIDER",
+    "RESPONSES_PARTS",
     "ItemReader",
     "action_item",
     "call_args",
     "call_id_of",
     "decode_content",
     "encode_content",
+    "encode_part",
     "output_text",
     "remember",
     "restore",

@@ -38,6 +38,11 @@ class AnthropicCodec:
     def response_messages(self, body: Mapping[str, Any]) -> list[Any]:
         return [{"role": "assistant", "content": body.get("content")}]
 
+    @staticmethod
+    def is_config(message: Any) -> bool:
+        """The request's ``system`` parameter (read as its first message): configuration, not history."""
+        return isinstance(message, Mapping) and message.get("role") == SYSTEM
+
 
 def blocks_of(message: Any) -> int:
     """How many records a message is: its content blocks (a string, or no block, is one)."""

@@ -1,9 +1,13 @@
 """Anthropic Messages → actions.
 
 A record is a content block (a message whose content is a string, or has no block, is one; the
-request's ``system`` is one, or one per block). A user message's ``tool_result`` blocks become
+request's ``system`` is one, or one per block: a ``system.message``, or, when a later request of a
+logged conversation changes it, a ``system.config_update`` ``{agent_id, changes: {system}}``). A user message's ``tool_result`` blocks become
 tool returns (``is_error`` → status error), its other blocks one user message (in block order);
-an assistant message's ``text`` blocks become assistant messages, ``thinking`` /
+an assistant message's ``text`` blocks become assistant messages (a whitespace-only one beside
+the message's other blocks is none: the ``" "`` / ``"\\n\\n"`` streamed between a web search's
+cited sentences or before a tool call; it is kept whole on the message's first action,
+``blank_blocks``, and written back in its place), ``thinking`` /
 ``redacted_thinking`` thinking (the signature, or the redacted data, kept as the signature),
 ``tool_use`` / ``server_tool_use`` / ``mcp_tool_use`` tool calls, and the server tools'
 ``*_tool_result`` blocks (web search and fetch, code execution, bash and text editor code
@@ -22,19 +26,22 @@ from typing import Any
 from threadlab.core.model import BaseAction, Usage
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM, AnthropicCodec, blocks_of
 from threadlab.formats.openai_chat.reading import put_usage
-from threadlab.formats.provider_read import MessageReader
+from threadlab.formats.provider_parts import guess_type, media
+from threadlab.formats.provider_read import MessageReader, blank_text
 from threadlab.formats.sdk_types import check
 
 AGENT = "assistant"
 PROVIDER = "anthropic"
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_call", "max_tokens": "length", "refusal": "content_filter"}
 _CALLS = ("tool_use", "server_tool_use", "mcp_tool_use")
+BLANK_BLOCKS = "blank_blocks"  # key, in an action's metadata, of its message's whitespace-only text blocks: [[index, block], ...]
 # user blocks read as parts of the user message (those other than text and images as they came)
 _USER_PARTS = ("text", "image", "document", "search_result", "container_upload")
 
 
 def decode_block(block: Mapping[str, Any]) -> dict[str, Any]:
-    """A user content block → a ThreadProtocol part (text, image; others as they came)."""
+    """A user content block → a ThreadProtocol part (text, image, a document of base64 data or a
+    URL as a media part; others as they came)."""
     kind = block.get("type")
     if kind == "text" and isinstance(block.get("text"), str):
         return {"type": "text", "text": block["text"]}
@@ -43,6 +50,10 @@ def decode_block(block: Mapping[str, Any]) -> dict[str, Any]:
         return {"type": "image", "image_base64": source["data"], "media_type": source.get("media_type")}
     if kind == "image" and source.get("type") == "url" and isinstance(source.get("url"), str):
         return {"type": "image", "image_url": source["url"]}
+    if kind == "document" and source.get("type") == "base64" and isinstance(source.get("data"), str) and isinstance(source.get("media_type"), str):
+        return media(media_type=source["media_type"], data=source["data"])  # a PDF: an RC2 media part (its other fields in the memo)
+    if kind == "document" and source.get("type") == "url" and isinstance(source.get("url"), str):
+        return media(media_type=guess_type(source["url"]), url=source["url"])
     return dict(block)
 
 
@@ -82,6 +93,8 @@ class AnthropicReader(MessageReader):
         role, content = message.get("role"), message.get("content")
         if role == SYSTEM:
             b.took(blocks_of(message))
+            if index:  # a later request's new system prompt: the agent's configuration changed
+                return [b.add("system.config_update", data={"agent_id": b.agent(AGENT), "changes": {SYSTEM: content}})]
             return [b.add("system.message", data={"role": SYSTEM, "content": content})]
         if response is None:
             reason = check("anthropic.message", message)
@@ -146,9 +159,16 @@ class AnthropicReader(MessageReader):
         agent = b.agent(AGENT)
         meta = self._meta(response)
         actions: list[BaseAction] = []
+        blanks = [n for n, block in enumerate(blocks) if isinstance(block, Mapping) and block.get("type") == "text" and blank_text(block)]
+        if len(blanks) == len(blocks):
+            blanks = []  # the message is whitespace only: that is its answer
+        skip = set(blanks)
         for n, block in enumerate(blocks):
             kind = block.get("type") if isinstance(block, Mapping) else None
             copy = dict(meta) if meta else None
+            if n in skip:
+                b.took()  # no message of its own: kept whole on the message's first action (``blank_blocks``)
+                continue
             if kind == "text":
                 actions.append(b.add("assistant_message", agent_id=agent, content=block.get("text") or "", metadata=copy))
             elif kind == "thinking":
@@ -169,6 +189,8 @@ class AnthropicReader(MessageReader):
                 actions.append(b.add("system.unknown_block", data=block))
                 continue
             b.took()
+        if blanks:
+            self.tag(actions[0], {BLANK_BLOCKS: [[n, blocks[n]] for n in blanks]})
         return actions
 
     def read_response(self, body: Mapping[str, Any], line: int | None, *, count: bool = True, checked: bool = True) -> list[int]:

@@ -23,12 +23,17 @@ from threadlab.core.canonical import json_bytes
 from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM
-from threadlab.formats.anthropic_messages.reading import AGENT, PROVIDER
+from threadlab.formats.anthropic_messages.reading import AGENT, BLANK_BLOCKS, PROVIDER
+from threadlab.formats.provider_kinds import ANTHROPIC_BLOCKS
+from threadlab.formats.provider_parts import as_part, is_media, part_losses
 from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
 from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
 
 NAME = "anthropic-messages"
 _USER_SIDE = ("user_message", "tool_return")
+# the block types of Anthropic content, written back as they came; ``encode_part`` maps text, images
+# and media parts (an image or document block) and gives None for any other part (the writer names it)
+_BLOCKS = ANTHROPIC_BLOCKS | {"text", "image", "tool_reference"}
 
 
 def encode_part(part: Any) -> Any:
@@ -40,8 +45,9 @@ def encode_part(part: Any) -> Any:
         return {"type": "image", "source": {"type": "base64", "media_type": data.get("media_type") or "image/png", "data": data["image_base64"]}}
     if kind == "image" and data.get("image_url"):
         return {"type": "image", "source": {"type": "url", "url": data["image_url"]}}
-    block = _media_block(data) if kind == "file" else None
-    return block if block is not None else dict(data)
+    if is_media(data):
+        return _media_block(data)
+    return dict(data) if isinstance(kind, str) and kind in _BLOCKS else None  # another format's part: left out (the writer names it)
 
 
 def _media_block(data: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -65,7 +71,7 @@ def action_blocks(action: BaseAction) -> list[Any]:
         content = action.content  # type: ignore[attr-defined]
         if isinstance(content, str):
             return [{"type": "text", "text": content}]
-        return [encode_part(p) for p in content] if isinstance(content, list) else [{"type": "text", "text": "" if content is None else json_bytes(content).decode()}]  # a broken action's odd content, as JSON text
+        return [b for b in map(encode_part, content) if b is not None] if isinstance(content, list) else [{"type": "text", "text": "" if content is None else json_bytes(content).decode()}]  # a broken action's odd content, as JSON text
     if kind == "thinking":  # an action kept as it came (InvalidAction) may lack either field
         content, signature = getattr(action, "content", None), getattr(action, "signature", None)
         if content is None and signature is not None:
@@ -76,7 +82,7 @@ def action_blocks(action: BaseAction) -> list[Any]:
     if kind == "tool_return":
         content = action.content  # type: ignore[attr-defined]
         if isinstance(content, list):
-            content = [encode_part(p) for p in content]
+            content = [b for b in map(encode_part, content) if b is not None]
         elif not isinstance(content, str):
             content = orjson.dumps(content).decode()
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": action.tool_call_id, "content": content}  # type: ignore[attr-defined]
@@ -91,12 +97,21 @@ def default_message(actions: list[BaseAction]) -> Any:
     if first.action_type == "system.message":
         data = first.data if isinstance(first.data, Mapping) else {}  # type: ignore[attr-defined]
         return {"role": SYSTEM, "content": data.get("content")}
+    if first.action_type == "system.config_update":
+        changes = first.data.get("changes") if isinstance(first.data, Mapping) else None  # type: ignore[attr-defined]
+        return {"role": SYSTEM, "content": changes.get(SYSTEM) if isinstance(changes, Mapping) else None}
     if first.action_type == "system.unknown_message":
         return first.data  # type: ignore[attr-defined]
     role = "user" if first.action_type in _USER_SIDE else "assistant"
-    if len(actions) == 1 and first.action_type in ("user_message", "assistant_message") and isinstance(first.content, str):  # type: ignore[attr-defined]
+    mine = (getattr(first, "metadata", None) or {}).get(KEY)
+    blanks = mine.get(BLANK_BLOCKS) if isinstance(mine, Mapping) else None  # whitespace-only text blocks the reader left out
+    if not blanks and len(actions) == 1 and first.action_type in ("user_message", "assistant_message") and isinstance(first.content, str):  # type: ignore[attr-defined]
         return {"role": role, "content": first.content}  # type: ignore[attr-defined]
-    return {"role": role, "content": [block for a in actions for block in action_blocks(a)]}
+    blocks = [block for a in actions for block in action_blocks(a)]
+    for entry in blanks if isinstance(blanks, list) else ():
+        if isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int:
+            blocks.insert(entry[0], entry[1])
+    return {"role": role, "content": blocks}
 
 
 def _request(rest: Any, messages: list[Any]) -> Any:
@@ -151,6 +166,10 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
         if kind == "tool_return" and not isinstance(item.content, str | list):  # type: ignore[attr-defined]
             lost["tool results that are not text (written as JSON text)"] += 1
         add("user" if kind in _USER_SIDE else "assistant", action_blocks(item))
+    lost.update(part_losses(picked, encode_part, "an Anthropic message"))
+    named = sum(1 for a in picked for p in _parts(a) if is_media(p) and p.get("identifier") is not None and _media_block(p) is not None)
+    if named:
+        lost["file names of media parts (an image or document block names no file)"] += named
     names = sorted({thread.agent_name(getattr(a, "agent_id", None)) or "" for a in picked if not isinstance(a, Said) and getattr(a, "agent_id", None)} - {AGENT, ""})
     if names:
         lost[f"agent names ({', '.join(names)}: Anthropic messages name no speaker)"] += 1
@@ -168,6 +187,11 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
         if len(system) > 1:
             lost["system prompts as separate messages (joined into one system parameter)"] += 1
     return params, lost
+
+
+def _parts(item: Any) -> list[Any]:
+    content = getattr(item, "content", None) if not isinstance(item, Said) else None
+    return [as_part(p) for p in content] if isinstance(content, list) else []
 
 
 def _is_text_turn(item: Any) -> bool:

@@ -25,7 +25,8 @@ from threadlab.formats.codex.harness import harness_kind
 from threadlab.formats.codex.reading import AGENT, KEY, codex_time
 from threadlab.formats.codex.usage import TokenTotals
 from threadlab.formats.codex.wire import TokenCountInfo, token_info
-from threadlab.formats.responses_items import action_item, return_name_lost
+from threadlab.formats.provider_parts import part_losses
+from threadlab.formats.responses_items import action_item, encode_part, return_name_lost
 
 NAME = "codex"
 _TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
@@ -149,6 +150,7 @@ class _Writer:
 
     # --- threads of other formats --------------------------------------------------------
     def foreign(self, action: BaseAction) -> None:
+        self.lost.update(part_losses([action], encode_part, "a Responses item"))
         if action.timestamp.microsecond % 1000:
             self.lost["sub-millisecond timestamps"] += 1
         if action.action_type == "tool_return" and getattr(action, "status", "success") != "success":

@@ -20,7 +20,8 @@ from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.agents_sdk_items import DERIVED, START_AGENT
 from threadlab.formats.openai_agents_session.reading import KEY, sqlite_time
 from threadlab.formats.openai_agents_session.store import database_bytes
-from threadlab.formats.responses_items import action_item, return_name_lost
+from threadlab.formats.provider_parts import part_losses
+from threadlab.formats.responses_items import action_item, encode_part, return_name_lost
 
 NAME = "openai-agents-session"
 CONTAINERS = ("sqlite", "jsonl", "array")
@@ -47,6 +48,8 @@ def write_session(thread: Thread, container: str | None = None) -> bytes:
             else:
                 lost[f"{action.action_type} actions"] += 1
                 continue
+        if not native:
+            lost.update(part_losses([action], encode_part, "a Responses item"))
         if not native and action.action_type == "tool_return" and getattr(action, "status", "success") != "success":
             lost["tool error statuses"] += 1
         if return_name_lost(action, item, calls):

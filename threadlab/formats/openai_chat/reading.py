@@ -3,7 +3,8 @@
 One message is one record. ``system`` / ``developer`` messages become ``system.message``
 actions (what the model was told); ``user`` a user message; ``assistant`` its
 ``reasoning_content`` (DeepSeek, Qwen, Moonshot, xAI) or ``reasoning`` (Groq, OpenRouter, vLLM)
-or ``thinking`` content parts (Mistral) as thinking, its text (or refusal) as an assistant message and each of its ``tool_calls`` (or a
+or ``thinking`` content parts (Mistral) as thinking, its text (or refusal) as an assistant message (none for
+whitespace-only text beside its reasoning or calls, issue 24 §1: the memo keeps the text) and each of its ``tool_calls`` (or a
 legacy ``function_call``) as a tool call; ``tool`` (or a legacy ``function``) message the return of the call it names. An
 assistant message's ``name`` says which agent spoke (multi-agent apps set it); without one the
 agent is ``assistant``. A response's ``usage`` goes on its first choice's message, its
@@ -19,13 +20,16 @@ import orjson
 
 from threadlab.core.model import BaseAction, Usage
 from threadlab.formats.openai_chat.codec import KEY, ChatCodec
-from threadlab.formats.provider_read import MessageReader
+from threadlab.formats.provider_parts import chat_part, is_media, read_chat_part
+from threadlab.formats.provider_read import MessageReader, blank_text
 from threadlab.formats.sdk_types import check
 
 AGENT = "assistant"
 PROVIDER = "openai"
 # where compatible servers put the model's reasoning: DeepSeek, Qwen, Moonshot, xAI; Groq, OpenRouter, vLLM
 _REASONING = ("reasoning_content", "reasoning")
+# the content part types of Chat messages (Mistral's ``thinking`` among them): written back as they came
+CHAT_PARTS = frozenset({"text", "image_url", "input_audio", "file", "refusal", "thinking"})
 FINISH = {"stop": "stop", "tool_calls": "tool_call", "function_call": "tool_call", "length": "length", "content_filter": "content_filter"}
 
 
@@ -47,7 +51,8 @@ def _thinking_parts(content: Any) -> tuple[list[str], Any]:
 
 def decode_content(content: Any) -> Any:
     """Chat content → ThreadProtocol content: a string stays, text parts become text parts,
-    ``image_url`` parts image parts, other parts stay as they came."""
+    ``image_url`` parts image parts, ``file`` and ``input_audio`` parts with their data media
+    parts (``provider_parts``), other parts stay as they came."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -60,7 +65,7 @@ def decode_content(content: Any) -> Any:
         elif kind == "image_url" and isinstance(part.get("image_url"), Mapping) and isinstance(part["image_url"].get("url"), str):
             parts.append({"type": "image", "image_url": part["image_url"]["url"]})
         elif isinstance(part, Mapping):
-            parts.append(dict(part))
+            parts.append(read_chat_part(part) or dict(part))  # a file or audio with its data: a media part
         else:
             parts.append({"type": "unknown", "value": part})
     return parts
@@ -73,14 +78,26 @@ def encode_content(content: Any) -> Any:
     out = []
     for part in content:
         data = part if isinstance(part, Mapping) else part.model_dump(exclude_none=True)
-        kind = data.get("type")
-        if kind == "text":
-            out.append({"type": "text", "text": data.get("text", "")})
-        elif kind == "image" and data.get("image_url"):
-            out.append({"type": "image_url", "image_url": {"url": data["image_url"]}})
-        else:
-            out.append(dict(data))
+        encoded = encode_part(data)
+        if encoded is not None:
+            out.append(encoded)
     return out
+
+
+def encode_part(data: Any) -> dict[str, Any] | None:
+    """A ThreadProtocol part (as a dict) → the Chat part for it: text, an image, a media part
+    where a Chat part holds it (``provider_parts``), a Chat part as it came; None for anything
+    else (another format's part: the writer leaves it out and names it)."""
+    if not isinstance(data, Mapping):
+        return None
+    kind = data.get("type")
+    if kind == "text":
+        return {"type": "text", "text": data.get("text", "")}
+    if kind == "image" and (data.get("image_url") or data.get("image_base64")):
+        return {"type": "image_url", "image_url": {"url": data.get("image_url") or f"data:{data.get('media_type') or 'image/png'};base64,{data['image_base64']}"}}
+    if is_media(data):
+        return chat_part(data)
+    return dict(data) if isinstance(kind, str) and kind in CHAT_PARTS else None
 
 
 def decode_args(raw: Any) -> Any:
@@ -175,7 +192,7 @@ class ChatReader(MessageReader):
         calls = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
         legacy = message.get("function_call") if isinstance(message.get("function_call"), Mapping) else None
         text = decode_content(content) if content is not None else message.get("refusal") if isinstance(message.get("refusal"), str) else ""
-        if text or not (calls or legacy):
+        if not blank_text(text) or not (calls or legacy or actions):  # whitespace beside reasoning or calls is no message (the memo keeps it)
             actions.append(b.add("assistant_message", agent_id=agent, content=text, metadata=_copy(meta)))
         for n, call in enumerate(calls):
             actions.append(self._call(call, agent, f"{index}_{n}", line, meta))

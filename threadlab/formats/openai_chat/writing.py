@@ -20,7 +20,8 @@ import orjson
 from threadlab.core.loss import report_loss
 from threadlab.core.model import AgentConfig, BaseAction, Thread
 from threadlab.formats.openai_chat.codec import KEY
-from threadlab.formats.openai_chat.reading import AGENT, encode_args, encode_content
+from threadlab.formats.openai_chat.reading import AGENT, encode_args, encode_content, encode_part
+from threadlab.formats.provider_parts import part_losses
 from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
 from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
 
@@ -42,7 +43,8 @@ def default_message(actions: list[BaseAction], agents: Mapping[str, AgentConfig]
         return {"role": "user", "content": encode_content(first.content)}  # type: ignore[attr-defined]
     if kind == "tool_return":
         content = first.content  # type: ignore[attr-defined]
-        return {"role": "tool", "tool_call_id": first.tool_call_id, "content": content if isinstance(content, str | list) else orjson.dumps(content).decode()}  # type: ignore[attr-defined]
+        content = encode_content(content) if isinstance(content, list) else content if isinstance(content, str) else orjson.dumps(content).decode()
+        return {"role": "tool", "tool_call_id": first.tool_call_id, "content": content}  # type: ignore[attr-defined]
     message: dict[str, Any] = {"role": "assistant"}
     agent = agents.get(getattr(first, "agent_id", "")) if agents else None
     text = next((a.content for a in actions if a.action_type == "assistant_message"), None)  # type: ignore[attr-defined]
@@ -115,6 +117,7 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
             _note(item, lost)
             messages.append(default_message([item], thread.agents))
     flush()
+    lost.update(part_losses(picked, encode_part, "a Chat Completions message"))
     return answers_after_calls(messages, lost), lost
 
 
@@ -158,10 +161,6 @@ def _note(action: BaseAction, lost: Counter[str]) -> None:
             lost["tool error statuses (a tool message has none)"] += 1
         if not isinstance(action.content, str):  # type: ignore[attr-defined]
             lost["tool results that are not text (written as JSON text)"] += 1
-    if action.action_type == "user_message" and isinstance(action.content, list):  # type: ignore[attr-defined]
-        odd = [p for p in action.content if (p.get("type") if isinstance(p, dict) else getattr(p, "type", None)) not in ("text", "image")]  # type: ignore[attr-defined]
-        if odd:
-            lost["content parts Chat Completions has no part for (written as they are)"] += len(odd)
 
 
 def write_chat(thread: Thread, agent: str | None = None) -> bytes:

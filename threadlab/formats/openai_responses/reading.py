@@ -6,9 +6,22 @@ A record is an item (of a request's ``input`` or a response's ``output``); a req
 a ``system.message`` (role ``instructions``) and a user message. What the API records of its own doing (MCP tool listings and approval requests
 and responses, tool set changes, compaction items) becomes ``system.<item type>`` actions
 holding the item. A response's usage goes on its first message (else its first action), its
-model on every action it produced. Items are
+model on every action it produced. An assistant message item of whitespace-only text beside
+the response's other items is no assistant message (issue 24 §1): it is kept whole on the
+response's first action (``riders``) and written back in its place. Items are
 checked against the ``openai`` package's ``ResponseInputItemParam``, responses against
-``Response``."""
+``Response``.
+
+A logged conversation's later request that repeats the run so far under other ``instructions``
+continues the thread (``provider_history``): its instructions are a ``system.config_update``
+``{agent_id, changes: {instructions}}``. Which agent acts: a Responses request names none (the
+OpenAI Agents SDK sends each agent's instructions, never its name), so the thread's agent is
+``assistant`` until a handoff's output names another: an Agents SDK handoff is a
+``transfer_to_<agent>`` call answered ``{"assistant": "<agent name>"}``
+(``agents_sdk_items.handoff_target``), after which the reader adds a ``system.handoff`` (made by
+the reader, written back as no item) and the model items are the named agent's (its id a slug
+of the name); its instructions, sent with the next request, are that agent's configuration. A
+change of instructions with no handoff before it is the same agent's configuration changing."""
 
 from __future__ import annotations
 
@@ -16,9 +29,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
+from threadlab.formats.agents_sdk_items import DERIVED, handoff_target
 from threadlab.formats.openai_chat.reading import put_usage
 from threadlab.formats.provider_kinds import RESPONSES, list_kind, request_kind, response_kind
-from threadlab.formats.provider_read import MessageReader
+from threadlab.formats.provider_read import RIDERS, MessageReader, blank_text
 from threadlab.formats.responses_items import ItemReader, action_item
 from threadlab.formats.sdk_types import check
 
@@ -52,6 +66,16 @@ class ResponsesCodec:
     def response_messages(self, body: Mapping[str, Any]) -> list[Any]:
         return list(body.get("output") or [])
 
+    @staticmethod
+    def is_config(message: Any) -> bool:
+        """The request's ``instructions`` (read as its first message): configuration, not history."""
+        return isinstance(message, Mapping) and message.get("type") == INSTRUCTIONS
+
+
+def _blank_answer(item: Any) -> bool:
+    """An assistant message item of whitespace-only text (or none)."""
+    return isinstance(item, Mapping) and item.get("type", "message") == "message" and item.get("role") == "assistant" and blank_text(item.get("content"))
+
 
 def responses_usage(usage: Any) -> Usage | None:
     if not isinstance(usage, Mapping):
@@ -76,6 +100,7 @@ class ResponsesReader(MessageReader):
     def __init__(self, thread_id: str, source: str) -> None:
         super().__init__(thread_id, source)
         self.items = ItemReader(self.b, KEY, platform=True)
+        self.speaker = AGENT  # who the model items are, until a handoff names another agent
 
     @staticmethod
     def continues(request: Mapping[str, Any] | None, last_response: Mapping[str, Any] | None) -> bool:
@@ -91,6 +116,8 @@ class ResponsesReader(MessageReader):
             return [b.add("system.unknown_item", data=message)]
         if message.get("type") == INSTRUCTIONS:
             b.took()
+            if index:  # a later request's new instructions: the agent's configuration changed
+                return [b.add("system.config_update", data={"agent_id": b.agent(self.speaker), "changes": {INSTRUCTIONS: message.get("content")}})]
             return [b.add("system.message", data={"role": INSTRUCTIONS, "content": message.get("content")})]
         if response is None:
             reason = check("openai.responses.item", message)
@@ -98,12 +125,27 @@ class ResponsesReader(MessageReader):
                 b.problem("schema", f"{where} is not a ResponseInputItemParam ({reason}); read as it is", line=line)
         model = response.get("model") if response is not None and isinstance(response.get("model"), str) else None
         meta = {"model_name": model, "provider_name": PROVIDER} if model and message.get("role") != "user" else None
-        actions = self.items.add(message, agent_id=b.agent(AGENT), meta=meta)
+        actions = self.items.add(message, agent_id=b.agent(self.speaker), meta=meta)
         if actions is None:
             b.kept("unknown-type", f"{where} of type {message.get('type')!r} is not one threadlab maps; kept as system.unknown_item", line=line)
             return [b.add("system.unknown_item", data=dict(message))]
         b.took()
+        for action in actions:
+            self._handoff(action)
         return actions
+
+    def _handoff(self, action: BaseAction) -> None:
+        """After the output of an Agents SDK handoff (a ``transfer_to_<agent>`` call whose output
+        names the agent), a ``system.handoff`` (made by the reader: written back as no item), and
+        the model items from then on are the named agent's."""
+        if action.action_type != "tool_return":
+            return
+        target = handoff_target(getattr(action, "tool_name", None), getattr(action, "content", None))
+        if target is None:
+            return
+        data = {"from_agent_id": self.b.agent(self.speaker), "to_agent_id": self.b.agent(target), "tool_call_id": getattr(action, "tool_call_id", None)}
+        self.b.add("system.handoff", data=data, metadata={KEY: {DERIVED: "handoff"}})
+        self.speaker = target
 
     def read_response(self, body: Mapping[str, Any], line: int | None, *, count: bool = True, checked: bool = True) -> list[int]:
         if checked:
@@ -111,7 +153,23 @@ class ResponsesReader(MessageReader):
             if reason:
                 self.b.problem("schema", f"the response {body.get('id', '')} is not a Response ({reason}); read as it is", line=line)
         start = len(self.b.actions)
-        got = [self.add_message(item, line, response=body, count=count) for item in body.get("output") or []]
+        output = body.get("output") if isinstance(body.get("output"), list) else []
+        blank = {n for n, item in enumerate(output) if _blank_answer(item)}
+        if len(blank) == len(output):
+            blank = set()  # a response of whitespace only: that is its answer
+        got: list[int] = []
+        riders: dict[str, Any] = {}
+        for n, item in enumerate(output):
+            if n in blank:  # no message of its own: kept whole on the response's first action
+                got.append(len(self.history))
+                riders[str(len(self.history))] = item
+                self.history.append(item)
+                if count:
+                    self.b.took()
+                continue
+            got.append(self.add_message(item, line, response=body, count=count))
+        if riders:
+            self.tag(self.b.actions[start], {RIDERS: riders})
         put_usage(self.b.actions[start:], responses_usage(body.get("usage")))
         return got
 
@@ -132,6 +190,8 @@ def default_item(actions: list[BaseAction]) -> Any:
     first = actions[0]
     if first.action_type == "system.message" and isinstance(first.data, Mapping) and first.data.get("role") == INSTRUCTIONS:  # type: ignore[attr-defined]
         return {"type": INSTRUCTIONS, "content": first.data.get("content")}  # type: ignore[attr-defined]
+    if first.action_type == "system.config_update" and isinstance(first.data, Mapping) and isinstance(first.data.get("changes"), Mapping):  # type: ignore[attr-defined]
+        return {"type": INSTRUCTIONS, "content": first.data["changes"].get(INSTRUCTIONS)}  # type: ignore[attr-defined]
     if first.action_type.startswith("system.unknown"):
         return first.data  # type: ignore[attr-defined]
     return action_item(first, KEY, memo=False)

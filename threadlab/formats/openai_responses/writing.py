@@ -16,9 +16,10 @@ import orjson
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import Thread
 from threadlab.formats.openai_responses.reading import AGENT, KEY, default_item, request_body, response_body
+from threadlab.formats.provider_parts import part_losses
 from threadlab.formats.provider_write import foreign_losses, history_of, loss_phrases, own_meta, rebuild_container
 from threadlab.formats.replay import unmatched_returns
-from threadlab.formats.responses_items import action_item
+from threadlab.formats.responses_items import action_item, encode_part
 
 NAME = "openai-responses"
 
@@ -52,6 +53,7 @@ def write_responses(thread: Thread) -> bytes:
         if action.action_type == "tool_return" and action.status != "success":  # type: ignore[attr-defined]
             lost["tool error statuses (an output item has none)"] += 1
         items.append(item)
+    lost.update(part_losses(thread.actions, encode_part, "a Responses item"))
     orphans = unmatched_returns(list(thread.actions))
     if orphans:
         lost["tool names of returns without a call (an output item names only its call_id)"] += orphans
