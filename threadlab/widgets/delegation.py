@@ -31,9 +31,9 @@ from threadlab.widgets.text import distinct_names, esc, fit_label, preview, shor
 from threadlab.widgets.view import Figure, HtmlView, StaticCopy, figure_output
 
 TOP_AGENTS = 14  # nodes drawn; the rest are one "other agents" node
-NODE_PX = 190  # the width a node and its label take in a layer
+NODE_PX = 440  # the width a node, its label and the labels of the edges beside it take in a layer
 MAX_WIDTH_PX = 1100
-LAYER_PX = 170  # from one layer to the next
+LAYER_PX = 190  # from one layer to the next
 LABELLED_EDGES = 12  # edges with a text label (more: hover only)
 MAX_CALL_ROWS = 60
 OTHER = "(other agents)"
@@ -152,7 +152,7 @@ def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str, colors: 
     mids_x, mids_y, mids_text, mids_hover, mids_color = [], [], [], [], []
     depth = -min([p[1] for p in pos.values()] + [0.0])
     widest = max(sum(1 for p in pos.values() if p[1] == y) for y in {p[1] for p in pos.values()})
-    fig_width = int(min(MAX_WIDTH_PX, max(NODE_PX * widest / 0.8 + 40, 8 * max(len(line) for line in title.split("<br>")) + 40, 360)))
+    fig_width = int(min(MAX_WIDTH_PX, max(NODE_PX * widest / 0.8 + 40, 8 * max(len(line) for line in title.split("<br>")) + 40, 420)))
     height = int(190 + LAYER_PX * depth)
     px_x, px_y = fig_width - 40.0, (height - 90) / (depth + 0.6)  # pixels per data unit (x range 1, y range depth + 0.6)
     radius = {n: (16 + 30 * math.sqrt(tokens.get(n, 0.0) / peak)) / 2 for n in nodes}

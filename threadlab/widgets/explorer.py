@@ -221,7 +221,7 @@ class Explorer(StaticCopy, widgets.VBox):
             return tool_call_view(self.frames, thread_id=key)
         from threadlab.widgets.token_usage import token_usage
 
-        return token_usage(subset(self.frames, [key]))
+        return token_usage(subset(self.frames, [key]), runs=True)  # one thread: its growth by model call too
 
     def static_html(self) -> str:
         """The threads table and the chosen thread's four views, one under the other."""
