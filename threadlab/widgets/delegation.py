@@ -279,7 +279,8 @@ class DelegationGraph(StaticCopy, widgets.VBox):
         return self.figure.static_html() + str(self.edge_rows.value) + str(self.agent_rows.value)
 
     def describe(self) -> str:
-        return f"{len(self.calls):,} delegations, {len(self.edges):,} edges"
+        n, e = len(self.calls), len(self.edges)
+        return f"{n:,} delegation{'s' if n != 1 else ''} over {e:,} edge{'s' if e != 1 else ''}"
 
 
 def delegation_graph(data: Any, *, thread_id: Any = None, source: str | None = None, top: int = TOP_AGENTS) -> DelegationGraph:

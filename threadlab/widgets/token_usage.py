@@ -203,7 +203,7 @@ def token_usage(data: Any, *, by: GroupBy = "agent", top: int = TOP, height: int
     longest = max((len(label) for label in labels), default=8)
     layout["margin"]["l"] = min(12 + 7 * min(longest, LABEL_CHARS), 270)
     if per_run and n_runs > RUN_LINES:
-        layout["legend2"] = {"x": 1.01, "xanchor": "left", "y": layout["yaxis2"]["domain"][1], "yanchor": "top", "font": {"size": 11}}
+        layout["legend2"] = {"x": 1.01, "xanchor": "left", "y": layout["yaxis2"]["domain"][1], "yanchor": "top", "font": {"size": 11}, "traceorder": "normal"}
     if per_run and n_runs > 1 and not run_costs.any():
         layout["annotations"].append(_no_cost_note(layout))
     if height:
