@@ -61,8 +61,9 @@ def test_run_lines_leave_their_legend_room_above_the_plot(task) -> None:
     assert rows >= 2  # eight run titles do not fit on one line
     height = fig.layout.height
     title = next(a for a in fig.layout.annotations if "Cumulative tokens" in a.text)
-    gap_px = (title.y - fig.layout.legend2.y) * height
-    assert gap_px >= rows * 26 - 1  # every legend line fits between the panel title and the plot
+    assert fig.layout.legend2.y == title.y and fig.layout.legend2.yanchor == "top"  # the legend hangs under the title
+    gap_px = (title.y - fig.layout.yaxis2.domain[1]) * height
+    assert gap_px >= rows * 26 - 1  # and every line of it fits above the plot
     assert legend_rows(["a"] * 3) == 1 and legend_rows(["x" * 40] * 6, width=700) == 3
 
 

@@ -85,7 +85,7 @@ def panel_layout(panels: list[Panel], *, title: str, right: int = 20, meta: dict
         if panel.legend:
             legends += 1
             name = "legend" if legends == 1 else f"legend{legends}"
-            layout[name] = {"orientation": "h", "x": 0, "xanchor": "left", "y": y1, "yanchor": "bottom",
+            layout[name] = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1 - head / total, "yanchor": "top",  # right under the title
                             "font": {"size": 11}, "bgcolor": "rgba(255,255,255,0)", "tracegroupgap": 4, "traceorder": "normal"}
     if note:
         layout["annotations"].append({"text": note, "x": 0, "xref": "paper", "xanchor": "left", "y": 0, "yref": "paper", "yanchor": "bottom",
