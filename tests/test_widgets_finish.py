@@ -140,6 +140,7 @@ def test_agents_in_one_graph_have_different_colours_and_a_small_graph_a_small_fi
     graph = tl.delegation_graph(programs)
     node_colors = [c for c in graph.figure.data[-1].marker.color if c != "#9ca3af"]
     assert len(set(node_colors)) == len(node_colors) == len(graph.figure.layout.meta["nodes"])
+    assert graph.figure.data[-1].marker.opacity == 1  # sized markers default to 0.7, which washes the colours toward each other
     chat = tl.delegation_graph(tl.read(DATA / "agency_swarm" / "ceo_worker_saved_messages.json"))
     assert chat.figure.layout.width <= 600  # two agents, one arrow: not a dot on a page of white (1,100 px)
     assert graph.figure.layout.width > chat.figure.layout.width

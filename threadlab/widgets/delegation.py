@@ -191,9 +191,10 @@ def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str, colors: 
     node_text = ["<br>".join(esc(line) for line in label_lines[n]) for n in nodes]
     node_hover = [f"<b>{esc(names.get(n, n))}</b><br>{tokens.get(n, 0):,.0f} tokens" for n in nodes]
     sizes = [16 + 30 * math.sqrt(tokens.get(n, 0.0) / peak) for n in nodes]
+    # opacity 1: sized markers (a "bubble" chart) are drawn at 0.7 by default, washing the colours out
     traces.append({"type": "scatter", "x": [pos[n][0] for n in nodes], "y": [pos[n][1] for n in nodes], "mode": "markers+text", "text": node_text,
                    "textposition": "bottom center", "hovertext": node_hover, "hoverinfo": "text", "name": "agents", "showlegend": False,
-                   "marker": {"size": sizes, "color": [colors.get(n, "#9ca3af") if n != OTHER else "#9ca3af" for n in nodes], "line": {"width": 1, "color": "#fff"}}})
+                   "marker": {"size": sizes, "opacity": 1, "color": [colors.get(n, "#9ca3af") if n != OTHER else "#9ca3af" for n in nodes], "line": {"width": 1, "color": "#fff"}}})
     layout = {
         "title": {"text": title, "font": {"size": 14}, "x": 0.01, "xanchor": "left"}, "template": "plotly_white",
         "height": height, "width": fig_width, "margin": {"l": 20, "r": 20, "t": 70, "b": 20}, "hovermode": "closest",
