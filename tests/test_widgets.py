@@ -79,7 +79,7 @@ def test_timeline_has_one_lane_per_participant_and_a_trace_per_kind(team) -> Non
     assert fig.layout.meta["lanes"] == ["User", "Planner", "Researcher", "Writer", "Tools", "System"]
     assert list(fig.layout.yaxis.ticktext) == fig.layout.meta["lanes"]
     names = [t.name for t in fig.data]
-    assert names == ["User", "Planner", "Researcher", "Writer", "tool calls · Planner", "tool calls · Researcher", "tool errors", "System"]
+    assert names == ["User", "Planner", "Researcher", "Writer", "tool calls · Planner", "tool calls · Researcher", "tool errors", "system events"]
     assert all(t.type == "scatter" for t in fig.data)
     # 6 tool calls: planner 1 + researcher 3 ok spans (2 points + gap each), 1 error + 1 validation error
     assert [len(trace_values(fig.data[i].x)) for i in (4, 5, 6)] == [3 * 1, 3 * 3, 3 * 2]
@@ -234,9 +234,10 @@ def test_token_usage_by_agent_and_cost(frames) -> None:
     assert {t.name for t in bars} >= {"input (uncached)", "output"} and all(t.orientation == "h" for t in bars)
     labels = next(t for t in fig.data if t.type == "scatter" and t.mode == "text")
     assert all("$" in str(text) or "cost unknown" in str(text) for text in labels.text)
-    lines = [t for t in fig.data if t.type == "scatter" and t.xaxis == "x2"]
+    per_run = tl.token_usage(frames, by="agent", runs=True)
+    lines = [t for t in per_run.data if t.type == "scatter" and t.xaxis == "x2"]
     assert len(lines) == frames.usage["thread_id"].nunique()  # one cumulative line per run (few runs)
-    runs = [t for t in fig.data if t.name == "cost (USD)"]
+    runs = [t for t in per_run.data if t.name == "cost (USD)"]
     assert len(runs) == 1 and len(runs[0].y) == len(frames.threads)  # per-run comparison
     with pytest.raises(ValueError, match="by must be"):
         tl.token_usage(frames, by="colour")

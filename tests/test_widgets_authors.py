@@ -168,7 +168,7 @@ def test_compare_perspectives_labels_harness_prompts(run) -> None:
     b.add("assistant_message", agent_id=helper, content="here it is")
     html = perspectives_html(b.build(), "Lead", "Helper")
     row = html.split('data-seq="1"', 1)[1].split("data-seq=", 1)[0]
-    assert "#1 user_message harness · environment context" in html
+    assert "#1 user message<br>harness · environment context" in html
     assert "request · harness · environment context" in row and "user prompt" not in row
     assert "request · user prompt" in html.split('data-seq="2"', 1)[1].split("data-seq=", 1)[0]
 

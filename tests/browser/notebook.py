@@ -33,7 +33,7 @@ CELLS: list[tuple[str, str]] = [
     ("timeline", "tl.timeline(team)"),
     ("timeline_pending", "tl.timeline(pending, x='sequence')"),
     ("tool_calls", "tl.tool_call_view(frames)"),
-    ("token_usage", "tl.token_usage(frames, by='agent')"),
+    ("token_usage", "tl.token_usage(frames, by='agent', runs=True)"),
     ("transcript", "tl.transcript(team)"),
     ("perspectives", "tl.compare_perspectives(team, 'Researcher', 'Planner')"),
     ("compare_threads", "tl.compare_threads(team, branch)"),

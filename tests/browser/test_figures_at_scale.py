@@ -1,5 +1,7 @@
-"""Every figure at 1, 30 and 3,000 runs, drawn in Chromium: no two pieces of text overlap (tick
-labels, legend entries, titles, axis titles, text on marks), and a screenshot of each."""
+"""Every figure at 1, 3, 8, 30 and 3,000 runs, drawn in Chromium: no two pieces of text overlap
+(tick labels, legend entries, titles, axis titles, text on marks), none runs past the figure's
+edge, no panel has axes and nothing on them, and a screenshot of each. 3 and 8 runs are where
+the cumulative chart has a legend of one line per run under its title."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import orjson
 import pytest
 
 import threadlab as tl
-from tests.browser.figures import OVERLAPS_JS, corpus, figures_of, static_page
+from tests.browser.figures import EMPTY_JS, OVERLAPS_JS, corpus, figures_of, static_page
 from tests.browser.lab import chromium_page
 
 pytestmark = pytest.mark.browser
@@ -20,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 README_SHOTS = {("token_usage_thread", 3000): "token_usage_3000_runs.png", ("delegation", 3000): "delegation_3000_runs.png"}
 
 
-@pytest.mark.parametrize("n_runs", [1, 30, 3000])
+@pytest.mark.parametrize("n_runs", [1, 3, 8, 30, 3000])
 def test_every_figure_is_legible_at_this_many_runs(n_runs: int, tmp_path, artifacts) -> None:
     frames = tl.load(corpus(tmp_path / "runs", n_runs), progress=False)
     assert len(frames.threads) == n_runs
@@ -36,8 +38,9 @@ def test_every_figure_is_legible_at_this_many_runs(n_runs: int, tmp_path, artifa
             assert figure.evaluate("d => d.data.length") > 0, f"{name}: no trace at {n_runs} runs"
             result = figure.evaluate(OVERLAPS_JS)
             assert result["n"] >= 3, f"{name}: only {result['n']} text boxes found"  # the check saw the labels
-            if result["overlaps"]:
-                problems[name] = result["overlaps"][:5]
+            empty = figure.evaluate(EMPTY_JS)
+            if result["overlaps"] or result["cut"] or empty:
+                problems[name] = result["overlaps"][:5] + result["cut"][:5] + [f"panel {p} has axes and no data" for p in empty]
             figure.screenshot(path=str(artifacts / f"scale_{name}_{n_runs}.png"))
             if (name, n_runs) in README_SHOTS:
                 _to_docs(artifacts / f"scale_{name}_{n_runs}.png", README_SHOTS[(name, n_runs)])
@@ -62,7 +65,8 @@ def _check(figures: dict, tmp_path: Path, artifacts: Path, tag: str) -> dict[str
         for name in figures:
             figure = page.locator(f"#{name}")
             result = figure.evaluate(OVERLAPS_JS)
-            assert result["n"] >= 3 and result["overlaps"] == [], f"{name} ({tag}): {result['overlaps'][:5]}"
+            assert result["n"] >= 3 and result["overlaps"] == [] and result["cut"] == [], f"{name} ({tag}): {result['overlaps'][:5]} {result['cut'][:5]}"
+            assert figure.evaluate(EMPTY_JS) == [], f"{name} ({tag}): a panel with axes and no data"
             shots[name] = artifacts / f"{tag}_{name}.png"
             figure.screenshot(path=str(shots[name]))
     return shots

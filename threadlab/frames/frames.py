@@ -174,11 +174,51 @@ class Frames:
         return f"Frames({sizes}" + (f"; {skipped} (frames.skipped)" if skipped else "") + ")"
 
     def _repr_html_(self) -> str:
+        """The sizes and the first threads, a few columns, one line per thread: a cell too long
+        for its column ends in "…" and shows its whole value on hover (every column is in
+        ``frames.threads``); the table scrolls sideways rather than run off a narrow page."""
         sizes = " · ".join(f"{escape(name)}: {len(df):,} rows" for name, df in self.tables().items())
         skipped = summary_line(self.skipped)
         note = f"<br>{escape(skipped)} (<code>frames.skipped</code>)" if skipped else ""
-        head = self.threads.head(20).to_html(escape=True, index=False, max_cols=12)
-        return f"<div><b>threadlab Frames</b> — {sizes}{note}{head}</div>"
+        shown = self.threads.head(REPR_ROWS)
+        columns = [(c, w) for c, w in REPR_COLUMNS if c in shown.columns]
+        cell = "padding:1px 6px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;"
+        head = "".join(f'<th style="{cell}text-align:{"left" if w else "right"}">{escape(c)}</th>' for c, w in columns)
+        rows = []
+        for values in zip(*(shown[c].astype(object).to_numpy() for c, _ in columns), strict=True):
+            tds = []
+            for (column, width), value in zip(columns, values, strict=True):
+                text, full = _repr_cell(column, value)
+                style = f"{cell}max-width:{width}ch;text-align:left" if width else f"{cell}text-align:right"
+                tds.append(f'<td style="{style}" title="{escape(full)}">{escape(text)}</td>')
+            rows.append(f"<tr>{''.join(tds)}</tr>")
+        more = len(self.threads) - len(shown)
+        tail = f"<div><i>… {more:,} more threads; every column: <code>frames.threads</code></i></div>" if more else ""
+        table = (f'<div style="overflow-x:auto;max-width:100%"><table style="table-layout:auto;border-collapse:collapse;margin:4px 0;font-size:12px">'
+                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+        return f"<div><b>threadlab Frames</b> — {sizes}{note}{table}{tail}</div>"
+
+
+REPR_ROWS = 20
+# the threads columns the HTML repr shows: (column, width in characters; 0 for a number)
+REPR_COLUMNS: tuple[tuple[str, int], ...] = (
+    ("source", 16), ("format", 12), ("thread_id", 19), ("title", 30), ("agents", 20), ("n_actions", 0), ("n_tool_calls", 0),
+    ("total_tokens", 0), ("cost_usd", 0),
+)
+
+
+def _repr_cell(column: str, value: Any) -> tuple[str, str]:
+    """(what a repr cell shows, its whole value for the hover): a source by its file name."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return "", ""
+    if column == "cost_usd":
+        return f"${float(value):,.4f}", str(value)
+    if isinstance(value, int | float) or (hasattr(value, "dtype") and str(getattr(value, "dtype", "")).startswith(("int", "float"))):
+        return f"{value:,}", str(value)
+    full = " ".join(str(value).split())
+    if column == "source":
+        return full.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or full, full
+    return full, full
 
 
 def frames_from_threads(threads: Iterable[Thread], *, problems: Iterable[Problem] = ()) -> Frames:

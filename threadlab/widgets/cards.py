@@ -19,10 +19,25 @@ from threadlab.core.model import (
     UserMessage,
 )
 from threadlab.widgets.authorship import INTERRUPT_LABEL, harness_label, who_wrote
-from threadlab.widgets.colors import HARNESS_COLOR, INTERRUPT_COLOR, SYSTEM_COLOR, USER_COLOR, agent_color, status_color
+from threadlab.widgets.colors import (
+    HARNESS_COLOR,
+    INTERRUPT_COLOR,
+    SYSTEM_COLOR,
+    USER_COLOR,
+    agent_color,
+    agent_colors,
+    status_color,
+    status_text_color,
+    text_color,
+)
 from threadlab.widgets.text import as_text, capped, esc, preview, safe_url
 
 HARNESS_OPEN_CHARS = 240  # a harness turn up to this long (and a few lines) is shown open; a longer one folded
+
+
+def thread_color(thread: Thread, agent_id: Any) -> str:
+    """An agent's colour among its thread's agents (two agents never share one: ``agent_colors``)."""
+    return agent_colors(list(thread.agents)).get(agent_id) or agent_color(agent_id)
 
 
 def _field(part: Any, name: str) -> Any:
@@ -91,7 +106,7 @@ def attachments_html(action: BaseAction, *, fetch_media: bool = False) -> str:
 
 
 def speaker(name: Any, color: str, meta: str = "") -> str:
-    return f'<div class="tl-who" style="color:{color}">{esc(name)}<span class="tl-meta">{meta}</span></div>'
+    return f'<div class="tl-who" style="color:{text_color(color)}">{esc(name)}<span class="tl-meta">{meta}</span></div>'
 
 
 def _meta(action: BaseAction, extra: str = "") -> str:
@@ -105,7 +120,7 @@ def _meta(action: BaseAction, extra: str = "") -> str:
 
 
 def badge(status: Any) -> str:
-    return f'<span class="tl-badge" style="background:{status_color(status)}">{esc(status)}</span>'
+    return f'<span class="tl-badge" style="background:{status_text_color(status)}">{esc(status)}</span>'
 
 
 def tool_card(call: ToolCall | None, ret: ToolReturn | None, thread: Thread) -> str:
@@ -113,7 +128,7 @@ def tool_card(call: ToolCall | None, ret: ToolReturn | None, thread: Thread) -> 
     either = call or ret
     assert either is not None
     status = "orphan_return" if call is None else ("pending" if ret is None else ret.status)
-    border = status_color(status) if status != "success" else agent_color(call.agent_id if call else None)
+    border = status_color(status) if status != "success" else thread_color(thread, call.agent_id if call else None)
     who = thread.agent_name(call.agent_id) if call else "unknown caller"
     latency = ""
     if call is not None and ret is not None:
@@ -150,7 +165,7 @@ def plain_text(content: Any) -> str:
 
 def interrupt_line(action: BaseAction, text: str) -> str:
     """An interrupt marker: the person stopped the agent here (the harness's own words after it)."""
-    return (f'<div class="tl-interrupt" data-harness="{INTERRUPT}" style="color:{INTERRUPT_COLOR}"><span class="tl-stop"></span>{esc(INTERRUPT_LABEL)}'
+    return (f'<div class="tl-interrupt" data-harness="{INTERRUPT}" style="color:{text_color(INTERRUPT_COLOR)}"><span class="tl-stop"></span>{esc(INTERRUPT_LABEL)}'
             f'<span class="tl-meta">{_meta(action)} · {preview(text, 100)}</span></div>')
 
 
@@ -160,7 +175,7 @@ def harness_card(action: BaseAction, body: str, text: str) -> str:
     _, kind = who_wrote(action)
     if kind == INTERRUPT:
         return interrupt_line(action, text)
-    head = f'<span class="tl-who" style="color:{HARNESS_COLOR}">{esc(harness_label(kind))}</span><span class="tl-meta">{_meta(action, f"{len(text):,} chars")}</span>'
+    head = f'<span class="tl-who" style="color:{text_color(HARNESS_COLOR)}">{esc(harness_label(kind))}</span><span class="tl-meta">{_meta(action, f"{len(text):,} chars")}</span>'
     attrs = f'class="tl-harness" data-harness="{esc(kind)}" style="border-left-color:{HARNESS_COLOR}"'
     if len(text) <= HARNESS_OPEN_CHARS and text.count("\n") < 4:
         return f"<div {attrs}>{head}{body}</div>"
@@ -184,12 +199,12 @@ def action_card(action: BaseAction, thread: Thread, returns: dict[str, ToolRetur
     if isinstance(action, UserMessage):
         return user_role_card(action, fetch_media=fetch_media)
     if isinstance(action, AssistantMessage):
-        color = agent_color(action.agent_id)
+        color = thread_color(thread, action.agent_id)
         extra = f"finish: {action.finish_reason}" if action.finish_reason else ""
         name = thread.agent_name(action.agent_id)
         return f'<div class="tl-msg" style="border-left-color:{color}">{speaker(name, color, _meta(action, extra))}{content_html(action.content, fetch_media=fetch_media)}</div>'
     if isinstance(action, Thinking):
-        color = agent_color(action.agent_id)
+        color = thread_color(thread, action.agent_id)
         text = action.content or "(redacted)"
         summary = f"{esc(thread.agent_name(action.agent_id))} thinking · {len(action.content or '')} chars · #{action.sequence}"
         return f'<details class="tl-think" style="border-left:3px dotted {color};padding-left:6px"><summary>{summary}</summary>{capped(text, "pre", "")}</details>'

@@ -14,8 +14,8 @@ from typing import Any, Literal
 from threadlab.core.agent_names import agent_id
 from threadlab.core.model import Thread
 from threadlab.widgets.authorship import harness_label, is_human_prompt, who_wrote
-from threadlab.widgets.cards import action_card, paired_returns
-from threadlab.widgets.colors import HARNESS_COLOR, USER_COLOR, agent_color
+from threadlab.widgets.cards import action_card, paired_returns, thread_color
+from threadlab.widgets.colors import HARNESS_COLOR, USER_COLOR, text_color
 from threadlab.widgets.inputs import as_thread
 from threadlab.widgets.perspective_align import AlignedPart, align_perspective
 from threadlab.widgets.styles import CSS
@@ -59,6 +59,11 @@ def _part_html(item: AlignedPart, color: str, written_by: str = "") -> str:
     return f'<div class="tl-msg" style="border-left-color:{color}"><div class="tl-meta">{esc(label)}</div>{body}</div>'
 
 
+def kind_label(action_type: str) -> str:
+    """``assistant_message`` as ``assistant message``: words a narrow column can wrap between."""
+    return action_type.replace("_", " ").replace(".", " · ")
+
+
 def _by_sequence(parts: list[AlignedPart]) -> dict[int, list[AlignedPart]]:
     rows: dict[int, list[AlignedPart]] = defaultdict(list)
     for item in parts:
@@ -77,7 +82,7 @@ def perspectives_html(thread: Thread, agent_a: str, agent_b: str, *, others: Oth
     names = [thread.agent_name(a) or a for a in ids]
     cells = [
         '<div class="tl-seq">seq</div>',
-        *(f'<div class="tl-who" style="color:{agent_color(a)}">what {esc(n)} saw</div>' for a, n in zip(ids, names, strict=True)),
+        *(f'<div class="tl-who" style="color:{text_color(thread_color(thread, a))}">what {esc(n)} saw</div>' for a, n in zip(ids, names, strict=True)),
     ]
     n_diff = 0
     for seq in sequences:
@@ -88,10 +93,10 @@ def perspectives_html(thread: Thread, agent_a: str, agent_b: str, *, others: Oth
         author, kind = who_wrote(action) if action is not None else (None, None)
         harness = harness_label(kind) if author == "harness" else ""
         who = harness or (thread.agent_name(getattr(action, "agent", None)) if action is not None else None)
-        color = HARNESS_COLOR if harness else agent_color(action.agent) if action is not None and action.agent else USER_COLOR
-        label = f"#{seq} {action.action_type if action is not None else ''} {who or ''}"
+        color = HARNESS_COLOR if harness else thread_color(thread, action.agent) if action is not None and action.agent else USER_COLOR
+        kind_text = kind_label(action.action_type) if action is not None else ""
         cls = " tl-diff" if differ else ""
-        cells.append(f'<div class="tl-seq{cls}" data-seq="{seq}">{esc(label)}</div>')
+        cells.append(f'<div class="tl-seq{cls}" data-seq="{seq}">#{seq} {esc(kind_text)}{"<br>" + esc(who) if who else ""}</div>')
         for col in columns:
             parts = col.get(seq, [])
             inner = "".join(_part_html(p, color, harness) for p in parts) or '<div class="tl-empty">— not in this history</div>'

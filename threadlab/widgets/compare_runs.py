@@ -29,8 +29,8 @@ from threadlab.frames.frames import Frames, ThreadKey
 from threadlab.widgets.authorship import row_masks
 from threadlab.widgets.colors import ERROR_COLOR
 from threadlab.widgets.inputs import as_frames, key_mask, objects
-from threadlab.widgets.panels import Panel, axis, panel_layout
-from threadlab.widgets.run_alignment import Alignment, align_runs
+from threadlab.widgets.panels import Panel, axis, nice_ceil, panel_layout
+from threadlab.widgets.run_alignment import Alignment, align_runs, describe_column
 from threadlab.widgets.styles import CSS
 from threadlab.widgets.text import esc, shorten
 from threadlab.widgets.view import Figure, HtmlView, StaticCopy, figure_output
@@ -128,6 +128,7 @@ class CompareRuns(StaticCopy, widgets.VBox):
             raise ValueError(f"compare_runs metric must be 'tokens', 'cost_usd' or 'latency_s', not {metric!r}")
         self.runs = run_steps(frames, keys)
         self.alignment = align_runs([r.label for r in self.runs])
+        self.consensus = [describe_column(self.alignment, [r.label for r in self.runs], k) for k in range(len(self.alignment.columns))]
         self.metric = metric
         self.grids = {m: _values(self.runs, self.alignment, m) for m in ("tokens", "cost_usd", "latency_s")}
         self.errors = _values(self.runs, self.alignment, "error")
@@ -136,6 +137,9 @@ class CompareRuns(StaticCopy, widgets.VBox):
         self.step_rows = HtmlView(value=self._steps_html())
         super().__init__([figure_output(self.figure), self.run_rows, self.step_rows])
         self.add_class("threadlab-compare-runs")
+
+    def describe(self) -> str:
+        return f"{len(self.runs):,} runs aligned on {len(self.alignment.columns)} steps"
 
     # --- which runs get a row of the grid -------------------------------------------------
     def shown(self, max_rows: int) -> list[int]:
@@ -170,7 +174,7 @@ class CompareRuns(StaticCopy, widgets.VBox):
         median = np.nanmedian(grid, axis=1, keepdims=True) if width and n else grid
         delta = grid - median
         names = self.labels()
-        consensus = [c or "(gap)" for c in self.alignment.consensus]
+        consensus = self.consensus
         unit = {"tokens": "tokens", "cost_usd": "USD", "latency_s": "s"}[self.metric]
         hover = []
         for r in rows:
@@ -229,7 +233,9 @@ class CompareRuns(StaticCopy, widgets.VBox):
         layout["yaxis"].update(autorange="reversed", type="category")
         layout["xaxis2"].update(range=[0.5, width + 0.5], matches="x", **ticks)
         layout["yaxis2"].update(tickformat=".0%", range=[0, 1.05], title={"text": "agree"})
-        layout["yaxis4"] = {"overlaying": "y2", "side": "right", "showgrid": False, "title": {"text": "tokens"}, "rangemode": "tozero", "anchor": "x2"}
+        half = nice_ceil(float(np.nanmax(medians)) / 2) if width and n and np.isfinite(medians).any() else 1.0  # ticks 0, half, 2·half beside 0, 50 %, 100 %
+        layout["yaxis4"] = {"overlaying": "y2", "side": "right", "showgrid": False, "title": {"text": "tokens"}, "anchor": "x2",
+                            "range": [0, 2 * half * 1.05], "tickvals": [0, half, 2 * half], "tickformat": ",~r"}
         layout["xaxis3"].update(range=[0.5, width + 0.5], matches="x", **ticks)
         peak = int(max(counts, default=0)) if len(counts) else 0
         layout["yaxis3"].update(title={"text": "runs"}, rangemode="tozero", tickformat=",d", **({"dtick": 1} if peak <= 4 else {}))
@@ -252,8 +258,10 @@ class CompareRuns(StaticCopy, widgets.VBox):
             where = "—"
             if k is not None:
                 i = self.alignment.columns[k][r]
-                mine = run.label[i] if i is not None else "(no step)"
-                where = f"step {k + 1}: {mine} (most runs: {self.alignment.consensus[k] or '(no step)'})"
+                ended = i is None and all(col[r] is None for col in self.alignment.columns[k:])
+                mine = run.label[i] if i is not None else "had ended" if ended else "no step here"
+                most = self.consensus[k] if self.alignment.consensus[k] is not None else describe_column(self.alignment, [], k, others=False)
+                where = f"step {k + 1}: {mine} ({'most runs: ' + most if self.alignment.consensus[k] is not None else most})"
             star = " ★" if r == self.alignment.center else ""
             rows.append(f'<tr data-run="{r}"><td title="{esc(run.key.source)}">{esc(names[r])}{star}</td><td>{len(run.label)}</td><td>{esc(where)}</td>'
                         f"<td>{totals['tokens'][r] - med['tokens']:+,.0f}</td><td>{totals['cost_usd'][r] - med['cost_usd']:+.4f}</td>"
@@ -289,7 +297,7 @@ class CompareRuns(StaticCopy, widgets.VBox):
                      f"<th>status</th></tr>{''.join(lines)}</table>")
             tint = " tl-row-error" if errors else ""
             ml = "" if np.isnan(med_l) else f"{med_l:.2f} s"
-            out.append(f'<details class="tl-row tl-step{tint}" data-step="{k + 1}"><summary><span>{k + 1}</span><span>{esc(self.alignment.consensus[k] or "(no step)")}</span>'
+            out.append(f'<details class="tl-row tl-step{tint}" data-step="{k + 1}"><summary><span>{k + 1}</span><span>{esc(self.consensus[k])}</span>'
                        f"<span>{agree}/{n}</span><span>{'' if np.isnan(med_t) else f'{med_t:,.0f}'}</span><span>{esc(ml)}</span><span>{errors}</span></summary>{table}</details>")
         return f'{CSS}<div class="tl-root tl-rows tl-steps"><b>Steps</b> (click one for every run\'s values and deltas){head}{"".join(out)}</div>'
 

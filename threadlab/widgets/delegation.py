@@ -6,7 +6,11 @@ from the agent that started another (a sub-agent tool call, a handoff, an agency
 its errors. Below the figure every edge is a row that unfolds to its calls (thread, sequence,
 tool, status, latency, args and result), and a table gives each agent's totals. Rows are HTML
 ``<details>``: they unfold without a kernel, in an exported page too. Built from
-``frames.delegations()`` and ``frames.agent_usage()`` (see ``threadlab/frames/agents.py``)."""
+``frames.delegations()`` and ``frames.agent_usage()`` (see ``threadlab/frames/agents.py``).
+
+Two agents with one name are told apart by the start of their ids; the agents drawn together get
+colours no two of them share (``colors.agent_colors``); the figure is as wide as its widest
+layer needs, so a graph of two agents is not a dot in a page of white."""
 
 from __future__ import annotations
 
@@ -20,13 +24,16 @@ import pandas as pd
 
 from threadlab.frames.agents import ERRORS, agent_usage, delegations
 from threadlab.frames.frames import Frames
-from threadlab.widgets.colors import ERROR_COLOR, agent_color
+from threadlab.widgets.colors import ERROR_COLOR, agent_colors, text_color
 from threadlab.widgets.inputs import as_frames, pick_thread, subset
 from threadlab.widgets.styles import CSS
-from threadlab.widgets.text import esc, preview, shorten
+from threadlab.widgets.text import distinct_names, esc, fit_label, preview, shorten
 from threadlab.widgets.view import Figure, HtmlView, StaticCopy, figure_output
 
 TOP_AGENTS = 14  # nodes drawn; the rest are one "other agents" node
+NODE_PX = 440  # the width a node, its label and the labels of the edges beside it take in a layer
+MAX_WIDTH_PX = 1100
+LAYER_PX = 190  # from one layer to the next
 LABELLED_EDGES = 12  # edges with a text label (more: hover only)
 MAX_CALL_ROWS = 60
 OTHER = "(other agents)"
@@ -123,10 +130,18 @@ def _label_position(ux: float, uy: float, side: tuple[float, float]) -> str:
     return "top left" if upper else "bottom right"
 
 
-def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str) -> Figure:
+def drawn_nodes(edges: pd.DataFrame, totals: pd.DataFrame) -> list[Any]:
+    """The agents the graph draws: those at an end of an edge, the busiest first (the busiest
+    agent alone when there is no edge), the folded "other agents" last."""
     nodes = [a for a in totals["agent_id"] if a in set(edges["parent"]) | set(edges["child"])] if len(edges) else list(totals["agent_id"][:1])
     ends = list(dict.fromkeys([*edges.get("parent", []), *edges.get("child", [])]))
-    nodes += [n for n in ends if n not in nodes and n != OTHER] + ([OTHER] if OTHER in ends else [])
+    return nodes + [n for n in ends if n not in nodes and n != OTHER] + ([OTHER] if OTHER in ends else [])
+
+
+def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str, colors: dict[Any, str] | None = None) -> Figure:
+    """The graph: ``colors`` maps agent ids to their colours (default: ``agent_colors`` of the drawn nodes)."""
+    nodes = drawn_nodes(edges, totals)
+    colors = colors or agent_colors(nodes)
     pos = layered(nodes, edges)
     names = dict(zip(totals["agent_id"], totals["agent_name"], strict=True)) | {OTHER: OTHER}
     tokens = dict(zip(totals["agent_id"], totals["total_tokens"].astype("float64"), strict=True))
@@ -136,9 +151,13 @@ def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str) -> Figur
     pairs = set(zip(edges["parent"], edges["child"], strict=True))
     mids_x, mids_y, mids_text, mids_hover, mids_color = [], [], [], [], []
     depth = -min([p[1] for p in pos.values()] + [0.0])
-    height = int(190 + 190 * depth)
-    px_x, px_y = 1040.0, (height - 70) / (depth + 0.6)  # pixels per data unit (x range 1, y range depth + 0.6)
+    widest = max(sum(1 for p in pos.values() if p[1] == y) for y in {p[1] for p in pos.values()})
+    fig_width = int(min(MAX_WIDTH_PX, max(NODE_PX * widest / 0.8 + 40, 8 * max(len(line) for line in title.split("<br>")) + 40, 420)))
+    height = int(190 + LAYER_PX * depth)
+    px_x, px_y = fig_width - 40.0, (height - 90) / (depth + 0.6)  # pixels per data unit (x range 1, y range depth + 0.6)
     radius = {n: (16 + 30 * math.sqrt(tokens.get(n, 0.0) / peak)) / 2 for n in nodes}
+    chars = int(max(8, min(34, px_x * 0.8 / widest / 7)))  # a node's label fits the space to its neighbours, on two lines at most
+    label_lines = {n: fit_label(names.get(n, n), chars) for n in nodes}
     positions: list[str] = []
     for row in edges.itertuples(index=False):
         (x0, y0), (x1, y1) = pos[row.parent], pos[row.child]
@@ -148,7 +167,7 @@ def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str) -> Figur
         ux, uy = dx / length, dy / length
         nx, ny = -uy * bend, ux * bend
         # ends stop clear of the nodes and of the name under each node (pixels, then data units)
-        start, end = radius[row.parent] + 24, radius[row.child] + 24
+        start, end = (radius[a] + 10 + 14 * len(label_lines[a]) for a in (row.parent, row.child))
         sx, sy = x0 + (nx + ux * start) / px_x, y0 + (ny + uy * start) / px_y
         ex, ey = x1 + (nx - ux * end) / px_x, y1 + (ny - uy * end) / px_y
         share = row.errors / max(row.n_calls, 1)
@@ -169,17 +188,16 @@ def graph_figure(edges: pd.DataFrame, totals: pd.DataFrame, title: str) -> Figur
     traces.append({"type": "scatter", "x": mids_x, "y": mids_y, "mode": "markers+text" if labelled else "markers", "text": mids_text,
                    "textposition": positions, "textfont": {"size": 11, "color": mids_color}, "hovertext": mids_hover, "hoverinfo": "text",
                    "marker": {"size": 9, "symbol": "diamond", "color": mids_color}, "name": "delegations", "showlegend": False})
-    widest = max(sum(1 for p in pos.values() if p[1] == y) for y in {p[1] for p in pos.values()})
-    chars = int(max(8, min(28, 900 / (widest + 1) / 7.5)))  # a node's label fits the space to its neighbours
-    node_text = [esc(shorten(names.get(n, n), chars)) for n in nodes]
+    node_text = ["<br>".join(esc(line) for line in label_lines[n]) for n in nodes]
     node_hover = [f"<b>{esc(names.get(n, n))}</b><br>{tokens.get(n, 0):,.0f} tokens" for n in nodes]
     sizes = [16 + 30 * math.sqrt(tokens.get(n, 0.0) / peak) for n in nodes]
+    # opacity 1: sized markers (a "bubble" chart) are drawn at 0.7 by default, washing the colours out
     traces.append({"type": "scatter", "x": [pos[n][0] for n in nodes], "y": [pos[n][1] for n in nodes], "mode": "markers+text", "text": node_text,
                    "textposition": "bottom center", "hovertext": node_hover, "hoverinfo": "text", "name": "agents", "showlegend": False,
-                   "marker": {"size": sizes, "color": [agent_color(n) if n != OTHER else "#9ca3af" for n in nodes], "line": {"width": 1, "color": "#fff"}}})
+                   "marker": {"size": sizes, "opacity": 1, "color": [colors.get(n, "#9ca3af") if n != OTHER else "#9ca3af" for n in nodes], "line": {"width": 1, "color": "#fff"}}})
     layout = {
         "title": {"text": title, "font": {"size": 14}, "x": 0.01, "xanchor": "left"}, "template": "plotly_white",
-        "height": height, "margin": {"l": 20, "r": 20, "t": 50, "b": 20}, "hovermode": "closest",
+        "height": height, "width": fig_width, "margin": {"l": 20, "r": 20, "t": 70, "b": 20}, "hovermode": "closest",
         "xaxis": {"visible": False, "range": [0, 1], "fixedrange": False}, "yaxis": {"visible": False, "range": [-depth - 0.35, 0.25]},
         "annotations": annotations, "showlegend": False,
         "font": {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1d2327"},
@@ -216,7 +234,7 @@ def edges_html(edges: pd.DataFrame, calls: pd.DataFrame, titles: dict[Any, str],
     return f'{CSS}<div class="tl-root tl-rows tl-edges">{head}{"".join(rows) or empty}</div>'
 
 
-def agents_html(totals: pd.DataFrame) -> str:
+def agents_html(totals: pd.DataFrame, colors: dict[Any, str] | None = None) -> str:
     cols = ("threads", "n_actions", "n_tool_calls", "n_tool_errors", "total_tokens", "cost_usd", "tool_latency_s")
     head = "<tr><th>agent</th>" + "".join(f"<th>{esc(c.removeprefix('n_'))}</th>" for c in cols) + "</tr>"
     body = []
@@ -225,7 +243,8 @@ def agents_html(totals: pd.DataFrame) -> str:
         for c in cols:
             v = getattr(row, c)
             cells.append("" if pd.isna(v) else _money(v) if c == "cost_usd" else f"{v:,.2f} s" if c == "tool_latency_s" else f"{v:,}")
-        body.append(f'<tr><td style="color:{agent_color(row.agent_id)}">{esc(row.agent_name)}</td>' + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
+        color = text_color((colors or {}).get(row.agent_id) or agent_colors([row.agent_id])[row.agent_id])
+        body.append(f'<tr><td style="color:{color}">{esc(row.agent_name)}</td>' + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
     more = f'<div class="tl-note">{len(totals) - 50} more agents</div>' if len(totals) > 50 else ""
     return f'{CSS}<div class="tl-root"><b>Per agent</b><table class="tl-table">{head}{"".join(body)}</table>{more}</div>'
 
@@ -234,26 +253,35 @@ class DelegationGraph(StaticCopy, widgets.VBox):
     """The graph, its edges (click one for its calls) and the per-agent table."""
 
     def __init__(self, frames: Frames, *, top: int = TOP_AGENTS) -> None:
-        self.calls = delegations(frames)
+        calls = delegations(frames)
         self.usage = agent_usage(frames)
         totals = agent_totals(self.usage)
+        names = distinct_names(dict(zip([*calls["parent_agent_id"], *calls["child_agent_id"], *totals["agent_id"]],
+                                        [*calls["parent_name"], *calls["child_name"], *totals["agent_name"]], strict=True)))
+        totals["agent_name"] = [names[a] for a in totals["agent_id"]]
+        self.calls = calls.assign(parent_name=[names[a] for a in calls["parent_agent_id"]], child_name=[names[a] for a in calls["child_agent_id"]])
         keep = set(totals["agent_id"][: top if len(totals) > top + 3 else len(totals)])  # fold only when it saves a few nodes
         # agents with no row of their own (a "user" that invited an agent) stay themselves
         keep |= set(self.calls["parent_agent_id"]) - set(totals["agent_id"])
         self.edges = edges_of(self.calls, keep)
         n_threads = len(frames.threads)
         scope = f"{n_threads:,} threads" if n_threads != 1 else shorten(frames.threads["title"].iloc[0] or frames.threads["thread_id"].iloc[0], 60)
-        title = esc(f"Who called whom — {scope}: {len(self.calls):,} delegations between {len(totals):,} agents")
-        self.figure = graph_figure(self.edges, totals, title)
+        title = f"Who called whom — {esc(scope)}<br>{len(self.calls):,} delegations between {len(totals):,} agents"
+        colors = agent_colors([*drawn_nodes(self.edges, totals), *totals["agent_id"]])  # the drawn ones first: they differ
+        self.figure = graph_figure(self.edges, totals, title, colors)
         titles = {(None if pd.isna(s) else s, t): (title or t) for s, t, title in
                   zip(frames.threads["source"].astype(object), frames.threads["thread_id"].astype(object), frames.threads["title"].astype(object), strict=True)}
         self.edge_rows = HtmlView(value=edges_html(self.edges, self.calls, titles, keep))
-        self.agent_rows = HtmlView(value=agents_html(totals))
+        self.agent_rows = HtmlView(value=agents_html(totals, colors))
         super().__init__([figure_output(self.figure), self.edge_rows, self.agent_rows])
         self.add_class("threadlab-delegation")
 
     def static_html(self) -> str:
         return self.figure.static_html() + str(self.edge_rows.value) + str(self.agent_rows.value)
+
+    def describe(self) -> str:
+        n, e = len(self.calls), len(self.edges)
+        return f"{n:,} delegation{'s' if n != 1 else ''} over {e:,} edge{'s' if e != 1 else ''}"
 
 
 def delegation_graph(data: Any, *, thread_id: Any = None, source: str | None = None, top: int = TOP_AGENTS) -> DelegationGraph:

@@ -17,7 +17,7 @@ from threadlab.frames.frames import Frames, ThreadKey
 from threadlab.widgets.inputs import as_frames, objects, subset
 from threadlab.widgets.styles import CSS
 from threadlab.widgets.text import esc, shorten
-from threadlab.widgets.view import HtmlView, StaticCopy, show_in, static_of
+from threadlab.widgets.view import HtmlView, StaticCopy, clear, show_in, static_of
 
 ANY = "(any)"
 STATUS_OPTIONS = (ANY, "tool errors", "pending calls", "problems", "interrupted", "clean")
@@ -151,6 +151,9 @@ class Explorer(StaticCopy, widgets.VBox):
         self.add_class("threadlab-explorer")
         self._filter()
 
+    def describe(self) -> str:
+        return f"{len(self._positions):,} of {len(self.index.keys):,} threads"
+
     @property
     def matching(self) -> list[ThreadKey]:
         return [self.index.keys[i] for i in self._positions]
@@ -179,7 +182,7 @@ class Explorer(StaticCopy, widgets.VBox):
             self._drawn.clear()
             for pane in self.panes:
                 if isinstance(pane, widgets.Output):
-                    pane.clear_output()
+                    clear(pane)
                 else:
                     pane.value = '<div class="tl-note">no thread matches the filters</div>'  # type: ignore[attr-defined]
 
@@ -218,7 +221,7 @@ class Explorer(StaticCopy, widgets.VBox):
             return tool_call_view(self.frames, thread_id=key)
         from threadlab.widgets.token_usage import token_usage
 
-        return token_usage(subset(self.frames, [key]))
+        return token_usage(subset(self.frames, [key]), runs=True)  # one thread: its growth by model call too
 
     def static_html(self) -> str:
         """The threads table and the chosen thread's four views, one under the other."""

@@ -4,10 +4,12 @@ plotly's ``make_subplots`` spaces rows as fractions of the figure's height, so a
 labels reach into the next panel's title as soon as the labels are long or the figure short.
 Here each panel has a height in pixels, a title line above it, an optional horizontal legend
 line between title and plot, and a fixed gap below it for its x tick labels and axis title;
-the figure's height is the sum. Panels stay readable whatever the number of bars."""
+the figure's height is the sum. Panels stay readable whatever the number of bars. A legend of
+many entries wraps onto several lines (``legend_rows`` says how many), and each is reserved."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +19,10 @@ TITLE_PX = 26  # a panel title line
 LEGEND_PX = 26  # a horizontal legend line under the title
 GAP_PX = 64  # below a panel: its x tick labels and axis title
 TOP_PX = 44  # the figure title
+NOTE_PX = 24  # a note line under the last panel
+LEGEND_ITEM_PX = 48  # a legend entry's symbol and the gaps around it
+LEGEND_CHAR_PX = 6.6  # a character of an 11 px legend entry (generous: wide letters, bold fonts)
+NARROW_PLOT_PX = 760  # the plot width a legend is wrapped for (a notebook's output, a left margin of labels)
 FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1d2327", "size": 12}
 
 
@@ -24,19 +30,37 @@ FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1
 class Panel:
     title: str  # already escaped
     height: int  # plot area, pixels
-    legend: bool = False  # a horizontal legend line between the title and the plot
+    legend: bool = False  # a horizontal legend between the title and the plot
+    legend_rows: int = 1  # lines that legend takes (``legend_rows``)
 
 
-def panel_layout(panels: list[Panel], *, title: str, right: int = 20, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+def legend_rows(labels: list[str], width: float = NARROW_PLOT_PX) -> int:
+    """Lines a horizontal legend of these entries takes in a plot ``width`` pixels wide (plotly
+    wraps an entry that does not fit onto the next line)."""
+    rows, x = 1, 0.0
+    for label in labels:
+        item = LEGEND_ITEM_PX + LEGEND_CHAR_PX * len(label)
+        if x and x + item > width:
+            rows, x = rows + 1, 0.0
+        x += item
+    return rows
+
+
+def _legend_px(panel: Panel) -> int:
+    return LEGEND_PX * max(panel.legend_rows, 1) if panel.legend else 0
+
+
+def panel_layout(panels: list[Panel], *, title: str, right: int = 20, meta: dict[str, Any] | None = None, note: str = "") -> dict[str, Any]:
     """A layout with one x/y axis pair per panel (``x``/``y``, ``x2``/``y2``, ...), panel
-    titles as annotations and ``legend``, ``legend2``, ... placed for the panels that want one."""
+    titles as annotations and ``legend``, ``legend2``, ... placed for the panels that want one;
+    ``note`` (escaped) is a grey line under the last panel."""
     tops: list[int] = []
     y = TOP_PX
     for panel in panels:
-        y += TITLE_PX + (LEGEND_PX if panel.legend else 0)
+        y += TITLE_PX + _legend_px(panel)
         tops.append(y)
         y += panel.height + GAP_PX
-    total = y
+    total = y + (NOTE_PX if note else 0)
     layout: dict[str, Any] = {
         "title": {"text": title, "font": {"size": 15}, "x": 0.01, "xanchor": "left", "y": 1 - 10 / total, "yanchor": "top"},
         "height": total,
@@ -54,15 +78,18 @@ def panel_layout(panels: list[Panel], *, title: str, right: int = 20, meta: dict
         y0, y1 = 1 - (top + panel.height) / total, 1 - top / total
         layout[f"yaxis{suffix}"] = {"domain": [y0, y1], "anchor": f"x{suffix}", "automargin": True}
         layout[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "automargin": False}
-        head = top - (LEGEND_PX if panel.legend else 0)
+        head = top - _legend_px(panel)
         layout["annotations"].append({"text": f"<b>{panel.title}</b>", "x": 0, "xref": "paper", "xanchor": "left",
                                       "y": 1 - head / total, "yref": "paper", "yanchor": "bottom", "showarrow": False,
                                       "font": {"size": 13}, "yshift": 4})
         if panel.legend:
             legends += 1
             name = "legend" if legends == 1 else f"legend{legends}"
-            layout[name] = {"orientation": "h", "x": 0, "xanchor": "left", "y": y1, "yanchor": "bottom",
-                            "font": {"size": 11}, "bgcolor": "rgba(255,255,255,0)", "tracegroupgap": 4}
+            layout[name] = {"orientation": "h", "x": 0, "xanchor": "left", "y": 1 - head / total, "yanchor": "top",  # right under the title
+                            "font": {"size": 11}, "bgcolor": "rgba(255,255,255,0)", "tracegroupgap": 4, "traceorder": "normal"}
+    if note:
+        layout["annotations"].append({"text": note, "x": 0, "xref": "paper", "xanchor": "left", "y": 0, "yref": "paper", "yanchor": "bottom",
+                                      "showarrow": False, "font": {"size": 12, "color": "#5d636f"}, "yshift": 4})
     return layout
 
 
@@ -84,6 +111,14 @@ def unique_labels(labels: list[str]) -> list[str]:
         seen[label] = n
         out.append(label if n == 1 else f"{label} ({n})")
     return out
+
+
+def nice_ceil(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10^k at or above ``value`` (an axis's round tick step)."""
+    if not value > 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= value * (1 - 1e-12))
 
 
 def title_text(*parts: str) -> str:

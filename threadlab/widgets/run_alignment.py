@@ -118,3 +118,21 @@ def align_runs(runs: list[list[str]]) -> Alignment:
             if first[r] is None and len(runs) > 1 and (counts[label] - 1) * 2 < len(runs) - 1:
                 first[r] = k
     return Alignment(c, columns, consensus, first)
+
+
+def describe_column(alignment: Alignment, runs: list[list[str]], k: int, *, others: bool = True) -> str:
+    """What most runs do at column ``k``, in words: its consensus label; where that is a gap,
+    whether those runs had ended (no step after it either) or have no step here while the
+    others do, and (``others``) what the others do ("most runs had ended · 2 runs: Router · reply")."""
+    label = alignment.consensus[k]
+    if label is not None:
+        return label
+    column = alignment.columns[k]
+    gaps = [r for r, i in enumerate(column) if i is None]
+    ended = sum(1 for r in gaps if all(col[r] is None for col in alignment.columns[k:]))
+    head = "most runs had ended" if ended * 2 > len(gaps) else "most runs have no step here"
+    doing = Counter(runs[r][i] for r, i in enumerate(column) if i is not None).most_common(1) if others else []
+    if not doing:
+        return head
+    step, count = doing[0]
+    return f"{head} · {count} run{'s' if count != 1 else ''}: {step}"

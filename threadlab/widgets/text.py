@@ -18,7 +18,8 @@ _SAFE_DATA = re.compile(r"^data:(image|audio|video)/[a-z0-9.+-]+;base64,[a-z0-9+
 
 
 def esc(value: Any) -> str:
-    """HTML-escape any value (None → empty string)."""
+    """HTML-escape any value (None → empty string). A double quote becomes ``&#34;``, not
+    ``&quot;``: plotly.js decodes numeric entities in its labels but not ``&quot;``."""
     if value is None:
         return ""
     try:
@@ -28,7 +29,7 @@ def esc(value: Any) -> str:
             return ""
     except ImportError:  # pragma: no cover - pandas is a dependency
         pass
-    return html.escape(str(value), quote=True)
+    return html.escape(str(value), quote=True).replace("&quot;", "&#34;")
 
 
 def as_text(value: Any) -> str:
@@ -102,7 +103,7 @@ def esc_arrow(values: Any) -> Any:
     """``esc`` over a pyarrow string array, vectorised (the replacements html.escape makes)."""
     import pyarrow.compute as pc
 
-    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"), ("'", "&#x27;")):
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&#34;"), ("'", "&#x27;")):
         values = pc.replace_substring(values, char, entity)
     return values
 
@@ -113,3 +114,59 @@ def clip_arrow(values: Any, limit: int) -> Any:
 
     flat = pc.utf8_slice_codeunits(pc.replace_substring_regex(values, r"\s+", " "), 0, limit)
     return esc_arrow(flat)
+
+
+def distinct_names(names: dict[Any, Any]) -> dict[Any, str]:
+    """Each id's name, told apart where two ids share one (two Claude Code sub-agents both
+    "general-purpose: Count files"): those get `` · `` and the shortest start of their id, four
+    characters or more, that no other id of that name starts with. A missing name is the id."""
+    import pandas as pd
+
+    plain = {key: str(key) if name is None or pd.isna(name) else str(name) for key, name in names.items()}
+    by_name: dict[str, list[Any]] = {}
+    for key, name in plain.items():
+        by_name.setdefault(name, []).append(key)
+    out = dict(plain)
+    for name, keys in by_name.items():
+        if len(keys) < 2:
+            continue
+        ids = [str(k) for k in keys]
+        for key, ident in zip(keys, ids, strict=True):
+            n = min(4, len(ident))
+            while n < len(ident) and any(other != ident and other.startswith(ident[:n]) for other in ids):
+                n += 1
+            out[key] = f"{name} · {ident[:n]}"
+    return out
+
+
+def fit_label(text: Any, chars: int, lines: int = 2) -> list[str]:
+    """``text`` on at most ``lines`` lines of at most ``chars`` characters, broken between words
+    (NOT escaped). What does not fit is cut in the middle with "…", keeping the end after a
+    `` · `` (the id ``distinct_names`` adds to tell two names apart)."""
+    flat = shorten(text, 100_000)
+    wrapped = _wrap(flat, chars)
+    if lines >= 2 and len(wrapped) == 2 and all(len(line) <= chars for line in wrapped):  # two lines of about equal length
+        words = flat.split(" ")
+        splits = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
+        return list(min((pair for pair in splits if max(map(len, pair)) <= chars), key=lambda pair: max(map(len, pair))))
+    if len(wrapped) <= lines and all(len(line) <= chars for line in wrapped):
+        return wrapped
+    head, sep, tail = flat.rpartition(" · ")
+    keep = f" · {tail}" if sep and len(tail) + 3 <= chars // 2 else ""
+    budget = chars * lines - len(keep) - lines  # a line may end short of ``chars`` where a word did not fit
+    cut = shorten(head if keep else flat, max(budget, 1)) + keep
+    wrapped = _wrap(cut, chars)
+    if len(wrapped) > lines or any(len(line) > chars for line in wrapped):  # words longer than a line: cut anywhere
+        wrapped = [cut[i:i + chars] for i in range(0, len(cut), chars)][:lines]
+    return wrapped
+
+
+def _wrap(text: str, chars: int) -> list[str]:
+    out = [""]
+    for word in text.split(" "):
+        joined = f"{out[-1]} {word}" if out[-1] else word
+        if len(joined) <= chars or not out[-1]:
+            out[-1] = joined
+        else:
+            out.append(word)
+    return out

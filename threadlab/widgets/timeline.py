@@ -6,7 +6,10 @@ person interrupted the agent; what the harness wrote in the user's role (injecte
 feedback, reminders) is on the harness lane, hollow and muted, never a person's prompt; hover
 says who wrote each mark. Messages, thinking and tool calls are marks on their agent's lane; each tool call is also a span on the tools lane from
 call to return (errors red, pending calls dotted and open-ended to the end of the thread, orphan
-returns as crosses); system events are marks on the system lane. Hover shows an escaped preview.
+returns as crosses); system events (a request sent, a queue operation, a cost record: instants, not
+spans) are thin ticks on the system lane, so a run of them stays a row of ticks, not a grey bar.
+Hover shows an escaped preview. A lane label has the room it needs (two lines, the full name on
+hover over the lane's marks); two agents of one name are told apart by the start of their ids.
 
 Built for size: vectorised pandas over the frames, a fixed number of traces (one per lane and
 kind, never one per action), numbers sent as binary arrays (dates as epoch milliseconds on a
@@ -34,16 +37,17 @@ from threadlab.widgets.colors import (
     PENDING_COLOR,
     SYSTEM_COLOR,
     USER_COLOR,
-    agent_color,
+    agent_colors,
 )
 from threadlab.widgets.inputs import as_frames, key_mask, objects, pick_thread, rows_of
-from threadlab.widgets.text import arrow_strings, clip_arrow, esc, esc_arrow, shorten
+from threadlab.widgets.text import arrow_strings, clip_arrow, distinct_names, esc, esc_arrow, fit_label, shorten
 from threadlab.widgets.view import Figure
 
 WEBGL_THRESHOLD = 1_000
 # plotly symbol numbers: 0 circle, 1 square, 2 diamond, 8 triangle-right
 SYMBOLS = {"user_message": 0, "assistant_message": 0, "thinking": 2, "tool_call": 8}
 OTHER_SYMBOL = 1
+SYSTEM_SYMBOL = "line-ns-open"  # a system event is an instant: a thin tick
 HARNESS_SYMBOL = "circle-open"  # a harness turn: hollow, on its own lane
 INTERRUPT_SYMBOL = "square"  # ⏹ the person stopped the agent: on the user's lane
 SPAN_SLOTS = 4  # parallel tool calls are stacked in up to this many sub-rows of the tools lane
@@ -51,7 +55,13 @@ COMPACT_ABOVE = 20_000  # actions; above this, hover labels drop the type and ag
 AGGREGATE_ABOVE = 50_000  # actions; above this, lanes are binned by time (tl.timeline(..., x_range=) for detail)
 MAX_AGENT_LANES = 10  # agents with a lane of their own; the rest share "other agents"
 OTHER_AGENTS = "other agents"
-NAME_CHARS = 24
+NAME_CHARS = 40  # an agent's name in the legend
+LANE_CHARS = 22  # a line of a lane label (two lines at most)
+
+
+def lane_tick(label: str) -> str:
+    """A lane's tick label: escaped, on up to two lines."""
+    return "<br>".join(esc(line) for line in fit_label(label, LANE_CHARS))
 
 
 def preview_limit(n_actions: int) -> int:
@@ -192,7 +202,8 @@ def timeline(
         lanes.append(("user", "User"))
     if on["harness"].any():
         lanes.append(("harness", "Harness"))
-    lanes += [(f"agent:{a}", shorten(str(names.get(a) or a), NAME_CHARS)) for a in agent_ids]
+    lanes += [(f"agent:{a}", str(names.get(a) or a)) for a in agent_ids]
+    colors = lane_colors(agent_ids)
     if len(calls):
         lanes.append(("tools", "Tools"))
     is_system = on["system"]
@@ -207,18 +218,18 @@ def timeline(
     def marks(mask: np.ndarray, name: str, lane: str, color: str, symbol: Any = None, size: int = 0) -> None:
         if mask.any():
             symbols = symbols_all[mask].tolist() if symbol is None else symbol
-            outline = 1.5 if symbol == HARNESS_SYMBOL else 0  # a hollow mark needs a stroke to be seen
-            marker = {"color": color, "size": size or (9 if small else 5), "symbol": symbols, "line": {"width": outline}}
+            outline = {HARNESS_SYMBOL: 1.5, SYSTEM_SYMBOL: 2}.get(symbol, 0)  # a hollow mark needs a stroke to be seen
+            marker = {"color": color, "size": size or (9 if small else 5), "symbol": symbols, "line": {"width": outline, "color": color}}
             traces.add(xs_all[mask], np.full(int(mask.sum()), lane_y[lane]), hover_all[mask], mode="markers", name=esc(name), legendgroup=lane, marker=marker)
 
     marks(on["user"] & ~on["interrupt"], "User", "user", USER_COLOR)
     marks(on["interrupt"], "interrupts", "user", INTERRUPT_COLOR, INTERRUPT_SYMBOL, 11 if small else 7)
     marks(on["harness"], "Harness", "harness", HARNESS_COLOR, HARNESS_SYMBOL)
     for agent in agent_ids:
-        marks(is_agent & (agents == agent), shorten(str(names.get(agent) or agent), NAME_CHARS), f"agent:{agent}", lane_color(agent))
+        marks(is_agent & (agents == agent), shorten(str(names.get(agent) or agent), NAME_CHARS), f"agent:{agent}", colors[agent])
     if len(calls):
-        _tool_spans(traces, calls, xs_all, x, lane_y["tools"], limit, small, set(agent_ids))
-    marks(is_system, "System", "system", SYSTEM_COLOR)
+        _tool_spans(traces, calls, xs_all, x, lane_y["tools"], limit, small, colors, names)
+    marks(is_system, "system events", "system", SYSTEM_COLOR, SYSTEM_SYMBOL, 12 if small else 8)
 
     layout = {
         "title": {"text": _title(frames, key, hint=thread_id is None, shown=n if n != total else None), "font": {"size": 14}, "x": 0.01, "xanchor": "left"},
@@ -229,7 +240,7 @@ def timeline(
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "font": {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1d2327"},
-        "yaxis": {"tickvals": [lane_y[k] for k, _ in lanes], "ticktext": [esc(label) for _, label in lanes],
+        "yaxis": {"tickvals": [lane_y[k] for k, _ in lanes], "ticktext": [lane_tick(label) for _, label in lanes], "automargin": True,
                   # every lane, top to bottom (autorange cut the tools lane off when it came last: its spans sit above its tick)
                   "range": [max(len(lanes), 1) - 0.5, -0.5],
                   "zeroline": False, "showgrid": True, "gridcolor": "#eceff3"},
@@ -251,7 +262,7 @@ def agent_lanes(agents: np.ndarray, is_agent: np.ndarray, agent_names: np.ndarra
     busiest), the agent column with the others renamed to one shared lane, and lane names."""
     acting = agents[is_agent]
     order = [a for a in dict.fromkeys(acting.tolist()) if a is not None]
-    names = dict(zip(acting, agent_names[is_agent], strict=True))
+    names = distinct_names(dict(zip(acting, agent_names[is_agent], strict=True)))
     if len(order) <= MAX_AGENT_LANES:
         return order, agents, names
     counts = pd.Series(acting).value_counts()
@@ -262,8 +273,9 @@ def agent_lanes(agents: np.ndarray, is_agent: np.ndarray, agent_names: np.ndarra
     return [a for a in order if a in keep] + [OTHER_AGENTS], folded, names
 
 
-def lane_color(agent: Any) -> str:
-    return SYSTEM_COLOR if agent == OTHER_AGENTS else agent_color(agent)
+def lane_colors(agent_ids: list[Any]) -> dict[Any, str]:
+    """Each lane's agent colour, no two alike (the shared "other agents" lane grey)."""
+    return agent_colors([a for a in agent_ids if a != OTHER_AGENTS]) | {OTHER_AGENTS: SYSTEM_COLOR}
 
 
 def _window(acts: pd.DataFrame, calls: pd.DataFrame, x: str, x_range: tuple[Any, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -291,8 +303,11 @@ def _title(frames: Frames, key: ThreadKey, *, hint: bool, shown: int | None = No
     return f"{esc(shorten(title or key.thread_id, 70))} — {count:,} actions{window}{esc(extra)}"
 
 
-def _tool_spans(traces: _Traces, calls: pd.DataFrame, xs_all: np.ndarray, x: str, base_y: float, limit: int, small: bool, lanes: set[Any]) -> None:
-    """Spans from call to return on the tools lane, grouped by calling agent and status."""
+def _tool_spans(traces: _Traces, calls: pd.DataFrame, xs_all: np.ndarray, x: str, base_y: float, limit: int, small: bool, colors: dict[Any, str],
+                names: dict[Any, str]) -> None:
+    """Spans from call to return on the tools lane, grouped by calling agent (``colors`` and
+    ``names``: the agents with a lane) and status."""
+    lanes = set(colors)
     status = objects(calls["status"])
     status = np.where(pd.isna(status), "pending", status).astype(object)
     if x == "sequence":
@@ -321,10 +336,10 @@ def _tool_spans(traces: _Traces, calls: pd.DataFrame, xs_all: np.ndarray, x: str
     ok = ~np.isin(status, ["error", "validation_error", "pending", "orphan_return"])
     for agent_id in dict.fromkeys(agents[ok].tolist()):
         mask = ok & (agents == agent_id)
-        name = shorten(agent_names[mask][0] or agent_id, NAME_CHARS)
+        name = shorten(names.get(agent_id) or agent_names[mask][0] or agent_id, NAME_CHARS)
         sx, sy, st = _segments(start[mask], end[mask], y[mask], full[mask], ends[mask])
         traces.add(sx, sy, st, mode="lines+markers", name=f"tool calls · {esc(name)}", legendgroup=f"agent:{agent_id}",
-                   line={"color": lane_color(agent_id), "width": width}, marker={"size": 4 if small else 2})
+                   line={"color": colors.get(agent_id, SYSTEM_COLOR), "width": width}, marker={"size": 4 if small else 2})
     groups = (
         (np.isin(status, ["error", "validation_error"]), "tool errors", ERROR_COLOR, "solid"),
         (pending, "pending calls", PENDING_COLOR, "dot"),

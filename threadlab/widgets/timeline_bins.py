@@ -19,7 +19,7 @@ import pandas as pd
 from threadlab.widgets.authorship import lane_masks
 from threadlab.widgets.colors import ERROR_COLOR, INTERRUPT_COLOR, ORPHAN_COLOR, PENDING_COLOR
 from threadlab.widgets.inputs import objects
-from threadlab.widgets.text import esc, shorten
+from threadlab.widgets.text import distinct_names, esc
 from threadlab.widgets.view import Figure
 
 BINS = 600
@@ -43,7 +43,7 @@ def _label(value: float, x: str) -> str:
 
 def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: str, height: int | None = None, bins: int = BINS) -> Figure:
     """The aggregated figure (see the module docstring); ``title`` is already escaped."""
-    from threadlab.widgets.timeline import MAX_AGENT_LANES, OTHER_AGENTS, lane_color
+    from threadlab.widgets.timeline import MAX_AGENT_LANES, OTHER_AGENTS, lane_colors, lane_tick
 
     # categorical codes, not Python strings: a million rows are compared as small integers
     on = lane_masks(acts)
@@ -65,7 +65,8 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
         lanes.append(("user", "User"))
     if is_harness.any():
         lanes.append(("harness", "Harness"))
-    lanes += [(f"agent:{categories[c]}", shorten(str(name_of.get(categories[c]) or categories[c]), 24)) for c in lane_codes]
+    lane_names = distinct_names({categories[c]: name_of.get(categories[c]) for c in lane_codes})
+    lanes += [(f"agent:{categories[c]}", lane_names[categories[c]]) for c in lane_codes]
     folded = len(first_seen) - len(lane_codes)
     if folded:
         lanes.append((f"agent:{OTHER_AGENTS}", f"{folded} other agents"))
@@ -165,7 +166,8 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
         traces.append({"type": "scatter", "x": centers[hit], "y": [index["user"] - 0.32] * len(hit), "mode": "markers", "name": "interrupts",
                        "marker": {"color": INTERRUPT_COLOR, "symbol": "square", "size": 7},
                        "hovertext": [f"{int(c):,} interrupted by the user" for c in per_bin[hit]], "hoverinfo": "text"})
-    colors = [lane_color(k.removeprefix("agent:")) if k.startswith("agent:") else None for k, _ in lanes]
+    by_agent = lane_colors([k.removeprefix("agent:") for k, _ in lanes if k.startswith("agent:")])
+    colors = [by_agent[k.removeprefix("agent:")] if k.startswith("agent:") else None for k, _ in lanes]
     layout = {
         "title": {"text": title + esc(f" · binned: {bins} bins of {width / 1000:,.2f} s" if x == "time" else f" · binned: {bins} bins of {width:,.0f} actions"),
                   "font": {"size": 14}, "x": 0.01, "xanchor": "left"},
@@ -173,7 +175,7 @@ def binned_timeline(acts: pd.DataFrame, calls: pd.DataFrame, *, x: str, title: s
         "legend": {"x": 1.01, "xanchor": "left", "y": 0, "yanchor": "bottom", "font": {"size": 11}}, "showlegend": True,
         "paper_bgcolor": "white", "plot_bgcolor": "white",
         "font": {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "color": "#1d2327"},
-        "yaxis": {"tickvals": list(range(len(lanes))), "ticktext": [esc(label) for _, label in lanes], "autorange": "reversed", "zeroline": False,
+        "yaxis": {"tickvals": list(range(len(lanes))), "ticktext": [lane_tick(label) for _, label in lanes], "autorange": "reversed", "zeroline": False,
                   "showgrid": False, "automargin": True},
         "xaxis": {"type": "date" if x == "time" else "linear", "title": {"text": "time (UTC)" if x == "time" else "sequence"}, "showgrid": True,
                   "gridcolor": "#eceff3"},

@@ -3,10 +3,13 @@
 Panel 1: stacked horizontal bars of uncached input / cache read / cache write / output /
 thinking tokens per agent, model, thread or tool, the costliest first (most tokens first when
 no cost is known), the top ``top`` groups and one "other" bar for the rest, the cost at the end of
-each bar. Panel 2: cumulative tokens by model call: one line per run for a few runs; for many,
-the median and the 10-90 % band of all runs plus the costliest runs as lines. Panel 3, when there
-are several runs: cost per run, as bars (costliest first) for a few runs, as all runs ranked by
-cost for many (hover names the run). Cost is the frames' ``cost_usd`` (genai-prices, offline).
+each bar. That is the panel ``by`` changes. The per-run panels do not change with ``by``, so they
+are drawn with ``by="thread"`` (or ``runs=True``), not again under every grouping: panel 2,
+cumulative tokens by model call: one line per run for a few runs; for many, the median and the
+10-90 % band of all runs plus the costliest runs as lines. Panel 3, when there are several runs:
+cost per run, as bars (costliest first) for a few runs, as all runs ranked by cost for many (hover
+names the run); "no cost known" when genai-prices priced none of them. Cost is the frames'
+``cost_usd`` (genai-prices, offline).
 
 Conventions: ``input_tokens`` counts every input token, cached ones included, so the bar shows
 ``input - cache_read - cache_write`` as "input (uncached)". Providers that count thinking inside
@@ -21,7 +24,7 @@ import pandas as pd
 
 from threadlab.frames.frames import Frames
 from threadlab.widgets.inputs import as_frames, objects
-from threadlab.widgets.panels import Panel, axis, legend, panel_layout, unique_labels
+from threadlab.widgets.panels import Panel, axis, legend, legend_rows, panel_layout, unique_labels
 from threadlab.widgets.text import esc, shorten
 from threadlab.widgets.view import Figure
 
@@ -152,48 +155,67 @@ def _money(value: Any) -> str:
     return f"${value:,.4f}" if value < 100 else f"${value:,.0f}"
 
 
-def token_usage(data: Any, *, by: GroupBy = "agent", top: int = TOP, height: int | None = None) -> Figure:
+def token_usage(data: Any, *, by: GroupBy = "agent", top: int = TOP, height: int | None = None, runs: bool | None = None) -> Figure:
     """Token usage and cost of Frames (or a Thread / Threads), grouped ``by`` agent, model,
-    thread (run) or tool: the ``top`` costliest groups and an "other" bar, growth by model call,
-    and cost per run. Reads at 1 run and at 30,000."""
+    thread (run) or tool: the ``top`` costliest groups and an "other" bar. With ``by="thread"``
+    (or ``runs=True``) also growth by model call and cost per run, which do not depend on ``by``.
+    Reads at 1 run and at 30,000."""
     if by not in ("agent", "model", "thread", "tool"):
         raise ValueError(f"token_usage by must be 'agent', 'model', 'thread' or 'tool', not {by!r}")
     frames = as_frames(data)
     usage = frames.usage
     n_runs = len(frames.threads)
+    per_run = by == "thread" if runs is None else bool(runs)
     full = grouped(frames, by) if len(usage) else pd.DataFrame(columns=["group", "cost_usd", "key", "tokens", *(n for n, _ in SEGMENTS)])
     table = top_and_other(full, top)
     costed = full["cost_usd"].notna().any()
     order = "costliest first" if costed else "most tokens first"
     shown = f"top {top} of {len(full):,}, " if len(table) < len(full) else ""
-    panels = [Panel(f"Tokens by {esc(by)} ({shown}{order})", BAR_PX * max(len(table), 1) + 10, legend=True),
-              Panel("Cumulative tokens by model call" + (" (median, 10–90 % band and the costliest runs)" if n_runs > RUN_LINES else ""),
-                    240, legend=n_runs <= RUN_LINES)]
-    if n_runs > 1:
-        panels.append(Panel("Cost per run (USD), costliest first" if n_runs <= TOP * 2 else
-                            f"Cost per run (USD): all {n_runs:,} runs ranked, costliest first (hover for the run)",
-                            max(BAR_PX * n_runs + 10, 120) if n_runs <= TOP * 2 else 200))
+    panels = [Panel(f"Tokens by {esc(by)} ({shown}{order})", BAR_PX * max(len(table), 1) + 10, legend=True)]
+    curves: list[dict[str, Any]] = _cumulative(frames, n_runs) if per_run else []
+    if per_run:
+        lines = [t["name"] for t in curves if t.get("showlegend", True)]
+        panels.append(Panel("Cumulative tokens by model call" + (" (median, 10–90 % band and the costliest runs)" if n_runs > RUN_LINES else ""),
+                            240, legend=n_runs <= RUN_LINES, legend_rows=legend_rows(lines)))
+    run_costs = frames.threads["cost_usd"].astype("Float64").notna().to_numpy()
+    if per_run and n_runs > 1:
+        if not run_costs.any():
+            panels.append(Panel("Cost per run (USD)", 40))
+        else:
+            panels.append(Panel("Cost per run (USD), costliest first" if n_runs <= TOP * 2 else
+                                f"Cost per run (USD): all {n_runs:,} runs ranked, costliest first (hover for the run)",
+                                max(BAR_PX * n_runs + 10, 120) if n_runs <= TOP * 2 else 200))
     total = usage["cost_usd"].astype("Float64").sum(min_count=1)
     unknown = int(usage["cost_usd"].isna().sum())
     note = f" · {unknown:,} responses with a model genai-prices does not know" if unknown else ""
-    right = 230 if n_runs > RUN_LINES else 20
-    layout = panel_layout(panels, title=f"Token usage — {n_runs:,} run(s), total cost {_money(total)}{esc(note)}", right=right,
-                          meta={"threadlab": "token_usage", "by": by, "groups": [str(g) for g in table["group"]],
+    right = 230 if per_run and n_runs > RUN_LINES else 20
+    later = "" if per_run else 'Tokens by model call and cost per run do not change with by=: they are drawn with by="thread" (or runs=True).'
+    cost = f"total cost {_money(total)}" if not pd.isna(total) else "cost unknown"
+    layout = panel_layout(panels, title=f"Token usage — {n_runs:,} run(s), {cost}{esc(note)}", right=right, note=later,
+                          meta={"threadlab": "token_usage", "by": by, "runs": per_run, "groups": [str(g) for g in table["group"]],
                                 "n_groups": len(full), "total_cost_usd": None if pd.isna(total) else float(total)})
     layout["barmode"] = "stack"
-    traces = _bars(table)
-    traces += _cumulative(frames, n_runs)
-    if n_runs > 1:
-        traces += _cost_per_run(frames, n_runs)
-    _axes(layout, table, n_runs)
-    labels = [str(g) for g in layout["meta"]["groups"]] + (_thread_labels(frames) if 1 < n_runs <= TOP * 2 else [])
+    traces = _bars(table) + curves
+    if per_run and n_runs > 1:
+        traces += _cost_per_run(frames, n_runs) if run_costs.any() else []
+    _axes(layout, table, n_runs if per_run else 1, costs_known=bool(run_costs.any()))
+    labels = [str(g) for g in layout["meta"]["groups"]] + (_thread_labels(frames) if per_run and 1 < n_runs <= TOP * 2 else [])
     longest = max((len(label) for label in labels), default=8)
     layout["margin"]["l"] = min(12 + 7 * min(longest, LABEL_CHARS), 270)
-    if n_runs > RUN_LINES:
-        layout["legend2"] = {"x": 1.01, "xanchor": "left", "y": layout["yaxis2"]["domain"][1], "yanchor": "top", "font": {"size": 11}}
+    if per_run and n_runs > RUN_LINES:
+        layout["legend2"] = {"x": 1.01, "xanchor": "left", "y": layout["yaxis2"]["domain"][1], "yanchor": "top", "font": {"size": 11}, "traceorder": "normal"}
+    if per_run and n_runs > 1 and not run_costs.any():
+        layout["annotations"].append(_no_cost_note(layout))
     if height:
         layout["height"] = height
     return Figure(data=traces, layout=layout)
+
+
+def _no_cost_note(layout: dict[str, Any]) -> dict[str, Any]:
+    """Where the cost-per-run panel would be: say that no run has a known cost (no empty axes)."""
+    y0, y1 = layout["yaxis3"]["domain"]
+    return {"text": "no cost known: genai-prices priced none of these runs' models", "x": 0, "xref": "paper", "xanchor": "left",
+            "y": (y0 + y1) / 2, "yref": "paper", "yanchor": "middle", "showarrow": False, "font": {"size": 12, "color": "#5d636f"}}
 
 
 def _bars(table: pd.DataFrame) -> list[dict[str, Any]]:
@@ -232,14 +254,19 @@ def _bar_ends(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return tokens, cut
 
 
-def _axes(layout: dict[str, Any], table: pd.DataFrame, n_runs: int) -> None:
+def _axes(layout: dict[str, Any], table: pd.DataFrame, n_runs: int, *, costs_known: bool = True) -> None:
     peak = float(_bar_ends(table)[0].max()) if len(table) else 1.0
     layout["xaxis"].update(title={"text": "tokens", "standoff": 4}, range=[0, peak * 1.3 or 1], automargin=False)
     layout["yaxis"].update(autorange="reversed", type="category")
+    if "xaxis2" not in layout:
+        return
     layout["xaxis2"].update(title={"text": "model call", "standoff": 4}, rangemode="tozero")
     layout["yaxis2"].update(title={"text": "tokens so far"}, rangemode="tozero")
     if n_runs > 1:
-        if n_runs <= TOP * 2:
+        if not costs_known:
+            layout["xaxis3"].update(visible=False)
+            layout["yaxis3"].update(visible=False)
+        elif n_runs <= TOP * 2:
             layout["yaxis3"].update(autorange="reversed", type="category")
             layout["xaxis3"].update(title={"text": "USD", "standoff": 4}, rangemode="tozero")
         else:
@@ -294,7 +321,7 @@ def _cumulative(frames: Frames, n_runs: int) -> list[dict[str, Any]]:
         name = esc(labels[run])
         traces.append({"type": "scatter", "x": rows["call"].to_numpy(dtype="float64"), "y": rows["so_far"].to_numpy(), "mode": "lines+markers",
                        "line": {"shape": "hv", "width": 1.5}, "marker": {"size": 4}, "name": name, "legend": legend(2),
-                       "legendgroup": "runs", "hovertemplate": f"{name}<br>call %{{x}}: %{{y:,.0f}} tokens so far<extra></extra>", **axis(2)})
+                       "hovertemplate": f"{name}<br>call %{{x}}: %{{y:,.0f}} tokens so far<extra></extra>", **axis(2)})
     return traces
 
 
@@ -303,8 +330,14 @@ def _cost_per_run(frames: Frames, n_runs: int) -> list[dict[str, Any]]:
     cost = frames.threads["cost_usd"].astype("Float64").to_numpy(dtype="float64", na_value=np.nan)
     order = _costliest(frames, n_runs)
     if n_runs <= TOP * 2:
-        return [{"type": "bar", "orientation": "h", "y": labels[order], "x": cost[order], "name": "cost (USD)", "marker": {"color": "#54a24b"},
+        bars = [{"type": "bar", "orientation": "h", "y": labels[order], "x": cost[order], "name": "cost (USD)", "marker": {"color": "#54a24b"},
                  "showlegend": False, "hovertemplate": "%{y}<br>$%{x:.4f}<extra></extra>", **axis(3)}]
+        unpriced = order[np.isnan(cost[order])]
+        if len(unpriced):  # a run with no bar says why
+            bars.append({"type": "scatter", "mode": "text", "y": labels[unpriced], "x": np.zeros(len(unpriced)), "text": ["cost unknown"] * len(unpriced),
+                         "textposition": "middle right", "textfont": {"size": 11, "color": "#5d636f"}, "showlegend": False, "hoverinfo": "skip",
+                         "name": "cost unknown", **axis(3)})
+        return bars
     rank = np.arange(1, n_runs + 1, dtype="float64")
     return [{"type": "scattergl" if n_runs > 5_000 else "scatter", "x": rank, "y": cost[order], "mode": "lines", "fill": "tozeroy",
              "line": {"color": "#54a24b", "width": 1.5}, "name": "cost (USD)", "showlegend": False, "text": labels[order],

@@ -10,7 +10,10 @@ page or a static viewer with no kernel.
   output. A stylesheet rule hides that copy on any page where the live widget rendered (its DOM
   carries a class naming the copy), so only a page without a widget manager (an exported page
   offline, a static viewer) shows it.
-Inside another widget (``show_in``) nothing static is added: the outer widget's copy holds it."""
+Inside another widget (``show_in``) nothing static is added: the outer widget's copy holds it.
+- Outside a Jupyter kernel (a plain script, a terminal) there is no front end to draw into: a
+  widget fills no output area (IPython's ``display`` would print each figure's whole JSON to
+  stdout), and ``repr`` of a figure or widget is one summary line."""
 
 from __future__ import annotations
 
@@ -118,8 +121,7 @@ class Figure(go.Figure):
         bundle = pio.renderers["plotly_mimetype"].to_mimebundle(self.to_dict())
         spec = bundle["application/vnd.plotly.v1+json"]
         spec["config"] = {**FIGURE_CONFIG, **(spec.get("config") or {})}
-        meta = (spec.get("layout") or {}).get("meta") or {}
-        bundle["text/plain"] = f"<threadlab {meta.get('threadlab', 'figure') if isinstance(meta, dict) else 'figure'}: {len(spec.get('data') or [])} traces>"
+        bundle["text/plain"] = summary_line(self)
         if _STATE["static"] and not _NESTED.get():
             bundle["text/html"] = self.static_html() if self._static_maker is not None else figure_html(spec)
         return bundle
@@ -128,6 +130,9 @@ class Figure(go.Figure):
         from IPython.display import display
 
         display(self._repr_mimebundle_(), raw=True)
+
+    def __repr__(self) -> str:
+        return summary_line(self)
 
     def static_html(self) -> str:
         """The figure as self-drawing HTML (for the static copies of widgets)."""
@@ -146,11 +151,36 @@ def as_figure(fig: go.Figure) -> Figure:
     return fig  # type: ignore[return-value]
 
 
+def summary_line(fig: go.Figure) -> str:
+    """``<threadlab timeline: 8 traces>``: what a figure says of itself outside a notebook."""
+    meta = fig.layout.meta
+    kind = meta.get("threadlab", "figure") if isinstance(meta, dict) else "figure"
+    return f"<threadlab {kind}: {len(fig.data)} traces>"
+
+
+def in_kernel() -> bool:
+    """True inside a Jupyter kernel (JupyterLab, VS Code, nbconvert): a front end draws outputs."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
 class StaticCopy:
-    """Mixin for ipywidgets: shown as the live widget plus a static HTML copy (``static_html``)."""
+    """Mixin for ipywidgets: shown as the live widget plus a static HTML copy (``static_html``).
+    Its ``repr`` is one line (``describe`` says what it shows), not the tree of its children."""
 
     def static_html(self) -> str:
         raise NotImplementedError
+
+    def describe(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        what = self.describe()
+        return f"<threadlab {type(self).__name__}{': ' + what if what else ''}>"
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -182,6 +212,9 @@ class HtmlView(StaticCopy, widgets.HTML):
     def static_html(self) -> str:
         return str(self.value)
 
+    def describe(self) -> str:
+        return f"{len(str(self.value)):,} characters of HTML"
+
 
 @contextmanager
 def nested() -> Iterator[None]:
@@ -202,12 +235,21 @@ def figure_output(figure: go.Figure | None = None) -> widgets.Output:
 
 
 def show_in(out: widgets.Output, content: Any) -> None:
-    """Replace what ``out`` shows with ``content`` (a figure, widget or anything displayable)."""
+    """Replace what ``out`` shows with ``content`` (a figure, widget or anything displayable).
+    Outside a kernel nothing is shown (no front end would draw it; IPython would print it)."""
     from IPython.display import display
 
+    if not in_kernel():
+        return
     out.clear_output(wait=True)
     with out, nested():
         display(content)
+
+
+def clear(out: widgets.Output) -> None:
+    """Empty ``out`` (outside a kernel there is nothing to empty; IPython would print escapes)."""
+    if in_kernel():
+        out.clear_output()
 
 
 def static_of(content: Any) -> str:
