@@ -122,7 +122,7 @@ def orphan_return(frames: Frames) -> pd.DataFrame:
     at = np.flatnonzero(code_of(tc["status"], ("orphan_return",)))
     seq = ints(tc["return_sequence"].iloc[at])
     tools, ids = values_at(tc["tool_name"], at), values_at(tc["tool_call_id"], at)
-    message = [f"a {t or 'tool'} return (call id {short(i, 40)}) answers no call" for t, i in zip(tools, ids, strict=True)]
+    message = [f"a return of {t or 'a tool'} (call id {short(i, 40)}) answers no call of the thread" for t, i in zip(tools, ids, strict=True)]
     thread = thread_rows(frames, tc)[at]
     keep = thread >= 0
     return finding_rows(frames, thread[keep], seq[keep], seq[keep], severity="warning", message=[m for m, k in zip(message, keep, strict=True) if k],

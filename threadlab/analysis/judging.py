@@ -41,13 +41,14 @@ class Item:
 
 def thread_text(thread: Thread, *, limit: int = TEXT_LIMIT) -> str:
     """A plain-text transcript of ``thread`` for a model to read: one line per action
-    (``[sequence] kind · who: text``), each text cut to ``limit`` characters."""
+    (``[sequence] kind · author · harness kind · agent · tool · status: text``, the parts it
+    has), each text cut to ``limit`` characters."""
     a = frames_from_threads([thread]).actions
     lines = []
-    for seq, kind, author, agent, tool, status, text in zip(
-            ints(a["sequence"]), objects(a["action_type"]), objects(a["author"]), objects(a["agent_name"]), objects(a["tool_name"]),
-            objects(a["status"]), objects(a["text"]), strict=True):
-        who = " · ".join(str(x) for x in (author, agent, tool, status if kind == "tool_return" else None) if x is not None)
+    for seq, kind, author, harness, agent, tool, status, text in zip(
+            ints(a["sequence"]), objects(a["action_type"]), objects(a["author"]), objects(a["harness_kind"]), objects(a["agent_name"]),
+            objects(a["tool_name"]), objects(a["status"]), objects(a["text"]), strict=True):
+        who = " · ".join(str(x) for x in (author, harness, agent, tool, status if kind == "tool_return" else None) if x is not None)
         body = "" if text is None else str(text)
         body = body if len(body) <= limit else body[:limit] + f" … ({len(body) - limit} more characters)"
         lines.append(f"[{seq}] {kind} · {who}: {body}")
@@ -146,6 +147,7 @@ async def judge_async(data: Any, fn: Any, *, concurrency: int = 4, prompt: Calla
     table = pd.DataFrame(rows, columns=list(dict.fromkeys([*KEY_COLUMNS, *(k for r in rows for k in r), "error"])))
     for column in ("first_sequence", "last_sequence"):
         table[column] = pd.array(table[column].astype(object).where(table[column].notna(), None), dtype="Int64")
+    table["error"] = pd.Series([r["error"] for r in rows], dtype=object, index=table.index)
     return table
 
 

@@ -177,12 +177,12 @@ def interrupted(frames: Frames) -> pd.DataFrame:
 
 @register_scanner("unanswered")
 def unanswered(frames: Frames) -> pd.DataFrame:
-    """A thread that ends on a human turn: its last turn (an action written by a person, an
-    agent or a tool, or a harness interrupt; system and other harness actions are bookkeeping)
-    is a person's, so no agent answered it. Spans that action to the thread's end.
-    Severity warning."""
+    """A thread that ends on a human turn: its last turn (a user message a person wrote, an
+    action of an agent or a tool, or a harness interrupt; system actions, other harness actions
+    and a person's slash commands or queued prompts are no turn) is a person's prompt, so no
+    agent answered it. Spans that prompt to the thread's end. Severity warning."""
     order = thread_order(frames)
-    human = _who(frames, order, ("human",))
+    human = _who(frames, order, ("human",)) & code_of(order.take(frames.actions["action_type"]), ("user_message",))
     turn = np.flatnonzero(human | _who(frames, order, ("agent", "tool")) | _interrupts(frames, order))
     if not len(turn):
         return no_findings(frames)
