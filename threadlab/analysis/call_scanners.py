@@ -14,6 +14,18 @@ from threadlab.analysis.registry import register_scanner
 from threadlab.frames.frames import Frames
 
 
+def _windows(keys: list[np.ndarray], steps: np.ndarray, m: int, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """(order, starts): the rows sorted by ``keys`` then step, and the positions in that order
+    where ``m`` consecutive rows of one key lie within ``window`` steps."""
+    order = np.lexsort((steps, *reversed(keys)))
+    if len(order) < m:
+        return order, np.zeros(0, dtype=np.int64)
+    k = np.stack([key[order] for key in keys])
+    s = steps[order]
+    same = (k[:, : -(m - 1)] == k[:, m - 1:]).all(axis=0)
+    return order, np.flatnonzero(same & (s[m - 1:] - s[: -(m - 1)] < window))
+
+
 @register_scanner("repeated_call")
 def repeated_call(frames: Frames, *, min_repeats: int = 3, window: int = 5) -> pd.DataFrame:
     """A loop: one agent calls the same tool with the same arguments (``args`` equal as text)
@@ -24,27 +36,32 @@ def repeated_call(frames: Frames, *, min_repeats: int = 3, window: int = 5) -> p
     if min_repeats < 2 or window < min_repeats:
         raise ValueError(f"repeated_call needs 2 <= min_repeats <= window; got min_repeats={min_repeats}, window={window}")
     m = min_repeats
-    key = np.stack([c.group, c.tool, c.args])
-    order = np.lexsort((c.step, c.args, c.tool, c.group))  # each (agent, tool, args) together, in step order
-    if len(order) < m:
-        return no_findings(frames)
-    k = key[:, order]
-    same_key = (k[:, : -(m - 1)] == k[:, m - 1:]).all(axis=0)
-    steps = c.step[order]
-    ok = np.flatnonzero(same_key & (steps[m - 1:] - steps[: -(m - 1)] < window) & (c.args[order][: -(m - 1)] >= 0))
+    # first by tool alone: only calls in such a window of one tool can be in one of equal arguments,
+    # so only their arguments are read and compared
+    order, ok = _windows([c.group, c.tool], c.step, m, window)
     if not len(ok):
         return no_findings(frames)
+    covered = np.zeros(len(order) + 1, dtype=np.int64)
+    np.add.at(covered, ok, 1)
+    np.add.at(covered, ok + m, -1)
+    cand = np.sort(order[np.cumsum(covered[:-1]) > 0])
+    args = pd.factorize(column(frames, c, "args", cand), use_na_sentinel=True)[0].astype(np.int64)
+    group, tool, steps = c.group[cand], c.tool[cand], c.step[cand]
+    order, ok = _windows([group, tool, args], steps, m, window)
+    ok = ok[args[order[ok]] >= 0]
+    if not len(ok):
+        return no_findings(frames)
+    k = np.stack([group[order], tool[order], args[order]])
     # windows that share a call (starts less than m apart, same key) are one loop
     new = np.ones(len(ok), dtype=bool)
     new[1:] = (np.diff(ok) >= m) | (k[:, ok[1:]] != k[:, ok[:-1]]).any(axis=0)
     first = ok[new]
     last = np.append(ok[np.flatnonzero(new)[1:] - 1], ok[-1]) + m - 1
-    a, b = order[first], order[last]
-    n = last - first + 1
-    tools, args = column(frames, c, "tool_name", a), column(frames, c, "args", a)
-    span = steps[last] - steps[first] + 1
+    a, b = cand[order[first]], cand[order[last]]
+    tools, texts = column(frames, c, "tool_name", a), column(frames, c, "args", a)
+    span = c.step[b] - c.step[a] + 1
     message = [f"{t} called {int(x)} times with the same arguments within {int(s)} calls: {short(g, 60)}"
-               for t, x, s, g in zip(tools, n, span, args, strict=True)]
+               for t, x, s, g in zip(tools, last - first + 1, span, texts, strict=True)]
     return finding_rows(frames, c.thread[a], c.call_seq[a], c.end_seq(b), severity="warning", message=message,
                         agent_name=column(frames, c, "agent_name", a), tool_name=tools)
 
@@ -95,7 +112,7 @@ def retry_after_error(frames: Frames, *, within: int = 1) -> pd.DataFrame:
     a, b = failed[keep], retry[keep]
     status = column(frames, c, "status", b)
     tools = column(frames, c, "tool_name", a)
-    same = c.args[a] == c.args[b]
+    same = column(frames, c, "args", a) == column(frames, c, "args", b)
     outcome = {"success": "it succeeded", "pending": "it was never answered", "error": "it failed again", "validation_error": "it failed again"}
     message = [f"{t} failed (step {int(s)}) and was called again at step {int(r)}{' with the same arguments' if m else ''}; "
                f"{outcome.get(str(st), f'it ended {st}')}"

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from threadlab.analysis.arrays import cached, code_of, codes, ints, runs, thread_rows, values_at
 from threadlab.frames.frames import Frames
@@ -24,14 +23,13 @@ class Calls:
     """Tool calls (rows with a ``call_sequence``) sorted by thread, agent and call order.
 
     ``rows`` are their positions in ``frames.tool_calls``; ``thread`` the threads-table row;
-    ``agent`` / ``tool`` / ``args`` integer codes (equal code, equal value); ``group`` where each
-    call's (thread, agent) run starts; ``step`` its position among that agent's calls."""
+    ``agent`` / ``tool`` integer codes (equal code, equal value); ``group`` where each call's
+    (thread, agent) run starts; ``step`` its position among that agent's calls."""
 
     rows: np.ndarray
     thread: np.ndarray
     agent: np.ndarray
     tool: np.ndarray
-    args: np.ndarray
     group: np.ndarray
     step: np.ndarray
     call_seq: np.ndarray
@@ -64,9 +62,8 @@ def _calls(frames: Frames) -> Calls:
     starts = runs(group_key)
     lengths = np.diff(np.append(starts, len(rows)))
     group = np.repeat(starts, lengths)
-    args = pd.factorize(tc["args"], use_na_sentinel=True)[0].astype(np.int64)[rows] if len(rows) else np.zeros(0, dtype=np.int64)
     return Calls(
-        rows=rows, thread=thread, agent=agent, tool=codes(tc["tool_name"])[0][rows], args=args, group=group,
+        rows=rows, thread=thread, agent=agent, tool=codes(tc["tool_name"])[0][rows], group=group,
         step=np.arange(len(rows), dtype=np.int64) - group, call_seq=call_seq[rows], return_seq=ints(tc["return_sequence"])[rows],
         failed=code_of(tc["status"], FAILED)[rows], pending=code_of(tc["status"], ("pending",))[rows],
     )
