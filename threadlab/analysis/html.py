@@ -32,8 +32,10 @@ STYLE = """<style>
 .tl-an .tl-sev-error{color:#b00020}.tl-an .tl-sev-warning{color:#a35200}.tl-an .tl-sev-info{color:#46607a}
 .tl-an table.tl-an-steps{border-collapse:collapse;margin:4px 0 4px 1.2em}
 .tl-an table.tl-an-steps td{vertical-align:top;padding:1px 8px 1px 0;font-size:12px;white-space:pre-wrap;word-break:break-word}
+.tl-an table.tl-an-steps td:nth-child(-n+2){white-space:nowrap}
 .tl-an tr.tl-an-in td{background:#fff6d5}
 .tl-an .tl-an-count{display:inline-block;margin-right:10px}
+.tl-an .tl-an-scanner{font-weight:600}
 </style>"""
 
 
@@ -139,7 +141,7 @@ def findings_html(findings: pd.DataFrame, frames: Frames) -> str:
         severity = str(cols["severity"][i])
         items.append(f'<details data-thread-id="{escape(str(tid), quote=True)}" data-sequence="{escape(str(first), quote=True)}"><summary>'
                      f'<span class="tl-sev tl-sev-{escape(severity, quote=True)}">{escape(severity)}</span> '
-                     f'<b>{escape(str(cols["scanner"][i]))}</b> <span class="tl-an-where">{escape(short(title, 50))} · {steps}'
+                     f'<span class="tl-an-scanner">{escape(str(cols["scanner"][i]))}</span> <span class="tl-an-where">{escape(short(title, 50))} · {steps}'
                      + (f" · {escape(who)}" if who else "") + f'</span> {escape(str(cols["message"][i]))}</summary>'
                      f'{steps_html(frames, source, tid, first, last)}</details>')
     return f'{STYLE}<div class="tl-an tl-an-findings">{head}{"".join(items)}</div>'
