@@ -162,3 +162,21 @@ def test_scan_takes_threads_too() -> None:
     thread = tl.read(Path(__file__).resolve().parents[1] / "data" / "threadprotocol" / "approval_pending.thread.json")
     found = tl.scan(thread, ["pending_call"])
     assert len(found) == len(tl.pending_tool_calls(thread)) > 0
+
+
+def test_span_usage_sums_the_model_calls_inside_each_span(tmp_path: Path) -> None:
+    run = Run("spent", 2)
+    run.prompt()  # 1
+    run.answer(input_tokens=100, output_tokens=10)  # 2
+    run.call(tool="search_api", status="error")  # 3, 4
+    run.answer(input_tokens=200, output_tokens=20)  # 5
+    run.call(tool="search_api")  # 6, 7
+    run.answer(input_tokens=400, output_tokens=40)  # 8
+    (tmp_path / "spent.json").write_bytes(__import__("orjson").dumps(run.doc()))
+    frames = tl.load(tmp_path, progress=False)
+    spans = tl.find(frames, "failed -> message")  # steps 3 to 5
+    spans = pd.concat([spans, tl.scan(frames, ["retry_after_error"])], ignore_index=True)  # steps 3 to 7
+    used = tl.analysis.span_usage(frames, spans)
+    assert used[["first_sequence", "last_sequence", "n_model_calls", "input_tokens", "output_tokens", "total_tokens"]].values.tolist() == [
+        [3, 5, 1, 200, 20, 220], [3, 7, 1, 200, 20, 220]]
+    assert used["cost_usd"].round(8).tolist() == frames.usage.loc[frames.usage["sequence"] == 5, "cost_usd"].round(8).tolist() * 2

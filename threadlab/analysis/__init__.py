@@ -13,6 +13,7 @@ from threadlab.analysis.matching import find
 from threadlab.analysis.registry import get_scanner, register_scanner, scanner_names, unregister_scanner
 from threadlab.analysis.scanning import scan
 from threadlab.analysis.searching import FIELDS, HIT_COLUMNS, Hits, search
+from threadlab.analysis.spans import span_usage
 
 __all__ = ["FIELDS", "FINDING_COLUMNS", "HIT_COLUMNS", "SEVERITIES", "Findings", "Hits", "find", "get_scanner", "judge", "judge_async",
-           "register_scanner", "scan", "scanner_names", "search", "thread_text", "unregister_scanner"]
+           "register_scanner", "scan", "scanner_names", "search", "span_usage", "thread_text", "unregister_scanner"]
