@@ -103,6 +103,12 @@ def _start(run: Run) -> None:
     run.turns(run.rng.randint(1, 3))
 
 
+def _finish(run: Run, text: str = "Here is what I found.") -> None:
+    """The agent answers, then a few clean turns."""
+    run.answer(text=text)
+    run.turns(run.rng.randint(0, 2))
+
+
 def plant_repeated_call(run: Run) -> list[Expected]:
     _start(run)
     args = {"query": "the same question again", "limit": 5}
@@ -110,8 +116,7 @@ def plant_repeated_call(run: Run) -> list[Expected]:
     run.call(tool="read_file")  # another call between: the three are within 4 of the agent's calls
     run.call(tool="search_web", args=args)
     _, last = run.call(tool="search_web", args=args)
-    run.answer()
-    run.turns(run.rng.randint(0, 2))
+    _finish(run)
     return [Expected("repeated_call", first, last, "Main", "search_web", "warning")]
 
 
@@ -120,8 +125,7 @@ def plant_error_streak(run: Run) -> list[Expected]:
     first, _ = run.call(tool="search_api", status="error")
     run.call(tool="fetch_page", status="validation_error", result=[{"loc": ["path"], "msg": "required"}])
     _, last = run.call(tool="exec_code", status="error", result="Traceback: ZeroDivisionError")
-    run.answer(text="Those all failed.")
-    run.turns(run.rng.randint(0, 2))
+    _finish(run, "Those all failed.")
     return [Expected("error_streak", first, last, "Main", None, "error")]
 
 
@@ -130,8 +134,7 @@ def plant_retry_after_error(run: Run) -> list[Expected]:
     args = {"query": "retried question"}
     first, _ = run.call(tool="search_api", args=args, status="error", result="search_api failed: timeout after 30 s")
     _, last = run.call(tool="search_api", args=args)
-    run.answer()
-    run.turns(run.rng.randint(0, 2))
+    _finish(run)
     return [Expected("retry_after_error", first, last, "Main", "search_api", "info")]
 
 
@@ -178,8 +181,7 @@ def plant_context_growth(run: Run) -> list[Expected]:
 def plant_latency_outlier(run: Run) -> list[Expected]:
     _start(run)
     first, last = run.call(tool="read_file", latency_s=45.0)
-    run.answer()
-    run.turns(run.rng.randint(0, 2))
+    _finish(run)
     return [Expected("latency_outlier", first, last, "Main", "read_file", "info")]
 
 
