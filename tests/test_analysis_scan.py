@@ -180,3 +180,11 @@ def test_span_usage_sums_the_model_calls_inside_each_span(tmp_path: Path) -> Non
     assert used[["first_sequence", "last_sequence", "n_model_calls", "input_tokens", "output_tokens", "total_tokens"]].values.tolist() == [
         [3, 5, 1, 200, 20, 220], [3, 7, 1, 200, 20, 220]]
     assert used["cost_usd"].round(8).tolist() == frames.usage.loc[frames.usage["sequence"] == 5, "cost_usd"].round(8).tolist() * 2
+
+
+def test_empty_frames_give_empty_answers() -> None:
+    empty = tl.frames_from_threads([])
+    assert list(tl.scan(empty).columns) == list(FINDING_COLUMNS) and len(tl.scan(empty)) == 0
+    assert len(tl.search(empty, "x")) == 0 and len(tl.find(empty, "call -> call(tool=same)")) == 0
+    assert len(tl.judge(empty, lambda t: 1)) == 0
+    assert "0 findings in 0 threads" in tl.scan(empty)._repr_html_()
