@@ -191,8 +191,6 @@ class Explorer(StaticCopy, widgets.VBox):
             for pane in self.panes:
                 if isinstance(pane, widgets.Output):
                     pane.clear_output()
-                elif isinstance(pane, FindingsPane):
-                    pane.clear("no thread matches the filters")
                 else:
                     pane.value = '<div class="tl-note">no thread matches the filters</div>'  # type: ignore[attr-defined]
 

@@ -75,10 +75,17 @@ class FindingsPane(widgets.VBox):
         self._firsts = firsts
         self.view.value = findings_html(Findings(rows), self.frames) if len(rows) else '<div class="tl-note">no findings in this thread</div>'
 
-    def clear(self, note: str) -> None:
+    @property
+    def value(self) -> str:
+        """The list's HTML; set (as the explorer sets its HTML panes when no thread matches), it
+        replaces the list and leaves nothing to pick."""
+        return str(self.view.value)
+
+    @value.setter
+    def value(self, html: str) -> None:
         self.key = None
         self.picker.options = []
-        self.view.value = f'<div class="tl-note">{note}</div>'
+        self.view.value = html
 
     def _open(self, change: Any) -> None:
         if change["new"] is not None and self.key is not None:
