@@ -82,6 +82,9 @@ def test_the_explorer_filters_by_scanner_and_opens_a_finding(frames: tl.Frames) 
     assert app.tabs.selected_index == 1
     assert f"earlier actions (shown from step {first} on)" in app.panes[1].value
     assert "<b>Findings</b>" in app.static_html()
+    app.tabs.selected_index = 4
+    app.search.value = "no thread says this"  # nothing matches: the tab must not go on showing the last thread's findings
+    assert app.findings_pane.picker.options == () and "no thread matches the filters" in app.findings_pane.view.value
 
 
 def test_an_explorer_copy_starts_no_scan(frames: tl.Frames) -> None:
