@@ -1,7 +1,8 @@
 """After load: ``tl.search`` and ``tl.scan`` over a generated corpus, side by side with pandas.
 
 Both corpus shapes of ``benchmarks/corpus.py`` (many short threads, few long ones) are loaded
-once each (``cache=True``: a second run reads them back in a second); then, on the loaded frames:
+once each (cached beside the corpus in ``benchmarks/corpus/``: a second run reads them back in a
+second); then, on the loaded frames:
 
 - search, a plain term and a regular expression: ``tl.search`` (one row per hit, with snippets),
   ``frames.actions.text.str.contains`` (pandas' own vectorised search over the Arrow strings: a
@@ -97,7 +98,7 @@ def fresh(frames: tl.Frames) -> tl.Frames:
 def run_shape(folder: Path, size: int, shape: str, repeat: int, naive: bool) -> dict[str, Any]:
     paths = write_corpus(folder, size, shape=shape)
     start = time.perf_counter()
-    frames = tl.load(folder, progress=False, cache=True)
+    frames = tl.load(folder, progress=False, cache=folder.with_name(folder.name + ".threadlab-cache"))  # beside the corpus, not in the cwd
     loaded = time.perf_counter() - start
     out: dict[str, Any] = {"shape": shape, "files": len(paths), "threads": len(frames.threads), "actions": len(frames.actions),
                            "load_s": round(loaded, 2)}
