@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
+from threadlab.formats.counts import counts_as
 from threadlab.formats.openai_chat.reading import put_usage
 from threadlab.formats.provider_kinds import RESPONSES, list_kind, request_kind, response_kind
 from threadlab.formats.provider_read import MessageReader
@@ -53,19 +54,20 @@ class ResponsesCodec:
         return list(body.get("output") or [])
 
 
-def responses_usage(usage: Any) -> Usage | None:
+def responses_usage(usage: Any, problems: list[str] | None = None) -> Usage | None:
+    """A response's usage; a figure that is no count (``counts.count_of``) is left out, with a
+    phrase in ``problems``."""
     if not isinstance(usage, Mapping):
         return None
     inp = usage.get("input_tokens_details") if isinstance(usage.get("input_tokens_details"), Mapping) else {}
     out = usage.get("output_tokens_details") if isinstance(usage.get("output_tokens_details"), Mapping) else {}
-    fields = {
-        "input_tokens": usage.get("input_tokens"),
-        "output_tokens": usage.get("output_tokens"),
-        "total_tokens": usage.get("total_tokens"),
-        "cache_read_tokens": inp.get("cached_tokens"),
-        "thinking_tokens": out.get("reasoning_tokens"),
-    }
-    fields = {k: v for k, v in fields.items() if isinstance(v, int) and not isinstance(v, bool)}
+    fields = counts_as({
+        "input_tokens": ("input_tokens", usage.get("input_tokens")),
+        "output_tokens": ("output_tokens", usage.get("output_tokens")),
+        "total_tokens": ("total_tokens", usage.get("total_tokens")),
+        "input_tokens_details.cached_tokens": ("cache_read_tokens", inp.get("cached_tokens")),
+        "output_tokens_details.reasoning_tokens": ("thinking_tokens", out.get("reasoning_tokens")),
+    }, problems if problems is not None else [])
     return Usage(**fields) if fields else None
 
 
@@ -112,7 +114,9 @@ class ResponsesReader(MessageReader):
                 self.b.problem("schema", f"the response {body.get('id', '')} is not a Response ({reason}); read as it is", line=line)
         start = len(self.b.actions)
         got = [self.add_message(item, line, response=body, count=count) for item in body.get("output") or []]
-        put_usage(self.b.actions[start:], responses_usage(body.get("usage")))
+        phrases: list[str] = []
+        put_usage(self.b.actions[start:], responses_usage(body.get("usage"), phrases))
+        self.usage_problems(body, line, phrases)
         return got
 
     def request_rest(self, body: Mapping[str, Any]) -> dict[str, Any]:
