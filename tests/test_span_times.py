@@ -7,7 +7,10 @@ action before, counted in ``metadata.synthetic_timestamps``), never 1970.
 The builder itself made up 1970 for actions (and agents) before the first action that has a
 time: a file whose first records carry none started in 1970, and its thread lasted 56 years.
 Those now take that first time (``ThreadBuilder.settle_leading``); a file with no time at all
-keeps the epoch's (there is nothing to go by), as before."""
+keeps the epoch's (there is nothing to go by), as before.
+
+A Claude Code line's or an AI SDK message's time that does not read was dropped without a word
+(the line took its neighbour's time, the message none): now each is a ``schema`` problem naming it."""
 
 from __future__ import annotations
 
@@ -145,3 +148,32 @@ def test_a_file_with_no_time_at_all_keeps_the_epoch() -> None:
     thread = tl.read(FIXTURES / "real" / "openai_responses" / "pydantic_ai_tool_call_pair.json", strict=False)
     assert thread.metadata["synthetic_timestamps"] == len(thread.actions)
     assert {a.timestamp.year for a in thread.actions} == {1970}
+
+
+# --- other readers' times that do not read ------------------------------------------------------
+
+CLAUDE = FIXTURES / "real" / "claude" / "cli-2.1.38-interrupt-and-local-command" / "short.jsonl"
+AI4 = FIXTURES / "vercel_ai_messages" / "ai4_multistep_client_messages.json"
+AI6 = FIXTURES / "vercel_ai_messages" / "ai6_onfinish_uimessages.json"
+
+
+def test_a_claude_line_time_that_does_not_read_is_named(tmp_path: Path) -> None:
+    """It took its neighbour's time without a word; the line still does (chain ordering), said."""
+    path = tmp_path / CLAUDE.name
+    line = _changed(CLAUDE, path, lambda record: record.get("type") == "user" and bool(record.update(timestamp=BAD) or True))
+    thread = tl.read(path, strict=False)
+    assert [(p.rule, p.line) for p in thread.problems if BAD in p.message] == [("schema", line)]
+    assert all(t.year != 1970 for t in _times(thread))
+
+
+@pytest.mark.parametrize("source", [AI4, AI6], ids=["v4-createdAt", "metadata-createdAt"])
+def test_an_ai_sdk_message_time_that_does_not_read_is_named(source: Path, tmp_path: Path) -> None:
+    doc = orjson.loads(source.read_bytes())
+    messages = doc["messages"] if isinstance(doc, dict) else doc  # (onFinish's argument holds them)
+    holder = next(m if "createdAt" in m else m["metadata"] for m in messages if "createdAt" in m or "createdAt" in (m.get("metadata") or {}))
+    holder["createdAt"] = BAD
+    path = tmp_path / source.name
+    path.write_bytes(orjson.dumps(doc))
+    thread = tl.read(path, strict=False)
+    assert [p.rule for p in thread.problems if f"createdAt '{BAD}' is no time" in p.message] == ["schema"], [str(p) for p in thread.problems]
+    assert thread.metadata["synthetic_timestamps"] >= 1  # the message has no time: the builder's, counted

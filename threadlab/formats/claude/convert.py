@@ -30,6 +30,7 @@ from threadlab.core.problems import short
 from threadlab.formats.claude.agents import MAIN_AGENT, Agents
 from threadlab.formats.claude.authorship import attachment_author, prompt_author, system_line_author, wrapped_author
 from threadlab.formats.claude.calls import Calls, has_no_id
+from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.session import SESSION_KEYS, STREAM_KEYS, SessionInfo
 from threadlab.formats.claude.usage import Response, collect_responses, finish_reason, line_response, to_usage
 from threadlab.formats.claude.user import snake, system_name, user_part
@@ -92,6 +93,9 @@ class Converter:
         records = records_of(entry.raw)
         before = self.b.account.unconverted
         self.session.saw(kind, entry.raw)
+        if entry.problem is None and entry.raw.get("timestamp") is not None and own_time(entry) is None:
+            self.b.problem("schema", f"{entry.where()} timestamp {short(entry.raw['timestamp'])} is no time; the line takes the time of the one before it (or its file's first)",
+                           line=entry.line)
         if entry.problem is not None:
             self._bad_line(entry, records)
         elif kind == "stream_event":  # deltas of lines the stream also holds whole

@@ -168,18 +168,22 @@ def usage_of(meta: Mapping[str, Any], problems: list[str] | None = None) -> dict
     return None
 
 
-def timestamp_of(meta: Mapping[str, Any]) -> datetime | None:
+def timestamp_of(meta: Mapping[str, Any], problems: list[str] | None = None) -> datetime | None:
     """``createdAt`` (ms or s since the epoch, or ISO), ``timestamp``, or pydantic-ai's
-    ``pydantic_ai.timestamp``."""
+    ``pydantic_ai.timestamp``; None for none, and for a value that is no time (a phrase in
+    ``problems`` names it: the message then has no time, the builder's)."""
     nested = meta.get("pydantic_ai")
-    value = _first(meta, "createdAt", "created_at", "timestamp")
+    name, value = _named(meta, "createdAt", "created_at", "timestamp")
     if value is None and isinstance(nested, Mapping):
-        value = nested.get("timestamp")
+        name, value = "pydantic_ai.timestamp", nested.get("timestamp")
+    given = value
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 1e11:
         value = value / 1000  # JavaScript Date.now() milliseconds
     try:
         return parse_timestamp(value) if value is not None else None
     except (ValueError, OverflowError, OSError):
+        if problems is not None:
+            problems.append(f"{name} {short(given)} is no time; the message has none")
         return None
 
 
@@ -265,17 +269,21 @@ class Assembler:
 
     def add_turn(self, turn: Turn) -> None:
         meta = turn.metadata
-        when = turn.when if turn.when is not None else timestamp_of(meta) if meta else None
+        said: list[tuple[str, str]] = []  # (rule, phrase) of what its metadata holds that does not read
+        times: list[str] = []
+        when = turn.when if turn.when is not None else timestamp_of(meta, times) if meta else None
+        said += [("schema", f"metadata.{t}") for t in times]
         last = self.builder.last_time
         if when is not None and last is not None and when < last:
             when = None  # never let a merged/stale createdAt send time backwards
         model = model_of(meta) if meta else None
         provider = provider_of(meta, model) if meta else None
-        phrases: list[str] = []
-        usage = usage_of(meta, phrases) if meta else None
-        for phrase in phrases:
-            where = f"message {short(turn.message_id)}" if turn.message_id is not None else f"message {self.turns + 1}"
-            self.builder.problem("usage", f"{where}" + (f" (line {turn.line})" if turn.line is not None else "") + f": {phrase}", line=turn.line)
+        counts: list[str] = []
+        usage = usage_of(meta, counts) if meta else None
+        said += [("usage", c) for c in counts]
+        where = (f"message {short(turn.message_id)}" if turn.message_id is not None else f"message {self.turns + 1}") + (f" (line {turn.line})" if turn.line is not None else "")
+        for rule, phrase in said:
+            self.builder.problem(rule, f"{where}: {phrase}", line=turn.line)
         meta_agent = self.agent_of("metadata", meta) if meta else None
         slots = turn.slots
         if not slots:  # a message (or response) with no parts is still one: its id, role, metadata
