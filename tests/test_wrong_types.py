@@ -9,7 +9,8 @@ action's sequence) and its field.
   ``events`` that are no lists (iterated), ids that are lists (dict keys).
 - Anthropic Messages: a block of a tool result that is a string (``.model_dump`` on it while the
   reader compared its messages with the writer's rebuild).
-- OpenAI Chat streams: ``choices`` or a delta's ``tool_calls`` that are ``true`` (iterated).
+- OpenAI Chat streams: ``choices`` or a delta's ``tool_calls`` that are ``true`` (iterated);
+  OpenAI Responses: a response's ``output`` that is ``true`` (iterated).
 - Claude Code: a user message whose ``content`` is a number or a bool (iterated); a stream
   event whose ``parent_tool_use_id`` is a list (a dict key).
 - Codex: a message kept as it came (``InvalidAction``, which has no ``metadata``); a reasoning
@@ -36,6 +37,7 @@ INSPECT = REAL / "inspect_ai" / "2024-11-05T13-31-45-05-00_input-task_8zXjbRzCWr
 INSPECT_EVAL = REAL / "inspect_ai" / "2024-11-05T13-32-37-05-00_input-task_hxs4q9azL3ySGkjJirypKZ.eval"
 MCP_STREAM = REAL / "anthropic_messages" / "vercel_ai_mcp_tool_use.jsonl"
 CHAT_STREAM = REAL / "openai_chat" / "openai_python_tool_call_stream.sse"
+RESPONSES_STREAM = REAL / "openai_responses" / "vercel_ai_custom_tool_chunks.jsonl"
 CLAUDE = REAL / "claude" / "cli-2.1.38-interrupt-and-local-command" / "short.jsonl"
 CLAUDE_STREAM = FIXTURES / "claude" / "stream_json_sync_subagent_partial_messages.jsonl"
 CODEX = REAL / "codex" / "rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl"
@@ -153,6 +155,21 @@ def test_an_openai_chat_chunk_list_that_is_true(where: str, tmp_path: Path) -> N
 
     line = changed_line(CHAT_STREAM, tmp_path / CHAT_STREAM.name, change)
     named(read(tmp_path / CHAT_STREAM.name), line=line, words=where)
+
+
+def test_an_openai_response_whose_output_is_true(tmp_path: Path) -> None:
+    def change(event: Any) -> bool:
+        response = event.get("response") if isinstance(event, dict) and event.get("type") == "response.completed" else None
+        if isinstance(response, dict) and isinstance(response.get("output"), list):
+            response["output"] = True
+            return True
+        return False
+
+    path = tmp_path / RESPONSES_STREAM.name
+    line = changed_line(RESPONSES_STREAM, path, change)
+    threads = tl.read_all(path, strict=False)  # (its one response held all its actions: none are left)
+    assert "internal" not in set(tl.load(path, workers=1, progress=False).problems["rule"])
+    named([p for t in threads for p in t.problems], line=line, words="response.output")
 
 
 # --- Claude Code and Codex ----------------------------------------------------------------------

@@ -51,7 +51,14 @@ class ResponsesCodec:
         return [*out, *(items if isinstance(items, list) else [])]
 
     def response_messages(self, body: Mapping[str, Any]) -> list[Any]:
-        return list(body.get("output") or [])
+        return output_of(body)
+
+
+def output_of(body: Mapping[str, Any]) -> list[Any]:
+    """A response's ``output`` items; none when it is no list (the SDK type check names that
+    value, with its line)."""
+    output = body.get("output")
+    return list(output) if isinstance(output, list) else []
 
 
 def responses_usage(usage: Any, problems: list[str] | None = None) -> Usage | None:
@@ -113,7 +120,7 @@ class ResponsesReader(MessageReader):
             if reason:
                 self.b.problem("schema", f"the response {body.get('id', '')} is not a Response ({reason}); read as it is", line=line)
         start = len(self.b.actions)
-        got = [self.add_message(item, line, response=body, count=count) for item in body.get("output") or []]
+        got = [self.add_message(item, line, response=body, count=count) for item in output_of(body)]
         phrases: list[str] = []
         put_usage(self.b.actions[start:], responses_usage(body.get("usage"), phrases))
         self.usage_problems(body, line, phrases)
