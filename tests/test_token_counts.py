@@ -81,23 +81,26 @@ def _changed(source: Path, field: str, value: Any, target: Path) -> tuple[Path, 
     return target, set()
 
 
-def _read(path: Path, format: str) -> tuple[float, list[tl.Problem]]:
-    """The input tokens the file gives (the usage rows'; agency-swarm's run usage, which goes on
-    the thread's metadata when the run's requests are not listed) and its usage problems."""
+def _read(path: Path, format: str) -> tuple[tuple[float, int], list[tl.Problem]]:
+    """The input tokens the file gives and in how many cells (the usage rows'; agency-swarm's run
+    usage, which goes on the thread's metadata when the run's requests are not listed), and its
+    usage problems."""
     frames = tl.load(path, format=format, workers=1, progress=False)
     assert "internal" not in set(frames.problems["rule"]), frames.problems["message"].tolist()
     threads = tl.read_all(path, format, strict=False)
     problems = [p for t in threads for p in t.problems if p.rule == "usage"]
     if format == "agency-swarm":
-        return float(sum((t.metadata or {}).get("usage", {}).get("input_tokens", 0) for t in threads)), problems
-    return float(pd.to_numeric(frames.usage["input_tokens"]).sum()), problems
+        given = [(t.metadata or {}).get("usage", {}).get("input_tokens") for t in threads]
+        return (float(sum(g for g in given if g is not None)), sum(g is not None for g in given)), problems
+    cells = pd.to_numeric(frames.usage["input_tokens"])
+    return (float(cells.sum()), int(cells.notna().sum())), problems
 
 
 @pytest.mark.parametrize("format", list(CASES))
 def test_a_float_that_is_a_whole_number_is_the_count(format: str, tmp_path: Path) -> None:
     source, field = CASES[format]
     whole, problems = _read(source, format)
-    assert whole > 0 and not problems
+    assert whole[0] > 0 and not problems
     changed, _ = _changed(source, field, None, tmp_path / source.name)
     assert _read(changed, format) == (whole, [])
 
@@ -109,7 +112,7 @@ def test_any_other_value_is_left_out_and_named(format: str, value: Any, tmp_path
     whole, _ = _read(source, format)
     changed, lines = _changed(source, field, value, tmp_path / source.name)
     got, problems = _read(changed, format)
-    assert got < whole  # the counts that were no counts are left out, not taken as some number
+    assert got[0] < whole[0] and got[1] < whole[1]  # the counts that were no counts are left out (empty cells), not taken as some number
     assert problems, "no usage problem"
     for problem in problems:
         assert field in problem.message and f"{value!r}" in problem.message, problem.message

@@ -26,55 +26,20 @@ Records (what ``thread.account`` counts): each message of ``messages`` and each 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.counts import counts_of
 from threadlab.formats.inspect_ai.attachments import resolve_attachments
+from threadlab.formats.inspect_ai.events import message_key, output_message, usage_fields, walk_events
 
 KEY = "inspect_ai"
 SCORER = "scorer:"  # a scorer's agent is named after it: scorer:model_graded_fact
 COUNTED_EVENTS = ("model", "tool")
 _SAMPLE_META = ("id", "epoch", "target", "scores", "metadata", "model_usage", "role_usage", "error", "limit", "total_time", "working_time", "uuid")
-
-
-def walk_events(events: Any) -> Iterator[Mapping[str, Any]]:
-    """Events in order, the nested ``events`` of older subtask/tool events after their parent."""
-    for event in events if isinstance(events, list) else ():
-        if isinstance(event, Mapping):
-            yield event
-            if isinstance(event.get("events"), list):
-                yield from walk_events(event["events"])
-
-
-_USAGE_COUNTS = ("input_tokens", "output_tokens", "total_tokens", "input_tokens_cache_read", "input_tokens_cache_write", "reasoning_tokens")
-
-
-def usage_fields(raw: Any, problems: list[str] | None = None) -> dict[str, int] | None:
-    """inspect_ai's ModelUsage → ThreadProtocol usage (input includes the cached reads and writes).
-    A figure that is no count (``counts.count_of``) is left out, with a phrase in ``problems``."""
-    if not isinstance(raw, Mapping):
-        return None
-    found = counts_of({key: raw.get(key) for key in _USAGE_COUNTS}, problems if problems is not None else [], "usage.")
-    read = found.get("input_tokens_cache_read") or 0
-    write = found.get("input_tokens_cache_write") or 0
-    given, output = found.get("input_tokens") or 0, found.get("output_tokens") or 0
-    total = found.get("total_tokens")
-    # providers differ: where the total counts the cache apart, input_tokens left it out
-    apart = (read or write) and total == given + output + read + write
-    out = {"input_tokens": given + read + write if apart else given, "output_tokens": output}
-    out["total_tokens"] = total or out["input_tokens"] + output
-    if read:
-        out["cache_read_tokens"] = read
-    if write:
-        out["cache_write_tokens"] = write
-    if found.get("reasoning_tokens"):
-        out["thinking_tokens"] = found["reasoning_tokens"]
-    return out
 
 
 class SampleReader:
@@ -149,18 +114,18 @@ class SampleReader:
         return self.b.build()
 
     def from_events(self, events: list[Mapping[str, Any]]) -> None:
-        by_id = {m["id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and _key(m.get("id"))}
-        by_call = {m["tool_call_id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("role") == "tool" and _key(m.get("tool_call_id"))}
+        by_id = {m["id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and message_key(m.get("id"))}
+        by_call = {m["tool_call_id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("role") == "tool" and message_key(m.get("tool_call_id"))}
         done = 0  # messages before this index are in the thread
         given: set[int] = set()  # messages an event gave
         for event in events:
             kind = event.get("event")
             anchor: int | None = None
             if kind == "model":
-                out = _output_message(event)
-                anchor = by_id.get(_key(out.get("id"))) if out else None
+                out = output_message(event)
+                anchor = by_id.get(message_key(out.get("id"))) if out else None
             elif kind == "tool":
-                anchor = by_call.get(_key(event.get("id")))
+                anchor = by_call.get(message_key(event.get("id")))
             if anchor is not None and anchor >= done and anchor not in given:
                 done = self.flush(done, anchor, given)
                 given.add(anchor)
@@ -263,7 +228,7 @@ class SampleReader:
         self.b.took()
         agent = self.agent_in(self.stack)
         model = event.get("model") if isinstance(event.get("model"), str) else None
-        out = _output_message(event, self.output(event))
+        out = output_message(event, self.output(event))
         meta: dict[str, Any] = {}
         if model:
             meta["model_name"] = model
@@ -365,19 +330,6 @@ class SampleReader:
             actions.append(self.b.add("tool_call", timestamp=when, agent_id=agent, tool_name=str(call.get("function")), tool_call_id=str(call.get("id")),
                                       args=call.get("arguments"), metadata=dict(meta) or None))
         return actions
-
-
-def _key(value: Any) -> str | None:
-    """An id fit to look messages up by (a list or an object where an id belongs is none)."""
-    return value if isinstance(value, str) and value else None
-
-
-def _output_message(event: Mapping[str, Any], output: Any = None) -> Mapping[str, Any] | None:
-    output = event.get("output") if output is None else output
-    choices = output.get("choices") if isinstance(output, Mapping) else None
-    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) and isinstance(choices[0].get("message"), Mapping):
-        return choices[0]["message"]
-    return None
 
 
 def _put_usage(actions: list[BaseAction], fields: dict[str, int]) -> None:
