@@ -216,9 +216,11 @@ def span_times(start: Any, end: Any, names: tuple[str, str], problems: list[tupl
     if bad:
         kept = "the span has no time" if first is None and last is None else f"the span's {names[0] if first is not None else names[1]} is used"
         problems.append(("schema", f"{' and '.join(bad)}, no time; {kept}"))
-    if first is None and last is None:
-        return 0, 0, True
-    return (first if first is not None else last), (last if last is not None else first), False  # type: ignore[return-value]
+    if first is None:
+        if last is None:
+            return 0, 0, True
+        first = last
+    return first, (last if last is not None else first), False
 
 
 def event_time(value: Any, start: int, name: str, problems: list[tuple[str, str]]) -> int:
