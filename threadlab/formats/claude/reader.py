@@ -311,14 +311,17 @@ def _text(value: Any) -> str | None:
 
 def stream_threads(entries: list[Entry], *, name: str) -> list[Thread]:
     """stream-json lines or SDK messages, in arrival order: one thread per session id."""
-    groups: list[list[Entry]] = []
+    # a line without a session id belongs with the lines around it (before the first id: the
+    # first session); a session met again (a file of interleaved sessions) joins its thread
+    by_session: dict[str | None, list[Entry]] = {}
     current: str | None = None
     for entry in entries:
-        session = session_id(entry)
-        if not groups or (session is not None and current is not None and session != current):
-            groups.append([])
-        current = session or current
-        groups[-1].append(entry)
+        current = session_id(entry) or current
+        by_session.setdefault(current, []).append(entry)
+    leading = by_session.pop(None, [])
+    groups = list(by_session.values())
+    if leading:
+        groups = [leading + groups[0], *groups[1:]] if groups else [leading]
     threads = []
     for group in groups:
         session = next((s for s in map(session_id, group) if s is not None), None)
