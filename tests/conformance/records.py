@@ -154,6 +154,18 @@ def codex(path: Path) -> int:
     return _lines(path)
 
 
+def gemini_cli(path: Path) -> int:
+    """A record is a JSON Lines line; in the JSON generation (one session object with its
+    ``messages``), a message (the object itself when it holds none)."""
+    try:
+        value = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError:
+        return _lines(path)
+    if isinstance(value, dict) and isinstance(value.get("messages"), list) and "projectHash" in value:
+        return max(1, len(value["messages"]))
+    return _lines(path)
+
+
 def codex_exec(path: Path) -> int:
     """A record is an event line (blank lines are none)."""
     return _lines(path)
@@ -382,6 +394,7 @@ COUNTERS: dict[str, Counter] = {
     "aitp": aitp,
     "codex": codex,
     "codex-exec": codex_exec,
+    "gemini-cli": gemini_cli,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,

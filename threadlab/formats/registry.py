@@ -164,6 +164,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="gemini-cli",
+                module="threadlab.formats.gemini_cli",
+                reads="Gemini CLI sessions (session-*.jsonl with $set updates, and the earlier session-*.json) and the ~/.gemini home",
+                aliases=("gemini", "gemini_cli", "gemini-cli-session"),
+                suffixes=(".jsonl", ".json"),
+                priority=47,
+                plans_folders=True,
+            ),
+            FormatSpec(
                 name="codex-exec",
                 module="threadlab.formats.codex_exec",
                 reads="codex exec --json output (JSON Lines of events: thread events, and the protocol events of mid-2025 releases)",
