@@ -255,8 +255,8 @@ class SessionReader:
             holder = next((a for a in actions if a.action_type == "assistant_message"), None) or next((a for a in actions if a.action_type == "thinking"), None)
             if holder is not None:
                 holder.usage = usage  # type: ignore[attr-defined]
-            else:
-                actions[0].metadata = {**(actions[0].metadata or {}), "usage": usage.model_dump(exclude_none=True)}
+            else:  # a message of tool calls only: its first call holds the figures (as Codex's do)
+                actions[0].usage = usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]
         return None
 
     def tool_call(self, call: Any, when: Any, meta: Any, message_id: str) -> list[BaseAction]:

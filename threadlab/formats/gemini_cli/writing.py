@@ -81,7 +81,7 @@ class _Writer:
             if isinstance(meta.get("model_name"), str):
                 m["model"] = meta["model_name"]
             usage = getattr(a, "usage", None)
-            figures = usage if isinstance(usage, dict) else usage.model_dump(exclude_none=True) if usage is not None else meta.get("usage")
+            figures = usage if isinstance(usage, dict) else usage.model_dump(exclude_none=True) if usage is not None else None
             if figures:
                 m["tokens"] = {theirs: figures[ours] for ours, theirs in _TOKENS.items() if ours in figures}
             if kind == "thinking":
