@@ -25,7 +25,7 @@ from threadlab.formats.vercel_ai.losses import thread_losses
 NAME = "gemini-cli"
 _TOKENS = {"input_tokens": "input", "output_tokens": "output", "cache_read_tokens": "cached", "thinking_tokens": "thoughts", "total_tokens": "total"}
 _SYSTEM = {"system.info": "info", "system.error": "error", "system.warning": "warning"}
-_LINES = ("system.rewind", "system.session_resumed", "system.unknown_record")
+_LINES = ("system.rewind", "system.session_resumed", "system.unknown_record", "system.unknown_message")
 
 
 def gemini_time(moment: datetime) -> str:
