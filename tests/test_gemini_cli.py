@@ -20,7 +20,7 @@ from threadlab.formats.source import Source
 HERE = Path(__file__).resolve().parent
 MADE = HERE / "fixtures" / "gemini_cli"
 SESSIONS = sorted(MADE.rglob("session-*.json*"))
-LIVE = next(p for p in SESSIONS if p.suffix == ".jsonl")
+LIVE = max((p for p in SESSIONS if p.suffix == ".jsonl"), key=lambda p: p.stat().st_size)
 HOME = LIVE.parents[3]
 
 
@@ -44,10 +44,9 @@ def test_the_0_61_session_reads_as_the_program_wrote_it() -> None:
     thread = tl.read(LIVE)
     kinds = [a.action_type for a in thread.actions]
     assert kinds.count("tool_call") == kinds.count("tool_return") == 2  # each return once, though the file holds it twice
-    assert kinds.count("system.session_resumed") == 1
     context = thread.actions[0]
     assert context.action_type == "user_message" and context.metadata["author"] == "harness" and context.metadata["harness"] == "environment_context"
-    assert thread.thread_id == "1b99d883-f9a0-401d-b347-f5e5608a1a8e" and thread.title.startswith("Create notes.txt")
+    assert thread.thread_id == "167884c3-dd57-4e34-9c67-19b84f0ddb6a" and thread.title.startswith("Create notes.txt")
     assert thread.account.records == len([line for line in LIVE.read_bytes().splitlines() if line.strip()])
     assert thread.account.unconverted == 0
 
@@ -98,7 +97,9 @@ def test_a_torn_last_line_is_a_problem_and_the_rest_loads(tmp_path: Path) -> Non
 
 def test_the_gemini_home_reads_as_a_folder_and_lists_what_it_skips() -> None:
     frames = tl.load(HOME, progress=False)
-    assert list(frames.threads["format"]) == ["gemini-cli"] and len(frames.problems) == 0
+    # the resumed run's own start-up file (same session id, the context message only) is a thread too
+    assert list(frames.threads["format"]) == ["gemini-cli"] * 2 and len(frames.problems) == 0
+    assert sorted(frames.threads["n_human_prompts"]) == [0, 2]
     reasons = {Path(p).name: r for p, r in zip(frames.skipped["path"], frames.skipped["reason"], strict=True)}
     assert reasons["settings.json"] == "a Gemini CLI home's settings.json"
     assert reasons["projects.json"] == "a Gemini CLI home's project list (projects.json)"
