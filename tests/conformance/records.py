@@ -166,6 +166,11 @@ def gemini_cli(path: Path) -> int:
     return _lines(path)
 
 
+def qwen_code(path: Path) -> int:
+    """A record is a session line (blank lines are none)."""
+    return _lines(path)
+
+
 def codex_exec(path: Path) -> int:
     """A record is an event line (blank lines are none)."""
     return _lines(path)
@@ -395,6 +400,7 @@ COUNTERS: dict[str, Counter] = {
     "codex": codex,
     "codex-exec": codex_exec,
     "gemini-cli": gemini_cli,
+    "qwen-code": qwen_code,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,

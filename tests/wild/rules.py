@@ -23,12 +23,13 @@ from tests.wild.rules_providers import (
     openai_chat,
     openai_responses,
 )
+from tests.wild.rules_qwen import qwen_code
 
 # a rule per format, named after it (``pydantic_ai`` → ``pydantic-ai``); the Agents SDK's session
 # items are Responses items (agency-swarm's saved lists are too, with its tags)
 COUNTERS: dict[str, Rule] = {
     **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
-                                                         anthropic_messages, langchain, agency_swarm, gemini_cli)},
+                                                         anthropic_messages, langchain, agency_swarm, gemini_cli, qwen_code)},
     "openai-agents-session": item_list,
 }

@@ -173,6 +173,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="qwen-code",
+                module="threadlab.formats.qwen_code",
+                reads="Qwen Code sessions (~/.qwen/projects/<project>/chats/<session id>.jsonl) and the ~/.qwen home",
+                aliases=("qwen", "qwen_code", "qwen-code-session"),
+                suffixes=(".jsonl",),
+                priority=48,
+                plans_folders=True,
+            ),
+            FormatSpec(
                 name="codex-exec",
                 module="threadlab.formats.codex_exec",
                 reads="codex exec --json output (JSON Lines of events: thread events, and the protocol events of mid-2025 releases)",

@@ -74,6 +74,15 @@ class Entry:
         return f"{self.file}:{self.line}"
 
 
+def _qwen_record(obj: Mapping[str, Any]) -> bool:
+    """Qwen Code writes Claude's envelope too, with Gemini API ``parts`` in its messages (never
+    ``content``) and a ``systemPayload`` on its system lines: its format, not this one."""
+    message = obj.get("message")
+    if isinstance(message, Mapping):
+        return "parts" in message and "content" not in message
+    return obj.get("type") == "system" and "systemPayload" in obj and "content" not in obj
+
+
 def is_claude_line(obj: Any) -> bool:
     """A parsed line (or list item) that only Claude Code / the Agent SDK writes: an SDK message,
     an entry with Claude's envelope (``sessionId``, ``session_id``, ``parentUuid``), or, for
@@ -86,6 +95,8 @@ def is_claude_line(obj: Any) -> bool:
         return True
     kind = obj.get("type")
     if not isinstance(kind, str) or kind not in KNOWN_TYPES:
+        return False
+    if _qwen_record(obj):
         return False
     if "sessionId" in obj or "session_id" in obj or "parentUuid" in obj:
         return True

@@ -31,6 +31,7 @@ from threadlab.formats.counts import counts_as
 from threadlab.formats.gemini_cli.wire import (
     MESSAGE_TYPES,
     SESSION_KEYS,
+    function_output,
     is_message,
     is_metadata,
     is_rewind,
@@ -205,7 +206,7 @@ class SessionReader:
             timestamp=when,
             tool_call_id=call_id if isinstance(call_id, str) else "",
             tool_name=name,
-            content=_output(response.get("response")),
+            content=function_output(response.get("response")),
             metadata={KEY: {"message_id": message_id, "from": "functionResponse"}},
         )
         if isinstance(call_id, str):
@@ -272,7 +273,7 @@ class SessionReader:
             return out
         status = call.get("status")
         response = result[0].get("functionResponse") if isinstance(result, list) and len(result) == 1 and type(result[0]) is dict else None
-        content = _output(response.get("response")) if type(response) is dict and response.get("id") == call_id and response.get("name") == name and len(response) == 3 else result
+        content = function_output(response.get("response")) if type(response) is dict and response.get("id") == call_id and response.get("name") == name and len(response) == 3 else result
         mark = {"message_id": message_id, "from": "toolCalls"} if content is not result else {"message_id": message_id, "from": "toolCalls", "raw_result": True}
         out.append(
             self.b.add(
@@ -319,13 +320,6 @@ def _gemini_content(content: Any) -> tuple[str, list[dict[str, Any]]]:
         elif type(part) is dict and type(part.get("functionCall")) is dict:
             calls.append(part["functionCall"])
     return "".join(text), calls
-
-
-def _output(response: Any) -> Any:
-    """A function response's content: its ``output`` text when that is all it holds."""
-    if type(response) is dict and len(response) == 1 and isinstance(response.get("output"), str):
-        return response["output"]
-    return response
 
 
 def _what(value: Any) -> str:

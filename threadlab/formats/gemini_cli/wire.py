@@ -57,3 +57,11 @@ def is_rewind(value: Any) -> bool:
 def is_record(value: Any) -> bool:
     """Any record of the JSON Lines generation."""
     return is_metadata(value) or is_message(value) or is_update(value) or is_rewind(value)
+
+
+def function_output(response: Any) -> Any:
+    """A ``functionResponse``'s content as a tool return holds it: its ``output`` text when that is
+    all the response holds (what the CLI's tools send back), else the response as it came."""
+    if type(response) is dict and len(response) == 1 and isinstance(response.get("output"), str):
+        return response["output"]
+    return response
