@@ -27,7 +27,6 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.counts import counts_as
 from threadlab.formats.gemini_cli.wire import (
     MESSAGE_TYPES,
     SESSION_KEYS,
@@ -37,6 +36,7 @@ from threadlab.formats.gemini_cli.wire import (
     is_rewind,
     is_session_object,
     is_update,
+    usage_from,
 )
 from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.source import Source
@@ -290,13 +290,7 @@ class SessionReader:
         return out
 
     def usage(self, tokens: Any) -> Usage | None:
-        if type(tokens) is not dict:
-            return None
-        problems: list[str] = []
-        figures = counts_as({k: (ours, tokens.get(k)) for k, ours in _TOKENS.items()}, problems, "tokens.")
-        for phrase in problems:
-            self.b.problem("usage", phrase)
-        return Usage(**figures) if figures else None
+        return usage_from(tokens, _TOKENS, "tokens.", self.b.problem)
 
 
 def _meta(message: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import orjson
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.gemini_cli.reading import KEY, read_session
-from threadlab.formats.gemini_cli.wire import SESSION_KEYS
+from threadlab.formats.gemini_cli.wire import SESSION_KEYS, figures_of
 from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai.losses import thread_losses
 
@@ -80,10 +80,9 @@ class _Writer:
             meta = a.metadata or {}
             if isinstance(meta.get("model_name"), str):
                 m["model"] = meta["model_name"]
-            usage = getattr(a, "usage", None)
-            figures = usage if isinstance(usage, dict) else usage.model_dump(exclude_none=True) if usage is not None else None
-            if figures:
-                m["tokens"] = {theirs: figures[ours] for ours, theirs in _TOKENS.items() if ours in figures}
+            tokens = figures_of(a, _TOKENS)
+            if tokens:
+                m["tokens"] = tokens
             if kind == "thinking":
                 thought = {**(own.get("thought") or {}), "description": a.content, "timestamp": gemini_time(a.timestamp)}  # type: ignore[attr-defined]
                 m["thoughts"].append(thought)

@@ -19,8 +19,7 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.counts import counts_as
-from threadlab.formats.gemini_cli.wire import function_output
+from threadlab.formats.gemini_cli.wire import function_output, usage_from
 from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.qwen_code.wire import is_record
 from threadlab.formats.source import Source
@@ -141,13 +140,7 @@ class SessionReader:
         return out
 
     def usage(self, figures: Any) -> Usage | None:
-        if type(figures) is not dict:
-            return None
-        problems: list[str] = []
-        found = counts_as({k: (ours, figures.get(k)) for k, ours in _TOKENS.items()}, problems, "usageMetadata.")
-        for phrase in problems:
-            self.b.problem("usage", phrase)
-        return Usage(**found) if found else None
+        return usage_from(figures, _TOKENS, "usageMetadata.", self.b.problem)
 
 
 def _text(part: Any) -> bool:

@@ -13,6 +13,7 @@ import orjson
 
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.gemini_cli.wire import figures_of
 from threadlab.formats.qwen_code.reading import KEY, read_session
 from threadlab.formats.source import Source
 from threadlab.formats.vercel_ai.losses import thread_losses
@@ -96,10 +97,9 @@ def write_session(thread: Thread) -> bytes:
         meta = a.metadata or {}
         if isinstance(meta.get("model_name"), str):
             current["model"] = meta["model_name"]
-        usage = getattr(a, "usage", None)
-        figures = usage if isinstance(usage, dict) else usage.model_dump(exclude_none=True) if usage is not None else None
+        figures = figures_of(a, _TOKENS)
         if figures:
-            current["usageMetadata"] = {theirs: figures[ours] for ours, theirs in _TOKENS.items() if ours in figures}
+            current["usageMetadata"] = figures
     if not records:
         raise nothing_to_write(NAME, thread)
     out = b"".join(orjson.dumps(r) + b"\n" for r in records)
