@@ -17,11 +17,6 @@ TORN = "§7 torn files"
 
 EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
     # --- Claude Code -----------------------------------------------------------------------------
-    # hand-written parser test data, not Claude Code's output: left undetected (read when named: format="claude-code")
-    "claude/agentsview-valid-session/valid_session.jsonl": (KEYS, "agentsview's hand-written lines have no uuid, sessionId or message.role, which every line Claude Code writes has: "
-                                                            "not detected", {"format": ("claude-code", None)}),
-    "claude/vercel-ai-harness-subagent-stream/subagent-step-stream.json": (KEYS, "the AI SDK harness bridge's hand-trimmed stream-json array has no session_id, uuid or message role, "
-                                                                           "which every stream-json message has: not detected", {"format": ("claude-code", None)}),
     "claude/agent-sessions-small/small.jsonl": (HUMAN_HARNESS, "four sessions in one file (a parser's fixture): the first, all isSidechain lines, "
                                                 "is read as a main chain, so its first prompt is the person's; a sidechain's first prompt is its launching agent's",
                                                 {"human_prompts": (5, 6)}),
