@@ -26,6 +26,7 @@ class Event:
     n_data: int  # how many data lines (records) it was sent in
     value: Any = None  # the parsed JSON (None for ``[DONE]`` or text that is not JSON)
     error: str | None = None  # why the data is not JSON
+    torn: str | None = None  # why data that is not JSON is a torn edge of a saved stream (json_lines.torn_reason)
 
 
 def is_sse(head: bytes) -> bool:
