@@ -113,6 +113,12 @@ def with_edges(lines: Iterable[tuple[int, bytes]]) -> Iterator[Edge]:
         yield Edge(held[0], held[1], first, True)
 
 
+def with_last(lines: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, bool]]:
+    """(number, line, is it the last non-blank line?) for each non-blank line, streamed."""
+    for edge in with_edges(lines):
+        yield edge.number, edge.line, edge.last
+
+
 TORN = "ends before its JSON does (a file still being written, or cut short)"
 CUT_FIRST = "is a JSON value cut at one end (a capture that starts mid-stream, or a first line that lost its end)"
 TORN_REASONS = (TORN, CUT_FIRST)
