@@ -10,15 +10,12 @@ from __future__ import annotations
 from threadlab.formats.registry import FORMATS
 
 REAL = "tests/fixtures/real/"
-# a saved Responses stream whose first and last events are cut: a torn file (the hardening branch)
-TORN = "openai_responses/vercel_ai_parallel_tool_calls.chunks.jsonl"
 # in-memory ReadableSpans of the AI SDK dumped as JSON (spanContext, HrTime pairs) with its own ai.* attributes
 AI_SDK_SPANS = tuple(f"otel/openinference_vercel_v6_{name}.json" for name in ("ai-generateText-doGenerate", "ai-streamText-doStream"))
-UNREAD = (TORN, *AI_SDK_SPANS)
+UNREAD = AI_SDK_SPANS
 
 CONFORMANCE_XFAIL: dict[str, dict[str, str]] = {
     "test_fixture_is_claimed_by_its_format_only": {
-        REAL + TORN: "a torn saved stream: not detected (tests/wild/expected.py)",
         **{REAL + name: "AI SDK ReadableSpan JSON: not detected (tests/wild/expected.py)" for name in AI_SDK_SPANS},
     },
     "test_every_input_record_is_accounted_for": {

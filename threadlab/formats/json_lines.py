@@ -43,13 +43,14 @@ def ends_early(line: bytes, exc: orjson.JSONDecodeError) -> bool:
 
 def cut_first(line: bytes) -> bool:
     """Whether a file's first non-blank line is a fragment of JSON cut at one end: an object or
-    array whose JSON ends early, or the end of one (``...}``) whose start is missing."""
+    array whose JSON ends early, or the end of one (``...}``) whose start is missing (it may
+    begin at an inner object: ``{...}},...}]}``, JSON with more closing text after it)."""
     text = line.strip()
     if text[:1] in (b"{", b"[") and len(text) > 1:  # a bracket alone opens a pretty-printed document
         try:
             orjson.loads(text)
         except orjson.JSONDecodeError as exc:
-            return ends_early(text, exc)
+            return ends_early(text, exc) or ("unexpected content after document" in exc.msg and text[-1:] in (b"}", b"]"))
         return False
     return text[-1:] in (b"}", b"]") and json_or_none(text) is None
 
@@ -72,6 +73,15 @@ def complete_lines(head: bytes, *, cut: bool | None = None) -> list[bytes]:
         if ends_early(lines[-1], exc):
             return lines[:-1]
     return lines
+
+
+def past_cut_first(head: bytes) -> bytes:
+    """The head from its second line when its first line is cut at one end (``cut_first``)
+    and lines follow it; else the head as it is: what a detector that looks at the head's first
+    bytes sees."""
+    text = head.lstrip()
+    first, sep, rest = text.partition(b"\n")
+    return rest if sep and rest.strip() and cut_first(first) else head
 
 
 def first_line(source: Source) -> bytes | None:
@@ -103,7 +113,7 @@ def with_edges(lines: Iterable[tuple[int, bytes]]) -> Iterator[Edge]:
     held: tuple[int, bytes] | None = None
     first = True
     for number, line in lines:
-        if not line.strip():
+        if not line or line.isspace():  # blank (as ``not line.strip()``, without copying every line)
             continue
         if held is not None:
             yield Edge(held[0], held[1], first, False)
@@ -139,7 +149,7 @@ def line_failure(edge: Edge, exc: orjson.JSONDecodeError) -> tuple[str, str]:
     """(rule, message) for a line that is not JSON: ``truncated`` for a torn edge of the file."""
     reason = torn_reason(edge.line, exc, edge)
     if reason is not None:
-        return "truncated", f"line {edge.number} {reason}; the other lines are read"
+        return "truncated", f"line {edge.number} {reason}; the lines {'before' if reason == TORN else 'after'} it are read"
     return "json", f"line {edge.number} is not JSON ({exc.msg}); skipped"
 
 

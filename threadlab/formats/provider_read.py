@@ -17,7 +17,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
 from threadlab.core.problems import Problem, short
-from threadlab.formats.json_lines import TORN_REASONS, complete_lines, refusal, torn_reason, with_edges
+from threadlab.formats.json_lines import TORN_REASONS, complete_lines, past_cut_first, refusal, torn_reason, with_edges
 from threadlab.formats.provider_history import Sent, index_fields, iter_exchange_threads
 from threadlab.formats.provider_sse import Event
 from threadlab.formats.provider_wire import Codec, Container, read_container
@@ -262,7 +262,7 @@ def saved_events(source: Source, known: Callable[[Any], bool]) -> list[Event] | 
 
 def head_is_saved_events(source: Source, known: Callable[[Any], bool]) -> bool:
     """Cheap: the first JSON Lines line, or the first element of an array, is an event."""
-    head = source.head(65536).lstrip()
+    head = past_cut_first(source.head(65536)).lstrip()
     if head[:1] == b"[":
         value = source.try_json()
         return isinstance(value, list) and bool(value) and known(value[0])

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.formats.json_lines import past_cut_first
 from threadlab.formats.source import Source
 
 _FIELDS = (b"data:", b"event:", b"id:", b"retry:")
@@ -31,6 +32,8 @@ class Event:
 
 def is_sse(head: bytes) -> bool:
     stripped = head.lstrip()
+    if stripped.startswith(b":") and (rest := past_cut_first(stripped)) is not stripped:
+        return is_sse(rest)  # not a comment: a JSON Lines capture begun mid-line (``:null,...}``)
     return stripped.startswith((b"data:", b"event:", b":"))
 
 

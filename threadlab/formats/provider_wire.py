@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from threadlab.formats.json_lines import complete_lines, torn_reason, with_edges
+from threadlab.formats.json_lines import complete_lines, past_cut_first, torn_reason, with_edges
 from threadlab.formats.source import Source
 
 Path = tuple[str, ...]
@@ -178,7 +178,7 @@ def sniff(source: Source, codec: Codec, markers: tuple[bytes, ...]) -> bool:
     """Cheap detection: a marker in the head, then the first JSON value (or the first JSON
     Lines line) must be one of ``codec``'s containers."""
     head = source.head(65536)
-    stripped = head.lstrip()
+    stripped = past_cut_first(head).lstrip()  # a capture begun mid-line: the lines after it decide
     if stripped[:1] not in (b"{", b"[") or not any(m in head for m in markers):
         return False
     first = _first_value(source, head)
