@@ -11,14 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-HUMAN_HARNESS = "§1 human vs harness turns"
 KEYS = "§5 calls keyed / detection of id-less variants"
 
 EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
     # --- Claude Code -----------------------------------------------------------------------------
     # --- provider streams ------------------------------------------------------------------------
-    "anthropic_messages/vercel_ai_refusal.chunks.jsonl": (HUMAN_HARNESS + " (no empty assistant messages)", "a refusal whose message has no content block is read as an assistant_message with empty content "
-                                                          "(it holds the message's usage and stop reason, and gives the message back on write): a row of frames.actions no text backs", {"assistant_texts": (0, 1)}),
     # --- OTel -----------------------------------------------------------------------------------
     **{f"otel/openinference_vercel_v6_{name}.json": (KEYS, "openinference-vercel's capture of the AI SDK's in-memory ReadableSpans as JSON (spanContext, [s, ns] times, no parent ids) with the "
                                                            "SDK's own ai.* attributes (ai.prompt.messages, ai.response.text): neither that container nor the ai.* convention is read "
