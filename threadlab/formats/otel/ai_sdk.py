@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from threadlab.formats.otel.wire import RawSpan
+from threadlab.formats.spans.messages import bare_part
 from threadlab.formats.spans.model import MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span, json_value
 
 OPERATION = "ai.operationId"
@@ -116,7 +117,7 @@ def prompt_message(value: Any) -> Msg | None:
 
 def _part(part: Any) -> Part:
     if not isinstance(part, Mapping):
-        return Part("text", text=part) if isinstance(part, str) else Part("other", raw=part)
+        return bare_part(part)
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("text"), str):
         return Part("text", text=part["text"])
