@@ -115,3 +115,15 @@ def test_a_first_line_of_text_is_no_cut_line(tmp_path: Path) -> None:
     path = tmp_path / "notes.jsonl"
     path.write_bytes(b"# my session, exported by hand\n" + b"\n".join(lines) + b"\n")
     assert _detected(path) is None
+
+
+@pytest.mark.parametrize("name", ["claude/sdk_query_parsed_messages.json", "pydantic_ai/pydantic_ai_all_messages.json",
+                                  "real/otel/openinference_vercel_v6_ai-generateText-doGenerate.json"])
+def test_a_json_array_written_one_item_a_line_is_no_cut_capture(name: str, tmp_path: Path) -> None:
+    """``[{...},`` then one item a line: the first line is no fragment of a cut line (the line
+    after it is no JSON value alone), so the file is the array it was."""
+    source = SESSION.parent.parent / name
+    items = orjson.loads(source.read_bytes())
+    path = tmp_path / source.name
+    path.write_bytes(b"[" + b",\n".join(orjson.dumps(i) for i in items) + b"]\n")
+    assert _detected(path) == _detected(source) is not None

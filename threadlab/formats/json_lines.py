@@ -55,13 +55,26 @@ def cut_first(line: bytes) -> bool:
     return text[-1:] in (b"}", b"]") and json_or_none(text) is None
 
 
+def starts_cut(first: bytes, second: bytes) -> bool:
+    """JSON Lines whose first line is cut at one end: the first line a fragment (``cut_first``),
+    the second a JSON value on its own (not the next line of a pretty-printed document, whose
+    first line ``[{...},`` is no fragment of a line)."""
+    if not cut_first(first):
+        return False
+    try:
+        orjson.loads(second)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 def complete_lines(head: bytes, *, cut: bool | None = None) -> list[bytes]:
     """The non-blank lines of a file's head, less a last line that is torn: cut by the head's
     end (``cut``: the head is shorter than the file; by default, when it is ``HEAD`` long), or
     a live file's line still being written (no newline after it, and its JSON ends early); and
-    less a first line cut at one end (``cut_first``) when lines follow it."""
+    less a first line cut at one end (``starts_cut``)."""
     lines = [line for line in head.split(b"\n") if line.strip()]
-    if len(lines) > 1 and cut_first(lines[0]):
+    if len(lines) > 1 and starts_cut(lines[0], lines[1]):
         lines = lines[1:]
     if not lines or head.endswith(b"\n"):
         return lines
@@ -76,12 +89,11 @@ def complete_lines(head: bytes, *, cut: bool | None = None) -> list[bytes]:
 
 
 def past_cut_first(head: bytes) -> bytes:
-    """The head from its second line when its first line is cut at one end (``cut_first``)
-    and lines follow it; else the head as it is: what a detector that looks at the head's first
-    bytes sees."""
-    text = head.lstrip()
-    first, sep, rest = text.partition(b"\n")
-    return rest if sep and rest.strip() and cut_first(first) else head
+    """The head from its second line when its first line is cut at one end (``starts_cut``);
+    else the head as it is: what a detector that looks at the head's first bytes sees."""
+    first, _, rest = head.lstrip().partition(b"\n")
+    second = next((line for line in rest.split(b"\n", 8) if line.strip()), b"")
+    return rest if second and starts_cut(first, second) else head
 
 
 def first_line(source: Source) -> bytes | None:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from threadlab.formats.json_lines import CUT_FIRST, cut_first
+from threadlab.formats.json_lines import CUT_FIRST, starts_cut
 from threadlab.formats.source import Source
 
 
@@ -165,13 +165,7 @@ def _cut_first_line(lines: list[bytes], filled: list[int]) -> bool:
     """JSON Lines whose first line is cut at one end (a capture begun mid-line): the first line
     is such a fragment and the next one is JSON on its own (not a pretty-printed object's
     second line)."""
-    if len(filled) < 2 or not cut_first(lines[filled[0] - 1]):
-        return False
-    try:
-        _parse(lines[filled[1] - 1])
-    except orjson.JSONDecodeError:
-        return False
-    return True
+    return len(filled) > 1 and starts_cut(lines[filled[0] - 1], lines[filled[1] - 1])
 
 
 def _concatenated(data: bytes) -> Iterator[tuple[int, Any]]:
