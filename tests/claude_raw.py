@@ -40,11 +40,39 @@ _CALLS = ("tool_use", "server_tool_use", "mcp_tool_use")
 
 def raw_items(path: Path) -> list[Any]:
     """Every entry of a file (the conformance suite's reading: a JSON array's items, or JSON Lines
-    with a marker for a line that is no JSON), a claude.ai export's ``loglines`` unwrapped."""
+    with a marker for a line that is no JSON), a claude.ai export's ``loglines`` unwrapped, the
+    Claude Agent SDK's message objects (``__class__`` dumps) as the stream-json lines they parse."""
     items = whole_or_lines(path)
     if len(items) == 1 and isinstance(items[0], dict) and isinstance(items[0].get("loglines"), list):
         return items[0]["loglines"]
-    return items
+    return [sdk_line(item) if isinstance(item, dict) and "__class__" in item and "type" not in item else item for item in items]
+
+
+def _sdk_block(block: Any) -> Any:
+    """A content block of the SDK's dataclasses (no ``type``: ``TextBlock(text)``, ``ThinkingBlock(thinking,
+    signature)``, ``ToolUseBlock(id, name, input)``, ``ToolResultBlock(tool_use_id, content, is_error)``)."""
+    if not isinstance(block, dict) or "type" in block:
+        return block
+    kind = "tool_result" if "tool_use_id" in block else "thinking" if "thinking" in block else "tool_use" if "input" in block else "text"
+    return {"type": kind, **block}
+
+
+def sdk_line(item: dict[str, Any]) -> dict[str, Any]:
+    """A Claude Agent SDK message object (claude_agent_sdk/types.py, dumped with its class name) as
+    the stream-json line its parser made it from (``_internal/message_parser.py``): ``UserMessage``
+    and ``AssistantMessage`` are ``user`` / ``assistant`` lines of ``message`` content; the rest
+    (system, result, task messages) are no turns. (A ``SessionMessage`` of ``get_session_messages``
+    keeps its line's ``type`` and ``message``: it is read as the line it is.)"""
+    kind = item["__class__"]
+    content = item.get("content")
+    blocks = [_sdk_block(b) for b in content] if isinstance(content, list) else content
+    if kind == "UserMessage":
+        return {"type": "user", "uuid": item.get("uuid"), "parent_tool_use_id": item.get("parent_tool_use_id"), "message": {"role": "user", "content": blocks}}
+    if kind == "AssistantMessage":
+        message = {"id": item.get("message_id"), "role": "assistant", "model": item.get("model"), "content": blocks, "usage": item.get("usage"),
+                   "stop_reason": item.get("stop_reason")}
+        return {"type": "assistant", "parent_tool_use_id": item.get("parent_tool_use_id"), "message": message}
+    return {"type": kind.removesuffix("Message").lower(), "subtype": item.get("subtype")}
 
 
 def session_files(path: Path) -> list[Path]:

@@ -78,3 +78,52 @@ def test_a_torn_last_line_is_detected_as_the_complete_lines_and_named(fixture: F
         # the complete lines hold no thread (a trace line alone): the file is named as unread
         problems += [p for w in caught if isinstance(w.message, UnreadFilesWarning) for p in w.message.problems]
         assert [(p.rule, p.line) for p in problems if p.line == keep + 1] == [("truncated", keep + 1)], keep
+
+
+def _cut_first(lines: list[bytes], how: str) -> bytes:
+    """The file with its first line cut: from its start (a capture begun mid-line) or its end
+    (a first line that lost its end, as the AI SDK's saved Responses stream has it)."""
+    first = lines[0]
+    cut = first[len(first) // 2 :] if how == "start" else first[: max(2, len(first) // 2)]
+    return b"\n".join([cut, *lines[1:]]) + b"\n"
+
+
+@pytest.mark.parametrize(("fixture", "lines"), [(f, lines) for f, lines in LINES if len(lines) >= 3], ids=[f.id for f, lines in LINES if len(lines) >= 3])
+def test_a_cut_first_line_is_detected_as_the_lines_after_it_and_named(fixture: Fixture, lines: list[bytes], tmp_path: Path) -> None:
+    rest = tmp_path / "rest" / fixture.path.name
+    rest.parent.mkdir()
+    rest.write_bytes(b"\n".join(lines[1:]) + b"\n")
+    expected = _detected(rest)
+    if expected is None:  # the lines after the first are no format's alone (a trace's spans without their trace line)
+        return
+    for how in ("start", "end"):
+        cut = tmp_path / how / fixture.path.name
+        cut.parent.mkdir()
+        cut.write_bytes(_cut_first(lines, how))
+        assert _detected(cut) == expected, how
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UnreadFilesWarning)
+            problems = [p for t in tl.read_all(cut, strict=False) for p in t.problems]
+        problems += [p for w in caught if isinstance(w.message, UnreadFilesWarning) for p in w.message.problems]
+        assert [(p.rule, p.line) for p in problems if p.line == 1] == [("truncated", 1)], how
+
+
+def test_a_first_line_of_text_is_no_cut_line(tmp_path: Path) -> None:
+    """Only a fragment of JSON is a cut line: a file that starts with a line of text before the
+    session's lines stays no format's."""
+    lines = [line for line in SESSION.read_bytes().split(b"\n") if line.strip()]
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b"# my session, exported by hand\n" + b"\n".join(lines) + b"\n")
+    assert _detected(path) is None
+
+
+@pytest.mark.parametrize("name", ["claude/sdk_query_parsed_messages.json", "pydantic_ai/pydantic_ai_all_messages.json",
+                                  "real/otel/openinference_vercel_v6_ai-generateText-doGenerate.json"])
+def test_a_json_array_written_one_item_a_line_is_no_cut_capture(name: str, tmp_path: Path) -> None:
+    """``[{...},`` then one item a line: the first line is no fragment of a cut line (the line
+    after it is no JSON value alone), so the file is the array it was."""
+    source = SESSION.parent.parent / name
+    items = orjson.loads(source.read_bytes())
+    path = tmp_path / source.name
+    path.write_bytes(b"[" + b",\n".join(orjson.dumps(i) for i in items) + b"]\n")
+    assert _detected(path) == _detected(source) is not None

@@ -2,7 +2,9 @@
 prompts, tool calls, tool returns and usage totals equal what this test counts in the raw JSON,
 without threadlab: prompts are the distinct user texts of the LLM spans' inputs, tool calls the
 calls in their outputs, returns the distinct tool messages of their inputs, usage the sum of
-``llm.token_count.*`` over LLM spans."""
+``llm.token_count.*`` over LLM spans. The AI SDK's own spans (``ai.operationId`` a provider call:
+``ai.*.doGenerate`` / ``doStream``) the same way from its attributes (ai-sdk.dev, "Telemetry"):
+``ai.prompt.messages``, ``ai.response.toolCalls``, ``gen_ai.usage.*``."""
 
 from __future__ import annotations
 
@@ -27,6 +29,11 @@ def _spans(path: Path) -> list[dict[str, Any]]:
     return value if isinstance(value, list) else [value]
 
 
+def _text(value: Any) -> str:
+    """A tool result as text (a JSON value as its JSON), so results of both kinds sort together."""
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
+
+
 def _raw_counts(path: Path) -> dict[str, Any]:
     prompts: set[str] = set()
     returns: set[str] = set()
@@ -34,6 +41,16 @@ def _raw_counts(path: Path) -> dict[str, Any]:
     usage = [0, 0]
     for span in _spans(path):
         attrs = span["attributes"]
+        if str(attrs.get("ai.operationId", "")).endswith((".doGenerate", ".doStream")):
+            for message in orjson.loads(attrs.get("ai.prompt.messages", "[]")):
+                parts = message["content"] if isinstance(message["content"], list) else []
+                if message["role"] == "user":
+                    prompts.add("".join(p["text"] for p in parts if p["type"] == "text"))
+                returns.update(_text(p["output"]["value"] if "output" in p else p["result"]) for p in parts if p["type"] == "tool-result")
+            calls += len(orjson.loads(attrs.get("ai.response.toolCalls", "[]")))
+            usage[0] += attrs.get("gen_ai.usage.input_tokens", 0)
+            usage[1] += attrs.get("gen_ai.usage.output_tokens", 0)
+            continue
         if attrs.get("openinference.span.kind") != "LLM":
             continue
         for item in attrs.get("llm.input_messages", []):
@@ -61,7 +78,7 @@ def _thread_counts(path: Path) -> dict[str, Any]:
              sum(a.usage.output_tokens or 0 for a in acts if getattr(a, "usage", None))]
     return {"prompts": sorted(a.content for a in acts if a.action_type == "user_message"),
             "calls": sum(a.action_type == "tool_call" for a in acts),
-            "returns": sorted(a.content for a in acts if a.action_type == "tool_return"), "usage": usage}
+            "returns": sorted(_text(a.content) for a in acts if a.action_type == "tool_return"), "usage": usage}
 
 
 @pytest.mark.parametrize("path", sorted(p for p in REAL.iterdir() if p.suffix in (".json", ".jsonl") and p.resolve() not in listed_files()), ids=lambda p: p.name)

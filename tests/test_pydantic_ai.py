@@ -341,6 +341,22 @@ def test_merge_attributes_every_action_and_keeps_pairs(pair: tl.Thread) -> None:
     assert inside and all(a.metadata["pydantic_ai"]["history"] == "researcher" for a in inside)
 
 
+def test_a_sub_agents_prompt_is_the_delegating_agents() -> None:
+    """The researcher's prompt is the text the router's ask_researcher tool sent it (made while
+    that call was open): the router wrote it, not the person; the router's own prompt is the
+    person's."""
+    pair = from_pydantic_ai_runs([("router", (DATA / "router.messages.json").read_bytes()),
+                                  ("researcher", (DATA / "researcher.messages.json").read_bytes())])
+    prompts = {a.metadata["pydantic_ai"]["history"]: a for a in pair.actions if a.action_type == "user_message"}
+    assert prompts["researcher"].metadata.get("author") == "agent"
+    assert "author" not in prompts["router"].metadata
+    threads = tl.load(pair, progress=False).threads
+    assert list(threads["n_human_prompts"]) == [1]
+    # and the histories alone (no other agent's open call): the person's prompt
+    alone = from_pydantic_ai((DATA / "researcher.messages.json").read_bytes())
+    assert [a.metadata.get("author") for a in alone.actions if a.action_type == "user_message"] == [None]
+
+
 @pytest.mark.parametrize("agent", ["router", "Researcher"])
 def test_each_history_comes_back_from_the_merged_thread(pair: tl.Thread, agent: str) -> None:
     name = "router" if agent == "router" else "researcher"

@@ -13,7 +13,10 @@ Diff = dict[str, tuple[Any, Any]]
 
 def threadlab_counts(path: Path) -> tuple[set[str], dict[str, int]]:
     """The formats threadlab detected and the counts its frames give (``frames.threads`` sums,
-    ``frames.actions`` rows by kind, the threads with a ``usage-total`` problem row)."""
+    ``frames.actions`` rows by kind, the threads with a ``usage-total`` problem row). Assistant
+    texts are the assistant_message rows with text other than whitespace, the counter's terms: a
+    response with no content block (a refusal) is an assistant_message, holding the response's
+    usage and stop reason, but no text."""
     import threadlab as tl
 
     with warnings.catch_warnings():
@@ -26,7 +29,7 @@ def threadlab_counts(path: Path) -> tuple[set[str], dict[str, int]]:
         return int(t[col].fillna(0).sum()) if len(t) else 0
 
     got = {"human_prompts": total("n_human_prompts"), "harness_turns": total("n_harness_turns"),
-           "assistant_texts": int(kinds.get("assistant_message", 0)), "tool_calls": int(kinds.get("tool_call", 0)),
+           "assistant_texts": int(((a["action_type"] == "assistant_message") & a["text"].fillna("").str.strip().astype(bool)).sum()) if len(a) else 0, "tool_calls": int(kinds.get("tool_call", 0)),
            "tool_returns": int(kinds.get("tool_return", 0)), "tool_errors": total("n_tool_errors")}
     got.update({k: total(k) for k in TOKEN_FIELDS})
     p = frames.problems

@@ -7,30 +7,5 @@ item and the reason of each file named here is there too)."""
 
 from __future__ import annotations
 
-from threadlab.formats.registry import FORMATS
-
-REAL = "tests/fixtures/real/"
-# hand-written parser test data of other projects, not the program's output: no uuid, sessionId or
-# message role (agentsview), no session_id or uuid on a stream-json array (the AI SDK's harness bridge)
-NOT_CLAUDE_OUTPUT = ("claude/agentsview-valid-session/valid_session.jsonl", "claude/vercel-ai-harness-subagent-stream/subagent-step-stream.json")
-# a saved Responses stream whose first and last events are cut: a torn file (the hardening branch)
-TORN = "openai_responses/vercel_ai_parallel_tool_calls.chunks.jsonl"
-# in-memory ReadableSpans of the AI SDK dumped as JSON (spanContext, HrTime pairs) with its own ai.* attributes
-AI_SDK_SPANS = tuple(f"otel/openinference_vercel_v6_{name}.json" for name in ("ai-generateText-doGenerate", "ai-streamText-doStream"))
-UNREAD = (TORN, *AI_SDK_SPANS)
-
-CONFORMANCE_XFAIL: dict[str, dict[str, str]] = {
-    "test_fixture_is_claimed_by_its_format_only": {
-        **{REAL + name: "hand-written parser test data, not the program's output: not detected (tests/wild/expected.py)" for name in NOT_CLAUDE_OUTPUT},
-        REAL + TORN: "a torn saved stream: not detected (tests/wild/expected.py)",
-        **{REAL + name: "AI SDK ReadableSpan JSON: not detected (tests/wild/expected.py)" for name in AI_SDK_SPANS},
-    },
-    "test_every_input_record_is_accounted_for": {
-        **{REAL + name: "hand-written parser test data: read as claude-code every record is accounted for, but load() detects no format in it" for name in NOT_CLAUDE_OUTPUT},
-        **{REAL + name: "read as its folder's format, the file gives no thread" for name in UNREAD},
-    },
-    "test_round_trip_is_exact_or_says_why": {REAL + name: "read as its folder's format, the file gives no thread" for name in UNREAD},
-    "test_every_writer_keeps_what_it_can_and_says_what_it_cannot": {
-        **{f"{REAL}{name}-{spec.name}": "read as its folder's format, the file gives no thread" for name in UNREAD for spec in FORMATS},
-    },
-}
+# none today: the last ones (a torn saved stream, the AI SDK's ReadableSpan JSON) are read now
+CONFORMANCE_XFAIL: dict[str, dict[str, str]] = {}

@@ -21,13 +21,20 @@ from tests.wild.count import Counts, blank, texts_of, whole_or_lines
 
 def _histories(path: Path) -> list[Any]:
     """The messages of a file: an array, JSON Lines of messages, or of histories (a line that
-    repeats the history before it, as ``all_messages()`` saved each turn, adds its new messages)."""
+    repeats the history before it, as ``all_messages()`` saved each turn, adds its new messages).
+    A run's event log (``run_stream_events()``: ``event_kind`` lines) holds its messages in its
+    last event, ``agent_run_result``, whose result keeps the run's history (``_state.message_history``,
+    what ``all_messages()`` returns); the events before it repeat parts of those messages."""
     out: list[Any] = []
     previous: list[Any] = []
     for item in whole_or_lines(path):
         if isinstance(item, list):
             out.extend(item[len(previous):] if previous and item[: len(previous)] == previous else item)
             previous = item
+        elif isinstance(item, dict) and item.get("event_kind") == "agent_run_result":
+            state = (item.get("result") or {}).get("_state") if isinstance(item.get("result"), dict) else None
+            history = state.get("message_history") if isinstance(state, dict) else None
+            out.extend(history if isinstance(history, list) else [])
         else:
             out.append(item)
     return out

@@ -6,12 +6,18 @@ A file an agent is still writing (or a copy cut short) ends in a torn line: the 
 whose JSON the parser runs out of before it ends. Detection looks at the complete lines only
 (``complete_lines``: a head of two good lines and half a third is JSON Lines), and a reader
 calls the torn line ``truncated``, not ``json`` (``line_failure``): the lines before it are
-read as they are."""
+read as they are.
+
+A saved capture can be cut at its other end too: a stream recorded from the middle of a line, or
+a first line whose end was lost. A first line that is such a fragment of JSON (``cut_first``)
+is left out of the head the detectors see when lines follow it, so those lines decide what the
+file is, and the readers call it ``truncated`` too (``torn_reason``). A first line of plain text
+is no fragment: it still makes the file no format's."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -35,11 +41,41 @@ def ends_early(line: bytes, exc: orjson.JSONDecodeError) -> bool:
     return exc.pos >= len(line.rstrip()) - 1 or "end of data" in exc.msg
 
 
+def cut_first(line: bytes) -> bool:
+    """Whether a file's first non-blank line is a fragment of JSON cut at one end: an object or
+    array whose JSON ends early, or the end of one (``...}``) whose start is missing (it may
+    begin at an inner object: ``{...}},...}]}``, JSON with more closing text after it)."""
+    text = line.strip()
+    if text[:1] in (b"{", b"[") and len(text) > 1:  # a bracket alone opens a pretty-printed document
+        try:
+            orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            return ends_early(text, exc) or ("unexpected content after document" in exc.msg and text[-1:] in (b"}", b"]"))
+        return False
+    return text[-1:] in (b"}", b"]") and json_or_none(text) is None
+
+
+def starts_cut(first: bytes, second: bytes) -> bool:
+    """JSON Lines whose first line is cut at one end: the first line a fragment (``cut_first``),
+    the second a JSON value on its own (not the next line of a pretty-printed document, whose
+    first line ``[{...},`` is no fragment of a line)."""
+    if not cut_first(first):
+        return False
+    try:
+        orjson.loads(second)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
 def complete_lines(head: bytes, *, cut: bool | None = None) -> list[bytes]:
     """The non-blank lines of a file's head, less a last line that is torn: cut by the head's
     end (``cut``: the head is shorter than the file; by default, when it is ``HEAD`` long), or
-    a live file's line still being written (no newline after it, and its JSON ends early)."""
+    a live file's line still being written (no newline after it, and its JSON ends early); and
+    less a first line cut at one end (``starts_cut``)."""
     lines = [line for line in head.split(b"\n") if line.strip()]
+    if len(lines) > 1 and starts_cut(lines[0], lines[1]):
+        lines = lines[1:]
     if not lines or head.endswith(b"\n"):
         return lines
     if cut if cut is not None else len(head) >= HEAD:
@@ -52,6 +88,20 @@ def complete_lines(head: bytes, *, cut: bool | None = None) -> list[bytes]:
     return lines
 
 
+def past_cut_first(head: bytes) -> bytes:
+    """The head from its second line when its first line is cut at one end (``starts_cut``);
+    else the head as it is: what a detector that looks at the head's first bytes sees."""
+    first, _, rest = head.lstrip().partition(b"\n")
+    second = next((line for line in rest.split(b"\n", 8) if line.strip()), b"")
+    return rest if second and starts_cut(first, second) else head
+
+
+def first_line(source: Source) -> bytes | None:
+    """The file's first complete line (a capture's cut first line left out), or None."""
+    lines = complete_lines(source.head(HEAD))
+    return lines[0] if lines else None
+
+
 def head_values(source: Source, count: int = 3) -> list[Any]:
     """The first ``count`` complete non-blank lines of the file's head, parsed (None for a line
     that is not JSON): what a detector looks at."""
@@ -59,41 +109,73 @@ def head_values(source: Source, count: int = 3) -> list[Any]:
     return [json_or_none(line) for line in complete_lines(head)[:count]]
 
 
-def with_last(lines: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, bool]]:
-    """(number, line, is it the last non-blank line?) for each non-blank line, streamed (one
-    line held back)."""
+class Edge(NamedTuple):
+    """A non-blank line and where it stands: a file is torn at its first and last non-blank
+    lines."""
+
+    number: int
+    line: bytes
+    first: bool
+    last: bool
+
+
+def with_edges(lines: Iterable[tuple[int, bytes]]) -> Iterator[Edge]:
+    """Each non-blank line with whether it is the first and the last, streamed (one line held
+    back)."""
     held: tuple[int, bytes] | None = None
+    first = True
     for number, line in lines:
-        if not line.strip():
+        if not line or line.isspace():  # blank (as ``not line.strip()``, without copying every line)
             continue
         if held is not None:
-            yield held[0], held[1], False
+            yield Edge(held[0], held[1], first, False)
+            first = False
         held = (number, line)
     if held is not None:
-        yield held[0], held[1], True
+        yield Edge(held[0], held[1], first, True)
+
+
+def with_last(lines: Iterable[tuple[int, bytes]]) -> Iterator[tuple[int, bytes, bool]]:
+    """(number, line, is it the last non-blank line?) for each non-blank line, streamed."""
+    for edge in with_edges(lines):
+        yield edge.number, edge.line, edge.last
 
 
 TORN = "ends before its JSON does (a file still being written, or cut short)"
+CUT_FIRST = "is a JSON value cut at one end (a capture that starts mid-stream, or a first line that lost its end)"
+TORN_REASONS = (TORN, CUT_FIRST)
 
 
-def line_failure(number: int, line: bytes, exc: orjson.JSONDecodeError, last: bool) -> tuple[str, str]:
-    """(rule, message) for a line that is not JSON: ``truncated`` for a torn last line."""
-    if last and ends_early(line, exc):
-        return "truncated", f"line {number} {TORN}; the lines before it are read"
-    return "json", f"line {number} is not JSON ({exc.msg}); skipped"
+def torn_reason(line: bytes, exc: orjson.JSONDecodeError, edge: Edge) -> str | None:
+    """Why a line that is not JSON is a torn edge of its file (``TORN``: the last line, its
+    JSON ending early; ``CUT_FIRST``: the first line cut at one end, lines after it), or None
+    when it is a broken line."""
+    if edge.last and ends_early(line, exc):
+        return TORN
+    if edge.first and not edge.last and cut_first(line):
+        return CUT_FIRST
+    return None
+
+
+def line_failure(edge: Edge, exc: orjson.JSONDecodeError) -> tuple[str, str]:
+    """(rule, message) for a line that is not JSON: ``truncated`` for a torn edge of the file."""
+    reason = torn_reason(edge.line, exc, edge)
+    if reason is not None:
+        return "truncated", f"line {edge.number} {reason}; the lines {'before' if reason == TORN else 'after'} it are read"
+    return "json", f"line {edge.number} is not JSON ({exc.msg}); skipped"
 
 
 def parsed_lines(source: Source, builder: ThreadBuilder) -> Iterator[tuple[int, Any]]:
     """Each non-blank line's JSON value with its line number; a line that is not JSON is the
-    builder's failed record (``truncated`` when it is the torn last line) and is skipped."""
-    for number, raw, last in with_last(source.lines()):
+    builder's failed record (``truncated`` when it is a torn edge of the file) and is skipped."""
+    for edge in with_edges(source.lines()):
         try:
-            value = orjson.loads(raw)
+            value = orjson.loads(edge.line)
         except orjson.JSONDecodeError as exc:
-            rule, message = line_failure(number, raw, exc, last)
-            builder.failed(rule, message, line=number)
+            rule, message = line_failure(edge, exc)
+            builder.failed(rule, message, line=edge.number)
             continue
-        yield number, value
+        yield edge.number, value
 
 
 def refusal(source: Source, message: str) -> ThreadError:

@@ -17,7 +17,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
 from threadlab.core.problems import Problem, short
-from threadlab.formats.json_lines import TORN, ends_early, refusal, with_last
+from threadlab.formats.json_lines import TORN_REASONS, complete_lines, past_cut_first, refusal, torn_reason, with_edges
 from threadlab.formats.provider_history import Sent, index_fields, iter_exchange_threads
 from threadlab.formats.provider_sse import Event
 from threadlab.formats.provider_wire import Codec, Container, read_container
@@ -176,8 +176,9 @@ def _exchange_threads(container: Container, reader_class: type[MessageReader], s
         if ex.request is None and ex.response is None:
             where = f"line {ex.line}" if ex.line is not None else f"item {ex.position + 1}"
             bad = next((msg for n, msg in container.bad_lines if n == ex.line), None)
-            reason = f"is not JSON ({bad})" if bad is not None else "holds no request or response of this format"
-            builder_problems.append((ex.line, f"{where} {reason}; skipped", ("truncated" if bad == TORN else "json") if bad is not None else "schema"))
+            torn = bad in TORN_REASONS
+            reason = bad if torn else f"is not JSON ({bad})" if bad is not None else "holds no request or response of this format"
+            builder_problems.append((ex.line, f"{where} {reason}; skipped", ("truncated" if torn else "json") if bad is not None else "schema"))
     for line, message, rule in builder_problems:  # each skipped document is a record that failed
         first.account.failed += 1
         first.problems.append(Problem(rule, message, first.thread_id, None, name, line))
@@ -212,7 +213,10 @@ def read_events(
         if event.data.strip() == "[DONE]":
             b.took(event.n_data)
         elif event.error is not None:
-            b.failed("truncated" if event.error == TORN else "json", f"{where}: its data is not JSON ({event.error}); skipped", line=event.line, n=event.n_data)
+            if event.torn is not None:
+                b.failed("truncated", f"{where}: its data {event.torn}; the other events are read", line=event.line, n=event.n_data)
+            else:
+                b.failed("json", f"{where}: its data is not JSON ({event.error}); skipped", line=event.line, n=event.n_data)
         elif isinstance(value, Mapping) and (value.get("type") == "error" or ("error" in value and not known(value))):
             b.problem("stream-error", f"{where}: the stream reported an error: {str(value.get('error'))[:200]}", line=event.line)
             b.add("system.stream_error", data=value)
@@ -247,22 +251,24 @@ def saved_events(source: Source, known: Callable[[Any], bool]) -> list[Event] | 
             return [Event(i + 1, None, "", 1, value=v) for i, v in enumerate(value)]
         return None
     out: list[Event] = []
-    for number, raw, last in with_last(source.lines()):
+    for edge in with_edges(source.lines()):
         try:
-            out.append(Event(number, None, "", 1, value=orjson.loads(raw)))
+            out.append(Event(edge.number, None, "", 1, value=orjson.loads(edge.line)))
         except orjson.JSONDecodeError as exc:
-            out.append(Event(number, None, "", 1, error=TORN if last and ends_early(raw, exc) else exc.msg))
-    return out if out and known(out[0].value) else None
+            out.append(Event(edge.number, None, "", 1, error=exc.msg, torn=torn_reason(edge.line, exc, edge)))
+    first = next((e for e in out if e.torn is None), None)  # a capture's cut first line is no sign
+    return out if first is not None and known(first.value) else None
 
 
 def head_is_saved_events(source: Source, known: Callable[[Any], bool]) -> bool:
     """Cheap: the first JSON Lines line, or the first element of an array, is an event."""
-    head = source.head(65536).lstrip()
+    head = past_cut_first(source.head(65536)).lstrip()
     if head[:1] == b"[":
         value = source.try_json()
         return isinstance(value, list) and bool(value) and known(value[0])
+    lines = complete_lines(source.head(65536))  # a capture's cut first line left out
     try:
-        return known(orjson.loads(head.split(b"\n", 1)[0]))
+        return bool(lines) and known(orjson.loads(lines[0]))
     except orjson.JSONDecodeError:
         return False
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.formats.json_lines import past_cut_first
 from threadlab.formats.source import Source
 
 _FIELDS = (b"data:", b"event:", b"id:", b"retry:")
@@ -26,10 +27,13 @@ class Event:
     n_data: int  # how many data lines (records) it was sent in
     value: Any = None  # the parsed JSON (None for ``[DONE]`` or text that is not JSON)
     error: str | None = None  # why the data is not JSON
+    torn: str | None = None  # why data that is not JSON is a torn edge of a saved stream (json_lines.torn_reason)
 
 
 def is_sse(head: bytes) -> bool:
     stripped = head.lstrip()
+    if stripped.startswith(b":") and (rest := past_cut_first(stripped)) is not stripped:
+        return is_sse(rest)  # not a comment: a JSON Lines capture begun mid-line (``:null,...}``)
     return stripped.startswith((b"data:", b"event:", b":"))
 
 

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from threadlab.formats.json_lines import TORN, ends_early, with_last
+from threadlab.formats.json_lines import complete_lines, past_cut_first, torn_reason, with_edges
 from threadlab.formats.source import Source
 
 Path = tuple[str, ...]
@@ -158,11 +158,12 @@ def read_container(source: Source, codec: Codec) -> Container | None:
     if value is not None:
         return container_of(value, codec)
     out = Container("jsonl")
-    for number, raw, last in with_last(source.lines()):
+    for edge in with_edges(source.lines()):
+        number = edge.number
         try:
-            doc = orjson.loads(raw)
+            doc = orjson.loads(edge.line)
         except orjson.JSONDecodeError as exc:
-            out.bad_lines.append((number, TORN if last and ends_early(raw, exc) else exc.msg))  # TORN: a live file's last line
+            out.bad_lines.append((number, torn_reason(edge.line, exc, edge) or exc.msg))  # torn: a live file's last line, a capture's first
             out.exchanges.append(Exchange(None, None, shell=None, line=number, position=len(out.exchanges)))
             continue
         ex = exchange_of(doc, codec)
@@ -177,7 +178,7 @@ def sniff(source: Source, codec: Codec, markers: tuple[bytes, ...]) -> bool:
     """Cheap detection: a marker in the head, then the first JSON value (or the first JSON
     Lines line) must be one of ``codec``'s containers."""
     head = source.head(65536)
-    stripped = head.lstrip()
+    stripped = past_cut_first(head).lstrip()  # a capture begun mid-line: the lines after it decide
     if stripped[:1] not in (b"{", b"[") or not any(m in head for m in markers):
         return False
     first = _first_value(source, head)
@@ -189,9 +190,9 @@ def _first_value(source: Source, head: bytes) -> Any:
     value = source.try_json()
     if value is not None:
         return value
-    line = head.lstrip().split(b"\n", 1)[0]
+    lines = complete_lines(head)  # a capture's cut first line left out
     try:
-        return orjson.loads(line)
+        return orjson.loads(lines[0]) if lines else None
     except orjson.JSONDecodeError:
         return None
 

@@ -17,7 +17,7 @@ from threadlab.core.canonical import dumps
 from threadlab.core.model import WIRE, AgentConfig, InvalidAction, Thread, UnknownAction, action_adapter
 from threadlab.core.problems import Problem, ThreadError, short
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.json_lines import line_failure, with_last
+from threadlab.formats.json_lines import Edge, line_failure, with_last
 from threadlab.formats.source import Source, parse_json
 
 NAME = "threadprotocol"
@@ -109,7 +109,7 @@ def broken_line_thread(error: ThreadError, source: str, line: int, raw: bytes | 
         try:
             orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            rule, message = line_failure(line, raw, exc, last)
+            rule, message = line_failure(Edge(line, raw, False, last), exc)
             if rule == "truncated":
                 thread.problems = [Problem(rule, message, source=source, line=line)]
     thread.account = Account(failed=1)

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from threadlab.formats.agency_swarm.common import is_item, items_of
-from threadlab.formats.json_lines import TORN, ends_early, with_last
+from threadlab.formats.json_lines import first_line, torn_reason, with_edges
 from threadlab.formats.source import Source
 
 
@@ -52,27 +52,24 @@ def load(source: Source) -> Saved:
     if not _first_line_is_object(source):
         source.json()  # raises: not JSON (a truncated or broken document), with the line and column
     saved = Saved([], [])
-    for number, line, last in with_last(source.lines()):
+    for edge in with_edges(source.lines()):
         try:
-            saved.items.append(orjson.loads(line))
-            saved.lines.append(number)
+            saved.items.append(orjson.loads(edge.line))
+            saved.lines.append(edge.number)
         except orjson.JSONDecodeError as exc:
-            why = TORN if last and ends_early(line, exc) else f"is not JSON ({exc.msg})"  # TORN: a live file's last line
-            saved.broken.append((number, f"line {number} {why}; the other lines are read"))
+            why = torn_reason(edge.line, exc, edge) or f"is not JSON ({exc.msg})"  # torn: a live file's last line, a capture's cut first
+            saved.broken.append((edge.number, f"line {edge.number} {why}; the other lines are read"))
     if not any(is_item(x) for x in saved.items):
         raise source.error("format", "holds no agency-swarm item (tagged with agent and callerAgent) on any line", line=saved.lines[0] if saved.lines else None)
     return saved
 
 
 def _first_line_is_object(source: Source) -> bool:
-    """JSON Lines, not a broken JSON document: the first non-empty line is a whole object."""
-    for _, line in source.lines():
-        if line.strip():
-            try:
-                return isinstance(orjson.loads(line), dict)
-            except orjson.JSONDecodeError:
-                return False
-    return False
+    """JSON Lines, not a broken JSON document: the first complete line is a whole object."""
+    try:
+        return isinstance(orjson.loads(first_line(source) or b""), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _document(source: Source, obj: Any) -> Saved:

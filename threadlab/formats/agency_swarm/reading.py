@@ -26,7 +26,7 @@ from threadlab.formats.agency_swarm.container import body_of
 from threadlab.formats.agency_swarm.order import causal_order, monotonic_times
 from threadlab.formats.agency_swarm.usage import Response, apply_usage
 from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
-from threadlab.formats.json_lines import TORN
+from threadlab.formats.json_lines import TORN_REASONS
 
 
 def from_agency_swarm(
@@ -60,7 +60,7 @@ def from_agency_swarm(
     items = list(items)
     builder = ThreadBuilder(chat_id or _default_chat_id(items), title=title, source=source)
     for line, message in broken:
-        builder.failed("truncated" if TORN in message else "json", message, line=line)
+        builder.failed("truncated" if any(reason in message for reason in TORN_REASONS) else "json", message, line=line)
     starts: dict[int, int] = {}
     order = causal_order(items, builder, starts)
     times = monotonic_times(items, order)

@@ -32,6 +32,7 @@ from threadlab.formats.claude.wire import (
     sniff_lines,
 )
 from threadlab.formats.claude.writer import thread_to_transcript
+from threadlab.formats.json_lines import past_cut_first
 from threadlab.formats.source import Source
 
 NAME = "claude-code"
@@ -47,7 +48,7 @@ def detect(source: Source) -> bool:
     if source.is_object:
         obj = source.obj
         return is_sdk_list(obj) or sdk_to_wire(obj) is not None or loglines(obj) is not None
-    head = source.head(65536)
+    head = past_cut_first(source.head(65536))  # a capture begun mid-line: the lines after it decide
     start = head.lstrip()[:1]
     if start == b"[":  # a JSON array of stream-json / transcript lines or SDK message dumps
         return (b'"type"' in head or b'"__class__"' in head) and is_sdk_list(source.try_json())

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from threadlab.formats.json_lines import CUT_FIRST, cut_first, with_edges
 from threadlab.formats.source import Source
 
 # entry types Claude Code writes into a session transcript (2.1.330 + older versions)
@@ -183,13 +184,12 @@ def read_lines(source: Source, file: str, agent: str | None = None) -> list[Entr
     (its text whole) carrying its problem (file and line named), so the thread shows where it
     was and the account counts it as kept."""
     entries: list[Entry] = []
-    for number, line in source.lines():
-        if not line or line.isspace():  # (blank: as ``not line.strip()``, without copying every line)
-            continue
+    for number, line, first, _ in with_edges(source.lines()):
         try:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            entries.append(Entry({"type": BAD_LINE, "text": line.decode("utf-8", "replace")}, file, number, agent, problem=("json", str(exc))))
+            problem = ("truncated", CUT_FIRST) if first and cut_first(line) else ("json", str(exc))  # a capture begun mid-line
+            entries.append(Entry({"type": BAD_LINE, "text": line.decode("utf-8", "replace")}, file, number, agent, problem=problem))
             continue
         if not isinstance(obj, dict):
             problem = ("schema", f"is a JSON {type(obj).__name__}, not an entry object")

@@ -18,7 +18,7 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.formats.json_lines import parsed_lines
+from threadlab.formats.json_lines import parsed_lines, past_cut_first
 from threadlab.formats.langchain.reading import KEY, LangChainReader, is_message
 from threadlab.formats.langchain.writing import write_langchain
 from threadlab.formats.source import Source
@@ -50,7 +50,7 @@ def detect(source: Source) -> bool:
         return False
     if source.is_object:
         return _messages_in(source.obj) is not None
-    head = source.head(65536)
+    head = past_cut_first(source.head(65536))  # a capture begun mid-line: the lines after it decide
     if head.lstrip()[:1] not in (b"{", b"[") or not any(m in head for m in _MARKERS):
         return False
     value = source.try_json()

@@ -23,7 +23,7 @@ from threadlab.core.model import Thread
 from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
-from threadlab.formats.json_lines import ends_early, with_last
+from threadlab.formats.json_lines import Edge, torn_reason, with_edges
 
 KEY = "openai_agents_session"
 _BROKEN = object()  # a record that is not JSON
@@ -42,6 +42,7 @@ class _Record:
     stamp: Any
     memo: dict[str, Any]
     error: str | None = None
+    torn: str | None = None  # why a line that is no JSON is a torn edge of its file (json_lines.torn_reason)
 
 
 class SessionReader:
@@ -55,16 +56,16 @@ class SessionReader:
         self.records: list[_Record] = []
 
     def add(self, raw: Any, *, where: str, line: int | None, stamp: Any = None, memo: dict[str, Any] | None = None, parsed: bool = False,
-            last: bool = False) -> None:
-        """One record: a JSON text (a row's ``message_data``, a line; ``last``: the file's last
-        line) or, ``parsed``, an item."""
+            edge: Edge | None = None) -> None:
+        """One record: a JSON text (a row's ``message_data``, a line: ``edge`` says whether it is
+        the file's first or last) or, ``parsed``, an item."""
         record = _Record(raw, where, line, stamp, dict(memo or {}))
         if not parsed and isinstance(raw, bytes | str):
             try:
                 record.item = orjson.loads(raw)
             except orjson.JSONDecodeError as exc:
-                torn = last and isinstance(raw, bytes) and ends_early(raw, exc)
-                record.item, record.error = _BROKEN, "torn" if torn else exc.msg
+                torn = torn_reason(raw, exc, edge) if edge is not None and isinstance(raw, bytes) else None
+                record.item, record.error, record.torn = _BROKEN, exc.msg, torn
         self.records.append(record)
 
     def build(self) -> Thread:
@@ -76,8 +77,8 @@ class SessionReader:
     def _read(self, record: _Record, agent: str) -> None:
         b, where, line = self.b, record.where, record.line
         if record.item is _BROKEN:
-            if record.error == "torn":
-                b.failed("truncated", f"{where} ends before its JSON does (a session still being written, or cut short); the lines before it are read", line=line)
+            if record.torn is not None:
+                b.failed("truncated", f"{where} {record.torn}; the other lines are read", line=line)
             else:
                 b.failed("json", f"{where} is not JSON ({record.error}); skipped", line=line)
             return
@@ -112,8 +113,8 @@ def read_items(lines: Iterable[tuple[int, bytes]], thread_id: str, source: str) 
     """JSON Lines of session items (one item a line; blank lines are not records; a torn last
     line, a running agent's, is ``truncated``)."""
     reader = SessionReader(thread_id, source, {"container": "jsonl"})
-    for number, raw, last in with_last(lines):
-        reader.add(raw, where=f"line {number}", line=number, last=last)
+    for edge in with_edges(lines):
+        reader.add(edge.line, where=f"line {edge.number}", line=edge.number, edge=edge)
     return reader.build()
 
 

@@ -27,7 +27,7 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.formats.json_lines import head_values
+from threadlab.formats.json_lines import head_values, past_cut_first
 from threadlab.formats.openai_agents_trace.reading import read_threads
 from threadlab.formats.openai_agents_trace.wire import is_span, is_trace
 from threadlab.formats.openai_agents_trace.writing import to_trace_records
@@ -47,7 +47,7 @@ def detect(source: Source) -> bool:
     if b'"span_data"' not in head and b'"trace.span"' not in head and b'"object": "trace"' not in head and b'"object":"trace"' not in head:
         return False
     # the first line that is JSON (one too deep, or torn, costs only itself)
-    item = next((v for v in head_values(source, 5) if v is not None), None) if head.lstrip()[:1] == b"{" else None
+    item = next((v for v in head_values(source, 5) if v is not None), None) if past_cut_first(head).lstrip()[:1] == b"{" else None
     if item is None:
         value = source.try_json()
         item = value[0] if isinstance(value, list) and value else None

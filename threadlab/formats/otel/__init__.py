@@ -25,6 +25,7 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
+from threadlab.formats.json_lines import complete_lines, past_cut_first
 from threadlab.formats.otel.reading import read_threads
 from threadlab.formats.otel.wire import is_flat_span, is_otlp
 from threadlab.formats.otel.writing import to_otlp
@@ -47,7 +48,7 @@ def detect(source: Source) -> bool:
         items = obj if isinstance(obj, list) else [obj]
         return bool(items) and all(is_otlp(i) or is_flat_span(i) for i in items[:20])
     head = source.head(8192)
-    if head.lstrip()[:1] not in (b"{", b"["):
+    if past_cut_first(head).lstrip()[:1] not in (b"{", b"["):  # a capture begun mid-line: the lines after it decide
         return False
     if any(m in head for m in _OTLP_MARKS):
         return True
@@ -60,7 +61,8 @@ def detect(source: Source) -> bool:
 def _first_item(source: Source) -> Any:
     value = source.try_json()
     if value is None:
-        line = source.head(1 << 20).split(b"\n", 1)[0]
+        lines = complete_lines(source.head(1 << 20))  # a capture's cut first line left out
+        line = lines[0] if lines else b""
         try:
             value = orjson.loads(line)
         except orjson.JSONDecodeError:

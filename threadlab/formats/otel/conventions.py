@@ -10,9 +10,11 @@
   AGENT / TOOL / CHAIN / RETRIEVER ..., messages flattened in ``llm.input_messages.N.*``;
 - pydantic-ai's own additions (Logfire shows them): the run's history on the agent span
   (``pydantic_ai.all_messages``, ``all_messages_events`` in version 1), tool arguments and
-  results in ``tool_arguments`` / ``tool_response`` (version 1).
+  results in ``tool_arguments`` / ``tool_response`` (version 1);
+- the AI SDK's own ``ai.*`` attributes, named by ``ai.operationId`` (``ai_sdk.py``).
 
-A span may follow both (OpenInference instrumentors can add ``gen_ai.*``): GenAI is read first."""
+A span may follow several (OpenInference instrumentors can add ``gen_ai.*``, openinference-vercel
+adds OpenInference to the AI SDK's spans): GenAI is read first, then OpenInference, then ``ai.*``."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from openinference.semconv.trace import OpenInferenceSpanKindValues, SpanAttribu
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as G
 
 from threadlab.formats.counts import count_of
+from threadlab.formats.otel import ai_sdk
 from threadlab.formats.otel.wire import RawSpan
 from threadlab.formats.spans.messages import (
     event_message,
@@ -50,14 +53,14 @@ PAI_TOOL_RESPONSE = "tool_response"
 PAI_AGENT_NAME = "agent_name"
 LOGFIRE_JSON_SCHEMA = "logfire.json_schema"
 SYSTEM_INSTRUCTIONS_DOTTED = "gen_ai.system.instructions"  # written by some producers for gen_ai.system_instructions
-_USAGE_KEYS = (
+_USAGE_KEYS = tuple((name, keys + dict(ai_sdk.USAGE_KEYS).get(name, ())) for name, keys in (  # the AI SDK's ai.usage.* last
     ("input", (G.GEN_AI_USAGE_INPUT_TOKENS, G.GEN_AI_USAGE_PROMPT_TOKENS, OI.LLM_TOKEN_COUNT_PROMPT)),
     ("output", (G.GEN_AI_USAGE_OUTPUT_TOKENS, G.GEN_AI_USAGE_COMPLETION_TOKENS, OI.LLM_TOKEN_COUNT_COMPLETION)),
     ("total", (OI.LLM_TOKEN_COUNT_TOTAL,)),
     ("cache_read", (G.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, OI.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_READ)),
     ("cache_write", (G.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, OI.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_WRITE)),
     ("reasoning", (G.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS, OI.LLM_TOKEN_COUNT_COMPLETION_DETAILS_REASONING)),
-)
+))
 _SYSTEM_KEEP = (G.GEN_AI_REQUEST_MODEL, G.GEN_AI_RETRIEVAL_QUERY_TEXT, OI.INPUT_VALUE, OI.OUTPUT_VALUE, G.GEN_AI_AGENT_NAME)
 
 
@@ -93,6 +96,8 @@ def interpret(raw: RawSpan) -> Span:
         span.role = STRUCTURE
     elif kind is not None:
         span.role, span.data = SYSTEM, {"kind": kind.lower(), **_kept(a)}
+    elif ai_sdk.is_ai_sdk(a):
+        ai_sdk.interpret(span, raw, _usage)
     elif raw.scope == "pydantic-ai" or raw.name.startswith("running tool"):
         span.role = STRUCTURE  # pydantic-ai's "running tools" wrapper
     else:

@@ -11,7 +11,11 @@ Containers read (each checked against real files, see tests/fixtures/otel and re
   SDK's ``ReadableSpan.to_json()``, which ``ConsoleSpanExporter`` prints): ``{name, context:
   {trace_id, span_id}, parent_id, start_time, end_time, status, attributes: {...}, events,
   resource}``; Phoenix's and Logfire's exports of the same (``span_id``/``trace_id`` at the top,
-  ``start_timestamp`` ...), attributes flat or nested (``{"llm": {"input_messages": ...}}``).
+  ``start_timestamp`` ...), attributes flat or nested (``{"llm": {"input_messages": ...}}``);
+  the JavaScript SDK's ``ReadableSpan`` objects as ``JSON.stringify`` writes them (what an
+  in-memory exporter's spans give, as openinference-vercel's test fixtures keep the AI SDK's):
+  ``{name, spanContext: {traceId, spanId}, parentSpanId | parentSpanContext, startTime, endTime,
+  attributes, events: [{name, time}]}``, times as ``HrTime`` pairs ``[seconds, nanoseconds]``.
 
 The wire shapes are TypedDicts (documentation and type checks at no cost per span: a 100 MB
 export is millions of attributes)."""
@@ -177,6 +181,8 @@ def nanos(value: Any) -> int | None:
 def _nanos(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
+    if isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value) and 0 <= value[1] < 10**9:
+        return value[0] * 1_000_000_000 + value[1]  # the JavaScript SDK's HrTime: [seconds, nanoseconds]
     if isinstance(value, int):
         return value
     if isinstance(value, float):
@@ -290,26 +296,35 @@ _TRACE_KEYS = ("trace_id", "traceId", "TraceId")
 _SPAN_KEYS = ("span_id", "spanId", "SpanId")
 
 
+def _context(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Where a flat span keeps its ids: ``context`` (Python's ``to_json``), ``spanContext`` (a
+    JavaScript ``ReadableSpan``), or the span itself."""
+    for key in ("context", "spanContext"):
+        if isinstance(item.get(key), Mapping):
+            return item[key]
+    return item
+
+
 def is_flat_span(item: Any) -> bool:
     if not isinstance(item, Mapping) or "span_data" in item:
         return False
-    ctx = item.get("context") if isinstance(item.get("context"), Mapping) else item
+    ctx = _context(item)
     has_ids = any(k in ctx for k in _TRACE_KEYS) and any(k in ctx for k in _SPAN_KEYS)
     return has_ids and any(k in item for k in ("name", "span_name", "SpanName"))
 
 
 def flat_span(item: Mapping[str, Any], line: int | None) -> RawSpan:
-    ctx = item.get("context") if isinstance(item.get("context"), Mapping) else item
+    ctx = _context(item)
     trace = span_id(next((ctx[k] for k in _TRACE_KEYS if k in ctx), None), 16)
     sid = span_id(next((ctx[k] for k in _SPAN_KEYS if k in ctx), None), 8)
     if trace is None or sid is None:
         raise ValueError("a span without trace_id/span_id")
-    parent = next((item[k] for k in ("parent_id", "parent_span_id", "parentSpanId", "ParentSpanId") if item.get(k)), None)
+    parent = next((item[k] for k in ("parent_id", "parent_span_id", "parentSpanId", "ParentSpanId", "parentSpanContext") if item.get(k)), None)
     if isinstance(parent, Mapping):  # some exporters nest the parent's context
-        parent = parent.get("span_id")
+        parent = parent.get("span_id", parent.get("spanId"))
     problems: list[tuple[str, str]] = []
-    starts = [k for k in ("start_time", "start_timestamp", "startTimeUnixNano", "Timestamp") if k in item]
-    ends = [k for k in ("end_time", "end_timestamp", "endTimeUnixNano") if k in item]
+    starts = [k for k in ("start_time", "start_timestamp", "startTimeUnixNano", "Timestamp", "startTime") if k in item]
+    ends = [k for k in ("end_time", "end_timestamp", "endTimeUnixNano", "endTime") if k in item]
     start, end, untimed = span_times(item[starts[0]] if starts else None, item[ends[0]] if ends else None,
                                      (starts[0] if starts else "start_time", ends[0] if ends else "end_time"), problems)
     status = item.get("status")
@@ -325,7 +340,8 @@ def flat_span(item: Mapping[str, Any], line: int | None) -> RawSpan:
             ev_attrs = event.get("attributes")
             ev_attrs = key_values(ev_attrs) if isinstance(ev_attrs, list) else flatten(ev_attrs) if isinstance(ev_attrs, Mapping) else {}
             name = str(event.get("name"))
-            events.append((name, event_time(event.get("timestamp", event.get("timeUnixNano")), start, name, problems), ev_attrs))
+            when = next((event[k] for k in ("timestamp", "timeUnixNano", "time") if k in event), None)
+            events.append((name, event_time(when, start, name, problems), ev_attrs))
     kind = item.get("span_kind")
     if isinstance(kind, str) and not kind.startswith("SPAN_KIND") and "openinference.span.kind" not in attrs:
         attrs["openinference.span.kind"] = kind  # Phoenix's export keeps the OpenInference kind at the top

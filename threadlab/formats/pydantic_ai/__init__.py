@@ -17,6 +17,7 @@ from threadlab._lazy import lazy_getattr
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import ThreadError
+from threadlab.formats.json_lines import first_line, past_cut_first
 from threadlab.formats.pydantic_ai.shape import is_event, is_history, is_message
 from threadlab.formats.source import Source
 
@@ -55,7 +56,7 @@ def detect(source: Source) -> bool:
         return False
     if source.is_object:
         return is_history(source.obj) or _run_result(source.obj)
-    head = source.head(1 << 16).lstrip()
+    head = past_cut_first(source.head(1 << 16)).lstrip()  # a capture begun mid-line: the lines after it decide
     if head[:1] not in (b"[", b"{") or not (b'"parts"' in head or b'"event_kind"' in head):
         return False
     value = source.try_json()
@@ -66,13 +67,11 @@ def detect(source: Source) -> bool:
 
 
 def _first_line(source: Source) -> Any:
+    """The first complete line's JSON value (a capture's cut first line left out), or None."""
     try:
-        for _, line in source.lines():
-            if line.strip():
-                return orjson.loads(line)
+        return orjson.loads(first_line(source) or b"")
     except (orjson.JSONDecodeError, ThreadError):
         return None
-    return None
 
 
 def to_threads(source: Source) -> list[Thread]:

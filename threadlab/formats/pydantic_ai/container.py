@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.problems import ThreadError
-from threadlab.formats.json_lines import TORN, ends_early, with_last
+from threadlab.formats.json_lines import first_line, torn_reason, with_edges
 from threadlab.formats.pydantic_ai.shape import is_event, is_message_like, run_result_history
 from threadlab.formats.source import Source
 
@@ -84,12 +84,12 @@ def _items(source: Source) -> list[tuple[int | None, Any]]:
             return [(None, v) for v in whole]  # an array of histories
         return [(None, whole)]
     out: list[tuple[int | None, Any]] = []
-    for number, line, last in with_last(source.lines()):
+    for edge in with_edges(source.lines()):
         try:
-            out.append((number, orjson.loads(line)))
+            out.append((edge.number, orjson.loads(edge.line)))
         except orjson.JSONDecodeError as exc:
-            torn = last and ends_early(line, exc)  # a live file's last line
-            out.append((number, _Bad(TORN if torn else _line_reason(line, exc), "truncated" if torn else "json")))
+            torn = torn_reason(edge.line, exc, edge)  # a live file's last line, a capture's cut first
+            out.append((edge.number, _Bad(torn or _line_reason(edge.line, exc), "truncated" if torn else "json")))
     return out
 
 
@@ -108,9 +108,8 @@ def _whole(source: Source) -> Any:
     try:
         return source.json()
     except ThreadError as exc:
-        first = next((line for _, line in source.lines() if line.strip()), b"")
         try:
-            orjson.loads(first)
+            orjson.loads(first_line(source) or b"")
         except orjson.JSONDecodeError:
             raise exc from None
         return _NOT_JSON

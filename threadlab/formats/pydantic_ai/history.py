@@ -85,6 +85,8 @@ def _action_losses(action: BaseAction, lost: P.Losses) -> None:
         lost.add("action id{s}")
     rest = (pai_meta(action).get("rest") or [{}])[0]
     derived = P.authorship(rest.get("part_kind") if isinstance(rest, dict) else None)  # read again from the part written
+    if action.action_type == "user_message" and not derived:  # a sub-agent's prompt: its delegating agent's when the
+        derived = {"author": "agent"}  # histories are merged again (pydantic_ai/delegation.py), the person's alone
     foreign = sorted(k for k, v in (action.metadata or {}).items() if k not in _ACTION_KEYS_WRITTEN and derived.get(k, _NONE) != v)
     if foreign:
         lost.add("action{s} with metadata pydantic-ai has no field for", *foreign)

@@ -24,6 +24,7 @@ from threadlab.core.canonical import json_bytes
 from threadlab.core.model import AgentConfig, Thread
 from threadlab.formats.pydantic_ai import container, fast
 from threadlab.formats.pydantic_ai.deferred import Spec, apply_resolutions
+from threadlab.formats.pydantic_ai.delegation import mark_delegated_prompts
 from threadlab.formats.pydantic_ai.message import BadPart, Message
 from threadlab.formats.pydantic_ai.specs import history_specs, usage_from_pai
 from threadlab.formats.source import Source
@@ -325,6 +326,7 @@ def from_pydantic_ai_runs(
     for agent, history in histories:
         agent_id = _register(builder, agent, history.messages)
         lists.append(_ordered(history_specs(history.messages, agent_id, history=agent_id) + history.extra_specs()))
+    mark_delegated_prompts(lists)  # a sub-agent's prompt is its delegating agent's
     _emit(builder, heapq.merge(*lists, key=lambda s: s.order))
     for _, history in histories:
         history.account(builder)

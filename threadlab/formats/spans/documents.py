@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from threadlab.formats.json_lines import CUT_FIRST, starts_cut
 from threadlab.formats.source import Source
 
 
@@ -141,22 +142,30 @@ def iter_documents(data: bytes) -> Iterator[tuple[int, Any]]:
     except orjson.JSONDecodeError:
         pass
     lines = data.split(b"\n")
-    first = next((ln for ln in lines if ln.strip()), b"")
-    try:
-        _parse(first)
-    except orjson.JSONDecodeError as exc:
-        if not _too_deep(exc):  # (a whole line, only too deep: JSON Lines)
-            yield from _concatenated(data)
-            return
-    last_line = max((n for n, ln in enumerate(lines, 1) if ln.strip()), default=0)
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    filled = [n for n, ln in enumerate(lines, 1) if ln.strip()]
+    first = lines[filled[0] - 1] if filled else b""
+    cut = _cut_first_line(lines, filled)
+    if not cut:
+        try:
+            _parse(first)
+        except orjson.JSONDecodeError as exc:
+            if not _too_deep(exc):  # (a whole line, only too deep: JSON Lines)
+                yield from _concatenated(data)
+                return
+    for number in filled:
+        line = lines[number - 1]
         try:
             yield number, _parse(line)
         except orjson.JSONDecodeError as exc:
-            why = _why(exc, number == last_line, line)
+            why = Torn(CUT_FIRST) if cut and number == filled[0] else _why(exc, number == filled[-1], line)
             yield number, type(why)(f"line {number} {why}")
+
+
+def _cut_first_line(lines: list[bytes], filled: list[int]) -> bool:
+    """JSON Lines whose first line is cut at one end (a capture begun mid-line): the first line
+    is such a fragment and the next one is JSON on its own (not a pretty-printed object's
+    second line)."""
+    return len(filled) > 1 and starts_cut(lines[filled[0] - 1], lines[filled[1] - 1])
 
 
 def _concatenated(data: bytes) -> Iterator[tuple[int, Any]]:

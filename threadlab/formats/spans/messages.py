@@ -63,9 +63,14 @@ def genai_message(value: Any) -> Msg | None:
     return Msg(role, [genai_part(p) for p in parts], finish)
 
 
+def bare_part(value: Any) -> Part:
+    """A part that is no object: a string is its text, anything else is kept as it came."""
+    return Part("text", text=value) if isinstance(value, str) else Part("other", raw=value)
+
+
 def genai_part(part: Any) -> Part:
     if not isinstance(part, Mapping):
-        return Part("text", text=part) if isinstance(part, str) else Part("other", raw=part)
+        return bare_part(part)
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("content"), str):
         return Part("text", text=part["content"])
