@@ -14,6 +14,7 @@ from tests.wild.rules_frameworks import (
     vercel_ai_messages,
     vercel_ai_stream,
 )
+from tests.wild.rules_interchange import atif
 from tests.wild.rules_providers import (
     agency_swarm,
     anthropic_messages,
@@ -28,6 +29,6 @@ from tests.wild.rules_providers import (
 COUNTERS: dict[str, Rule] = {
     **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
-                                                         anthropic_messages, langchain, agency_swarm)},
+                                                         anthropic_messages, langchain, agency_swarm, atif)},
     "openai-agents-session": item_list,
 }

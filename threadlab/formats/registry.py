@@ -245,6 +245,14 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 write_options={"shape": "aitp (the spec's thread) or hub (a NEAR AI hub export)"},
                 exports=("from_aitp", "to_aitp"),
             ),
+            FormatSpec(
+                name="atif",
+                module="threadlab.formats.atif",
+                reads="Harbor's Agent Trajectory Interchange Format (ATIF v1.0-v1.8 trajectory.json), subagent trajectories as delegations",
+                aliases=("harbor", "atif-json", "trajectory"),
+                priority=25,
+                exports=("to_atif",),
+            ),
         ),
         key=lambda spec: spec.priority,
     )
