@@ -31,6 +31,8 @@ REASONS = {
     "the status": "an ATIF observation result has no error status",
     "the provider name": "ATIF keeps no provider per reasoning",
     "the signature": "ATIF keeps no reasoning signature",
+    "the finish reason": "ATIF keeps no finish reason",
+    "the agent identifier": "an ATIF trajectory names its agent by name, version and model",
     "the content of": "ATIF content is text or text, image and audio parts referencing files",
     "{n} tool_return actions": "an ATIF result holds text or content parts: other values are written as their JSON text, media without a path or URL is left out",
     "{n} user_message actions": "ATIF content is text or text, image and audio parts: media without a path or URL is left out",

@@ -28,11 +28,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import CORE_ACTION_TYPES, Thread, Usage
 from threadlab.core.problems import short
 from threadlab.formats.atif.carry import restorable, restore
-from threadlab.formats.atif.wire import CARRIED, META, SOURCES, TOTAL_KEYS, content_in, int_or_none, read_time, usage_of
+from threadlab.formats.atif.wire import (
+    AGENT,
+    CARRIED,
+    JOIN,
+    META,
+    SOURCES,
+    STATUS,
+    TOTAL_KEYS,
+    VALUE,
+    content_in,
+    int_or_none,
+    read_time,
+    usage_of,
+)
 
 _STEP_FIELDS = ("step_id", "timestamp", "source", "model_name", "message", "reasoning_content", "tool_calls", "observation", "metrics")
 _AGENT_KINDS = ("assistant_message", "thinking", "tool_call")
@@ -145,8 +160,23 @@ class _Step:
             if self.when is None:
                 self.odd.append(("schema", f"{label} has timestamp {short(step['timestamp'])}, not ISO 8601; kept as it came"))
         self.model = step.get("model_name")
+        self.agent = self._agent(agent)
         self.usage = usage_of(step.get("metrics"))
         self.actions: list[Any] = []
+
+    def _agent(self, agent: str) -> str:
+        """The step's agent: its trajectory's, or the one ``extra.threadlab_agent`` names (a thread
+        of several agents written by threadlab)."""
+        extra = self.rest.get("extra")
+        tag = extra.get(AGENT) if isinstance(extra, Mapping) else None
+        if not (isinstance(tag, Mapping) and isinstance(tag.get("agent_id"), str) and isinstance(tag.get("agent_name"), str)):
+            return agent
+        left = {k: v for k, v in extra.items() if k != AGENT}  # type: ignore[union-attr]
+        if left:
+            self.rest["extra"] = left
+        else:
+            del self.rest["extra"]
+        return self.b.agent(tag["agent_name"], agent_id=tag["agent_id"])
 
     def add(self, kind: str, *, meta: dict[str, Any] | None = None, **fields: Any) -> Any:
         metadata = dict(meta or {})
@@ -256,9 +286,10 @@ class _Step:
             kept["absent"] = ["content"]
         if refs is not None and isinstance(refs, list):
             kept["joined"] = True  # the result of the joins before it
+        status, content = _status_and_value(kept, content)
         meta = {META: kept} if kept else None
         if answered is not None:
-            self.add("tool_return", tool_call_id=answered, tool_name=self.calls[answered], content=content, meta=meta)
+            self.add("tool_return", tool_call_id=answered, tool_name=self.calls[answered], content=content, meta=meta, status=status)
             return
         data: dict[str, Any] = {"content": content}
         if call_id is not None:
@@ -279,6 +310,9 @@ class _Step:
             data: dict[str, Any] = {"agent_id": child, "invited_by": self.agent, "ref": ref}
             if call_id is not None:
                 data["tool_call_id"] = call_id
+            carried = ref.get("extra", {}).get(JOIN) if isinstance(ref, Mapping) and isinstance(ref.get("extra"), Mapping) else None
+            if isinstance(carried, Mapping) and set(ref) == {"trajectory_id", "extra"} and set(ref["extra"]) == {JOIN} and carried.get("agent_id") == child:
+                data = dict(carried)  # the delegation of a thread of another format, as it was
             self.add("system.agent_join", data=data, meta=meta)
             meta = None
             if sub is not None and key not in self.r.read:
@@ -316,3 +350,26 @@ class _Step:
             self.b.kept(*self.odd[0])
         else:
             self.b.took()
+
+
+def _status_and_value(kept: dict[str, Any], content: Any) -> tuple[str, Any]:
+    """A result's status (``extra.is_error``; ``threadlab_status`` for a validation error) and its
+    value (a structured value threadlab wrote as JSON text, from ``extra.threadlab_content``);
+    the keys that only say so are taken out of the kept ``extra``."""
+    extra = kept.get("extra")
+    if not isinstance(extra, Mapping):
+        return "success", content
+    status = "error" if extra.get("is_error") is True else "success"
+    left = dict(extra)
+    if status == "error" and extra.get(STATUS) == "validation_error":
+        status = "validation_error"
+        del left[STATUS]
+    if VALUE in extra and isinstance(content, str) and orjson.dumps(extra[VALUE], default=str).decode() == content:
+        content = extra[VALUE]
+        del left[VALUE]
+    if left != extra:
+        if left:
+            kept["extra"] = left
+        else:
+            del kept["extra"]
+    return status, content

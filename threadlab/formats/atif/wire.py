@@ -23,7 +23,12 @@ from threadlab.core.canonical import model_to_dict
 from threadlab.core.timefmt import parse_timestamp
 
 META = "atif"  # the metadata key (thread, agent, action) for what ATIF has and ThreadProtocol has no field for
-CARRIED = "threadlab_action"  # step extra key holding an action ATIF has no place for (written back exactly)
+JOIN = "threadlab_join"  # a subagent ref's extra key holding the agent_join data of a thread of another format
+CARRIED = "threadlab_action"
+VALUE = "threadlab_content"  # a result's extra key holding a tool's structured return value (its JSON text is the content)
+AGENT = "threadlab_agent"  # a step's extra key naming its agent where it is not its trajectory's ({agent_id, agent_name})
+STATUS = "threadlab_status"  # a result's extra key for a return status other than success and error
+# a result's ``extra.is_error: true`` is an error return (Harbor's converters write it so)  # step extra key holding an action ATIF has no place for (written back exactly)
 WRITE_VERSION = "ATIF-v1.7"
 SOURCES = ("system", "user", "agent")
 # metrics fields read as usage (ATIF's prompt_tokens counts cached tokens, as threadlab's input_tokens does)

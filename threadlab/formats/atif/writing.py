@@ -20,7 +20,7 @@ from typing import Any
 from threadlab.core.loss import nothing_to_write
 from threadlab.core.model import Thread
 from threadlab.formats.atif.carry import carried_step
-from threadlab.formats.atif.wire import META, WRITE_VERSION, content_out, metrics_of, render_time
+from threadlab.formats.atif.wire import AGENT, JOIN, META, STATUS, VALUE, WRITE_VERSION, content_out, metrics_of, render_time
 
 ROOT = ""  # the root trajectory's key
 _ORDER = ("schema_version", "session_id", "trajectory_id", "agent", "steps", "notes", "final_metrics", "continued_trajectory_ref", "extra", "subagent_trajectories")
@@ -44,6 +44,7 @@ class _Step:
     results: list[Any] = field(default_factory=list)
     joined: dict[str | None, dict[str, Any]] = field(default_factory=dict)  # call id (None: no call) → its ref result awaiting content
     ready: dict[str, Any] | None = None  # a whole step (a carried action)
+    agent: dict[str, str] | None = None  # the step's agent where it is not its trajectory's
 
     def dict(self, number: int) -> dict[str, Any]:
         if self.ready is not None:
@@ -64,13 +65,15 @@ class _Step:
             if metrics or "metrics" in self.rest:
                 out["metrics"] = metrics
             out.update({k: v for k, v in self.rest.items() if k != "metrics"})
+            if self.agent is not None:
+                out["extra"] = {**(out.get("extra") or {}), AGENT: self.agent}
             for key in self.absent:
                 out.pop(key, None)
         return {**{k: out[k] for k in _STEP_ORDER if k in out}, **{k: v for k, v in out.items() if k not in _STEP_ORDER}}
 
-    def free_for(self, kind: str, usage: Any) -> bool:
+    def free_for(self, kind: str, usage: Any, agent: dict[str, str] | None) -> bool:
         """Whether an agent action of ``kind`` still belongs to this turn."""
-        if self.source != "agent" or self.ready is not None or (usage and self.usage):
+        if self.source != "agent" or self.ready is not None or (usage and self.usage) or agent != self.agent:
             return False
         if kind == "thinking":
             return self.reasoning is None and not self.has_message and not self.calls and not self.results
@@ -153,10 +156,22 @@ class Layout:
         trajectory.steps.append(_Step(source, action.timestamp))
         return trajectory.steps[-1]
 
+    def _tag(self, trajectory: _Trajectory, action: Any) -> dict[str, str] | None:
+        """The agent of an action that is not its trajectory's (a handoff's, an agent no
+        agent_join brought in), for ``extra.threadlab_agent``; None for a thread from ATIF."""
+        agent = getattr(action, "agent_id", None)
+        if self.from_atif or not isinstance(agent, str) or agent == trajectory.agent_id:
+            return None
+        config = self.thread.agents.get(agent)
+        return {"agent_id": agent, "agent_name": config.agent_name if config else agent}
+
     def _turn(self, trajectory: _Trajectory, action: Any, step: _Step | None) -> _Step:
+        tag = self._tag(trajectory, action)
         if step is None:
             current = trajectory.current
-            step = current if current is not None and current.free_for(action.action_type, _usage(action)) else self._new(trajectory, "agent", action)
+            fits = current is not None and current.free_for(action.action_type, _usage(action), tag)
+            step = current if fits else self._new(trajectory, "agent", action)  # type: ignore[assignment]
+            step.agent = tag
         step.usage = step.usage or _usage(action)
         if step.model is None and isinstance((action.metadata or {}).get("model_name"), str):
             step.model = action.metadata["model_name"]
@@ -199,12 +214,21 @@ class Layout:
             return current
         return trajectory.calls.get(call_id) if call_id is not None else None
 
-    def _result(self, step: _Step, call_id: str | None, content: Any, own: dict[str, Any], merge: bool) -> None:
+    def _result(self, step: _Step, call_id: str | None, content: Any, own: dict[str, Any], merge: bool, status: str = "success") -> None:
         kept = {k: v for k, v in own.items() if k not in ("in", "step", "step_absent", "absent", "joined")}
         waiting = step.joined.pop(call_id, None) if merge else None
         result = waiting if waiting is not None else ({"source_call_id": call_id} if call_id is not None else {})
         result["content"] = content_out(content)
         result.update(kept)
+        extra = dict(result.get("extra") or {})
+        if status != "success" and not self.from_atif:
+            extra["is_error"] = True
+            if status != "error":
+                extra[STATUS] = status
+        if content is not None and not isinstance(content, str | list) and not self.from_atif:
+            extra[VALUE] = content
+        if extra:
+            result["extra"] = extra
         for key in own.get("absent") or []:
             result.pop(key, None)
         if waiting is None:
@@ -215,7 +239,7 @@ class Layout:
         if target is None:
             self._carried(trajectory, action, step, own)
             return
-        self._result(target, action.tool_call_id, action.content, own, merge=bool(own.get("joined")) or not self.from_atif)
+        self._result(target, action.tool_call_id, action.content, own, merge=bool(own.get("joined")) or not self.from_atif, status=action.status)
 
     def _system_observation(self, trajectory: _Trajectory, action: Any, step: _Step | None, own: dict[str, Any]) -> None:
         data = action.data if isinstance(action.data, Mapping) else {}
@@ -246,7 +270,8 @@ class Layout:
             return
         call_id = data.get("tool_call_id") if isinstance(data.get("tool_call_id"), str) else None
         target = self._target(trajectory, step, call_id) or self._new(trajectory, "agent", action)
-        ref = data["ref"] if "ref" in data else {"trajectory_id": child}
+        # another format's delegation: its data rides in the ref's extra, and comes back as it was
+        ref = data["ref"] if "ref" in data else {"trajectory_id": child, "extra": {JOIN: dict(data)}}
         waiting = target.joined.get(call_id)
         if waiting is not None and "content" not in waiting:
             waiting["subagent_trajectory_ref"].append(ref)
