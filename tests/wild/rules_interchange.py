@@ -4,8 +4,8 @@ A trajectory is ``{schema_version: "ATIF-v1.x", agent, steps, final_metrics?, su
 each embedded subagent trajectory is a whole trajectory and is counted as one. Per the spec: a
 ``user`` step is the user's prompt (ATIF names no harness), an ``agent`` step's ``message`` its
 response, each ``tool_calls`` entry a call, an observation result whose ``source_call_id`` names
-a call of its step (or of an earlier step of its trajectory) that call's result; a result has no
-error status. Tokens are ``final_metrics``' totals where the producer gives them (each key on
+a call of its step (or of an earlier step of its trajectory) that call's result, an error where
+its ``extra.is_error`` is true (as Harbor's converters write it). Tokens are ``final_metrics``' totals where the producer gives them (each key on
 its own), else the steps' ``metrics``; a root whose given total differs from its steps' sum is a
 usage total."""
 
@@ -35,7 +35,7 @@ def _trajectories(doc: Any) -> list[dict[str, Any]]:
 
 def atif(path: Path) -> Counts:
     doc = orjson.loads(path.read_bytes())
-    c = Counts(tool_errors=None, cache_write_tokens=None)
+    c = Counts(cache_write_tokens=None)
     sums = {ours: 0 for ours, _, _ in _TOTALS}
     for trajectory in _trajectories(doc):
         calls: set[str] = set()
@@ -53,6 +53,7 @@ def atif(path: Path) -> Counts:
             for result in observation.get("results") or [] if isinstance(observation, dict) else []:
                 if isinstance(result, dict) and result.get("source_call_id") in calls and ("content" in result or not result.get("subagent_trajectory_ref")):
                     c.tool_returns += 1
+                    c.tool_errors += isinstance(result.get("extra"), dict) and result["extra"].get("is_error") is True
             metrics = step.get("metrics") if isinstance(step.get("metrics"), dict) else {}
             for ours, _, theirs in _TOTALS:
                 if _int(metrics.get(theirs)) is not None:

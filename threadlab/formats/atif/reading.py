@@ -43,6 +43,7 @@ from threadlab.formats.atif.wire import (
     STATUS,
     TOTAL_KEYS,
     VALUE,
+    WRAPPED,
     content_in,
     int_or_none,
     read_time,
@@ -241,9 +242,10 @@ class _Step:
                 kept = {k: v for k, v in call.items() if k not in ("tool_call_id", "function_name", "arguments")}
                 if "arguments" not in call:
                     kept["absent"] = ["arguments"]
+                args = _unwrapped(call.get("arguments"), kept)
                 self.calls[call["tool_call_id"]] = call["function_name"]
                 self.add("tool_call", agent_id=self.agent, tool_name=call["function_name"], tool_call_id=call["tool_call_id"],
-                         args=call.get("arguments"), meta={META: kept} if kept else None)
+                         args=args, meta={META: kept} if kept else None)
             else:
                 self.odd.append(("missing-id", f"{self.label} has a tool call without a tool_call_id or function_name ({short(call)}); kept as it came"))
                 self.add("system.unknown_part", data={"tool_call": call})
@@ -373,3 +375,17 @@ def _status_and_value(kept: dict[str, Any], content: Any) -> tuple[str, Any]:
         else:
             del kept["extra"]
     return status, content
+
+
+def _unwrapped(arguments: Any, kept: dict[str, Any]) -> Any:
+    """A call's arguments; ``{"value": x}`` with ``extra.threadlab_wrapped`` is ``x`` (arguments
+    that were no object, written by threadlab)."""
+    extra = kept.get("extra")
+    if not (isinstance(extra, Mapping) and extra.get(WRAPPED) is True and isinstance(arguments, Mapping) and set(arguments) == {"value"}):
+        return arguments
+    left = {k: v for k, v in extra.items() if k != WRAPPED}
+    if left:
+        kept["extra"] = left
+    else:
+        del kept["extra"]
+    return arguments["value"]

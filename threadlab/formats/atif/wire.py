@@ -27,6 +27,7 @@ JOIN = "threadlab_join"  # a subagent ref's extra key holding the agent_join dat
 CARRIED = "threadlab_action"
 VALUE = "threadlab_content"  # a result's extra key holding a tool's structured return value (its JSON text is the content)
 AGENT = "threadlab_agent"  # a step's extra key naming its agent where it is not its trajectory's ({agent_id, agent_name})
+WRAPPED = "threadlab_wrapped"  # a call's extra key: its arguments are no object, written as {"value": ...} (as Harbor's converters do)
 STATUS = "threadlab_status"  # a result's extra key for a return status other than success and error
 # a result's ``extra.is_error: true`` is an error return (Harbor's converters write it so)  # step extra key holding an action ATIF has no place for (written back exactly)
 WRITE_VERSION = "ATIF-v1.7"

@@ -20,7 +20,18 @@ from typing import Any
 from threadlab.core.loss import nothing_to_write
 from threadlab.core.model import Thread
 from threadlab.formats.atif.carry import carried_step
-from threadlab.formats.atif.wire import AGENT, JOIN, META, STATUS, VALUE, WRITE_VERSION, content_out, metrics_of, render_time
+from threadlab.formats.atif.wire import (
+    AGENT,
+    JOIN,
+    META,
+    STATUS,
+    VALUE,
+    WRAPPED,
+    WRITE_VERSION,
+    content_out,
+    metrics_of,
+    render_time,
+)
 
 ROOT = ""  # the root trajectory's key
 _ORDER = ("schema_version", "session_id", "trajectory_id", "agent", "steps", "notes", "final_metrics", "continued_trajectory_ref", "extra", "subagent_trajectories")
@@ -197,6 +208,9 @@ class Layout:
         step = self._turn(trajectory, action, step)
         call = {"tool_call_id": action.tool_call_id, "function_name": action.tool_name, "arguments": action.args}
         call.update({k: v for k, v in own.items() if k not in ("in", "step", "step_absent", "absent")})
+        if not self.from_atif and not isinstance(action.args, Mapping):  # ATIF arguments are an object
+            call["arguments"] = {"value": action.args}
+            call["extra"] = {**(call.get("extra") or {}), WRAPPED: True}
         for key in own.get("absent") or []:
             call.pop(key, None)
         step.calls.append(call)
@@ -276,6 +290,8 @@ class Layout:
         if waiting is not None and "content" not in waiting:
             waiting["subagent_trajectory_ref"].append(ref)
             return
+        if call_id is not None and call_id not in target.call_ids and not self.from_atif:
+            call_id = None  # a call of another trajectory: the ref's extra keeps its id
         result: dict[str, Any] = {"source_call_id": call_id} if call_id is not None else {}
         result["subagent_trajectory_ref"] = [ref]
         result.update(own.get("result") or {})
