@@ -158,6 +158,11 @@ def atif(path: Path) -> int:
     return steps(orjson.loads(path.read_bytes()))
 
 
+def hf_session_trace(path: Path) -> int:
+    """A record is a line (the session header or a message; blank lines are none)."""
+    return _lines(path)
+
+
 def _lines(path: Path) -> int:
     return sum(1 for line in path.read_bytes().splitlines() if line.strip())
 
@@ -404,4 +409,5 @@ COUNTERS: dict[str, Counter] = {
     "anthropic-messages": anthropic_messages,
     "langchain": langchain,
     "atif": atif,
+    "hf-session-trace": hf_session_trace,
 }

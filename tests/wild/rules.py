@@ -14,7 +14,7 @@ from tests.wild.rules_frameworks import (
     vercel_ai_messages,
     vercel_ai_stream,
 )
-from tests.wild.rules_interchange import atif
+from tests.wild.rules_interchange import atif, hf_session_trace
 from tests.wild.rules_providers import (
     agency_swarm,
     anthropic_messages,
@@ -31,4 +31,5 @@ COUNTERS: dict[str, Rule] = {
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
                                                          anthropic_messages, langchain, agency_swarm, atif)},
     "openai-agents-session": item_list,
+    "hf-session-trace": hf_session_trace,
 }

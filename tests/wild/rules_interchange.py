@@ -7,7 +7,11 @@ response, each ``tool_calls`` entry a call, an observation result whose ``source
 a call of its step (or of an earlier step of its trajectory) that call's result, an error where
 its ``extra.is_error`` is true (as Harbor's converters write it). Tokens are ``final_metrics``' totals where the producer gives them (each key on
 its own), else the steps' ``metrics``; a root whose given total differs from its steps' sum is a
-usage total."""
+usage total.
+
+A Hugging Face session trace (the Hub's STS-Format) is a ``session`` header line and ``message``
+lines: ``user`` messages are prompts, ``assistant`` ones with text texts, each ``toolCalls`` entry
+a call, a ``tool`` message naming an earlier call by ``toolCallId`` its result; no tokens."""
 
 from __future__ import annotations
 
@@ -64,4 +68,24 @@ def atif(path: Path) -> Counts:
     for ours, value in given.items():
         setattr(c, ours, value)
     c.usage_totals = int(any(value != sums[ours] for ours, value in given.items()))
+    return c
+
+
+def hf_session_trace(path: Path) -> Counts:
+    c = Counts()
+    calls: set[str] = set()
+    for line in path.read_bytes().splitlines():
+        doc = orjson.loads(line) if line.strip() else None
+        message = doc.get("message") if isinstance(doc, dict) and doc.get("type") == "message" else None
+        if not isinstance(message, dict):
+            continue
+        role, text = message.get("role"), message.get("content")
+        c.human_prompts += role == "user" and not blank(text)
+        c.assistant_texts += role == "assistant" and not blank(text)
+        for call in message.get("toolCalls") or [] if role == "assistant" and isinstance(message.get("toolCalls"), list) else []:
+            c.tool_calls += 1
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                calls.add(call["id"])
+        c.tool_returns += role == "tool" and message.get("toolCallId") in calls
+    c.tool_errors = None
     return c

@@ -253,6 +253,14 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 priority=25,
                 exports=("to_atif",),
             ),
+            FormatSpec(
+                name="hf-session-trace",
+                module="threadlab.formats.sts",
+                reads="Hugging Face session traces (the Hub's Session Trace Simple Format: a session header line, then message lines)",
+                aliases=("sts", "hf_session_trace", "hf-sts", "session-trace", "huggingface-session-trace"),
+                suffixes=(".jsonl",),
+                priority=26,
+            ),
         ),
         key=lambda spec: spec.priority,
     )
