@@ -185,3 +185,21 @@ def test_convert_to_atif_on_the_command_line(tmp_path: Path) -> None:
         assert main(["convert", str(source), "--to", "atif", "-o", str(out)]) == 0
     doc = orjson.loads(out.read_bytes())
     assert doc["schema_version"] == "ATIF-v1.7" and _projection(back(out.read_bytes())) == _projection(threadlab.read(source))
+
+
+def test_a_harbor_jobs_folder_lists_its_configs_and_results(tmp_path: Path) -> None:
+    trial = tmp_path / "jobs" / "2026-02-09__12-22-47" / "task__abc"
+    (trial / "agent").mkdir(parents=True)
+    (trial / "verifier").mkdir()
+    (trial / "agent" / "trajectory.json").write_bytes((FIXTURES / "atif" / "models_v1.5_tool_definitions.json").read_bytes())
+    (trial / "verifier" / "reward.txt").write_text("1\n")
+    for folder in (trial, trial.parent):
+        (folder / "config.json").write_text('{"job_name": "j", "agent": {"name": "terminus-2"}}')
+        (folder / "result.json").write_text('{"id": "r", "reward": 1.0}')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frames = threadlab.load(tmp_path / "jobs", progress=False)
+    assert list(frames.threads["format"]) == ["atif"] and len(frames.problems) == 0
+    reasons = dict(zip(frames.skipped["path"].map(lambda p: Path(p).relative_to(tmp_path).as_posix()), frames.skipped["reason"], strict=True))
+    assert reasons["jobs/2026-02-09__12-22-47/config.json"] == "a Harbor job's configuration, not a conversation"
+    assert reasons["jobs/2026-02-09__12-22-47/task__abc/result.json"] == "a Harbor trial's result (reward, timings), not a conversation"

@@ -251,6 +251,7 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 reads="Harbor's Agent Trajectory Interchange Format (ATIF v1.0-v1.8 trajectory.json), subagent trajectories as delegations",
                 aliases=("harbor", "atif-json", "trajectory"),
                 priority=25,
+                plans_folders=True,
                 exports=("to_atif",),
             ),
             FormatSpec(

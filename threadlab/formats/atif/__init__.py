@@ -13,6 +13,7 @@ import orjson
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.loss import report_loss
 from threadlab.core.model import Thread
+from threadlab.formats.atif.layout import plan_folder
 from threadlab.formats.atif.reading import read_trajectory
 from threadlab.formats.atif.wire import is_trajectory
 from threadlab.formats.atif.writing import Layout
@@ -82,4 +83,4 @@ def from_thread(thread: Thread) -> bytes:
     return wire
 
 
-__all__ = ["NAME", "detect", "from_thread", "to_atif", "to_threads"]
+__all__ = ["NAME", "detect", "from_thread", "plan_folder", "to_atif", "to_threads"]
