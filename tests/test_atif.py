@@ -203,3 +203,19 @@ def test_a_harbor_jobs_folder_lists_its_configs_and_results(tmp_path: Path) -> N
     reasons = dict(zip(frames.skipped["path"].map(lambda p: Path(p).relative_to(tmp_path).as_posix()), frames.skipped["reason"], strict=True))
     assert reasons["jobs/2026-02-09__12-22-47/config.json"] == "a Harbor job's configuration, not a conversation"
     assert reasons["jobs/2026-02-09__12-22-47/task__abc/result.json"] == "a Harbor trial's result (reward, timings), not a conversation"
+
+
+def test_subagents_nested_past_the_limit_cost_their_steps_not_the_file() -> None:
+    def level(i: int) -> dict[str, Any]:
+        ref = {"observation": {"results": [{"subagent_trajectory_ref": [{"trajectory_id": f"t{i + 1}"}]}]}}
+        return {"schema_version": "ATIF-v1.7", "trajectory_id": f"t{i}", "agent": {"name": f"a{i}", "version": "1"},
+                "steps": [{"step_id": 1, "source": "agent", "message": "m", **ref}]}
+
+    doc = level(0)
+    inner = doc
+    for i in range(1, 100):
+        inner["subagent_trajectories"] = [level(i)]
+        inner = inner["subagent_trajectories"][0]
+    (thread,) = to_threads(Source(orjson.dumps(doc), name="deep.json"))
+    assert thread.account.records == 100 and thread.account.failed == 100 - 64
+    assert [p.rule for p in thread.problems] == ["size-limit"]

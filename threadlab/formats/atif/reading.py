@@ -52,6 +52,7 @@ from threadlab.formats.atif.wire import (
 
 _STEP_FIELDS = ("step_id", "timestamp", "source", "model_name", "message", "reasoning_content", "tool_calls", "observation", "metrics")
 _AGENT_KINDS = ("assistant_message", "thinking", "tool_call")
+MAX_DEPTH = 64  # subagent trajectories nested deeper are not read (size-limit)
 
 
 def read_trajectory(doc: Mapping[str, Any], *, default_id: str | None, source: str | None) -> Thread:
@@ -111,6 +112,7 @@ class _Reader:
     def __init__(self, builder: ThreadBuilder) -> None:
         self.b = builder
         self.read: set[str] = set()  # embedded trajectories already read (a second ref only joins)
+        self.depth = 0
 
     def agent_of(self, doc: Mapping[str, Any], trajectory_id: str | None) -> str:
         agent = doc.get("agent") if isinstance(doc.get("agent"), Mapping) else {}
@@ -122,6 +124,17 @@ class _Reader:
         return self.b.agent(name, agent_id=trajectory_id, metadata=meta)
 
     def trajectory(self, doc: Mapping[str, Any], agent: str, where: str | None, embedded: dict[str, Mapping[str, Any]]) -> None:
+        if self.depth >= MAX_DEPTH:  # each level is a few Python frames: a file nested past this costs its deepest steps, not the file
+            steps = _steps_below(doc)
+            self.b.failed("size-limit", f"subagent trajectory {where} is nested {MAX_DEPTH} levels deep: its {steps} steps (and its own subagents') are not read", n=steps)
+            return
+        self.depth += 1
+        try:
+            self._trajectory(doc, agent, where, embedded)
+        finally:
+            self.depth -= 1
+
+    def _trajectory(self, doc: Mapping[str, Any], agent: str, where: str | None, embedded: dict[str, Mapping[str, Any]]) -> None:
         own = {**embedded, **_embedded(doc, self.b)} if where is not None else embedded
         calls: dict[str, str] = {}  # call id → tool name, of this trajectory
         for index, step in enumerate(doc["steps"]):
@@ -389,3 +402,16 @@ def _unwrapped(arguments: Any, kept: dict[str, Any]) -> Any:
     else:
         del kept["extra"]
     return arguments["value"]
+
+
+def _steps_below(doc: Mapping[str, Any]) -> int:
+    """The steps of a trajectory and of every trajectory embedded below it (what the record
+    counter counts), without recursion."""
+    total, stack = 0, [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping) and isinstance(item.get("steps"), list):
+            total += len(item["steps"])
+            subs = item.get("subagent_trajectories")
+            stack.extend(subs if isinstance(subs, list) else [])
+    return total
