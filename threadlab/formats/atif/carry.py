@@ -1,6 +1,7 @@
-"""Actions ATIF has no place for (a ``system.config_update``, a handoff, another format's
-``system.*`` events): written as a ``system`` step whose ``extra`` carries the action, and read
-back as that action, so a thread of any format keeps them through ATIF."""
+"""What ATIF has no field for, carried in its ``extra`` objects and taken back on reading: actions
+ATIF has no place for (a ``system.config_update``, a handoff, another format's ``system.*``
+events) as a ``system`` step whose ``extra`` carries the action; a return's status and structured
+value; arguments that are no object."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pydantic import ValidationError
 from threadlab.core.builder import EPOCH, ThreadBuilder
 from threadlab.core.canonical import model_to_dict
 from threadlab.core.model import action_class
-from threadlab.formats.atif.wire import CARRIED
+from threadlab.formats.atif.wire import CARRIED, STATUS, VALUE, WRAPPED
 
 _PLAIN_STEP = frozenset({"step_id", "timestamp", "source", "message", "extra"})
 
@@ -54,3 +55,40 @@ def restore(builder: ThreadBuilder, carried: Mapping[str, Any], when: Any, label
         builder.agent(agent, agent_id=agent)
     builder.add(kind, timestamp=when, **fields)
     builder.took()
+
+
+def status_and_value(kept: dict[str, Any], content: Any) -> tuple[str, Any]:
+    """A result's status (``extra.is_error``; ``threadlab_status`` for a validation error) and its
+    value (a structured value threadlab wrote as JSON text, from ``extra.threadlab_content``);
+    the keys that only say so are taken out of the kept ``extra``."""
+    extra = kept.get("extra")
+    if not isinstance(extra, Mapping):
+        return "success", content
+    status = "error" if extra.get("is_error") is True else "success"
+    left = dict(extra)
+    if status == "error" and extra.get(STATUS) == "validation_error":
+        status = "validation_error"
+        del left[STATUS]
+    if VALUE in extra and isinstance(content, str) and orjson.dumps(extra[VALUE], default=str).decode() == content:
+        content = extra[VALUE]
+        del left[VALUE]
+    if left != extra:
+        if left:
+            kept["extra"] = left
+        else:
+            del kept["extra"]
+    return status, content
+
+
+def unwrapped(arguments: Any, kept: dict[str, Any]) -> Any:
+    """A call's arguments; ``{"value": x}`` with ``extra.threadlab_wrapped`` is ``x`` (arguments
+    that were no object, written by threadlab)."""
+    extra = kept.get("extra")
+    if not (isinstance(extra, Mapping) and extra.get(WRAPPED) is True and isinstance(arguments, Mapping) and set(arguments) == {"value"}):
+        return arguments
+    left = {k: v for k, v in extra.items() if k != WRAPPED}
+    if left:
+        kept["extra"] = left
+    else:
+        del kept["extra"]
+    return arguments["value"]

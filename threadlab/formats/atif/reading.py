@@ -28,22 +28,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import CORE_ACTION_TYPES, Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.atif.carry import restorable, restore
+from threadlab.formats.atif.carry import restorable, restore, status_and_value, unwrapped
 from threadlab.formats.atif.wire import (
     AGENT,
     CARRIED,
     JOIN,
     META,
     SOURCES,
-    STATUS,
     TOTAL_KEYS,
-    VALUE,
-    WRAPPED,
     content_in,
     int_or_none,
     read_time,
@@ -255,7 +250,7 @@ class _Step:
                 kept = {k: v for k, v in call.items() if k not in ("tool_call_id", "function_name", "arguments")}
                 if "arguments" not in call:
                     kept["absent"] = ["arguments"]
-                args = _unwrapped(call.get("arguments"), kept)
+                args = unwrapped(call.get("arguments"), kept)
                 self.calls[call["tool_call_id"]] = call["function_name"]
                 self.add("tool_call", agent_id=self.agent, tool_name=call["function_name"], tool_call_id=call["tool_call_id"],
                          args=args, meta={META: kept} if kept else None)
@@ -301,7 +296,7 @@ class _Step:
             kept["absent"] = ["content"]
         if refs is not None and isinstance(refs, list):
             kept["joined"] = True  # the result of the joins before it
-        status, content = _status_and_value(kept, content)
+        status, content = status_and_value(kept, content)
         meta = {META: kept} if kept else None
         if answered is not None:
             self.add("tool_return", tool_call_id=answered, tool_name=self.calls[answered], content=content, meta=meta, status=status)
@@ -365,43 +360,6 @@ class _Step:
             self.b.kept(*self.odd[0])
         else:
             self.b.took()
-
-
-def _status_and_value(kept: dict[str, Any], content: Any) -> tuple[str, Any]:
-    """A result's status (``extra.is_error``; ``threadlab_status`` for a validation error) and its
-    value (a structured value threadlab wrote as JSON text, from ``extra.threadlab_content``);
-    the keys that only say so are taken out of the kept ``extra``."""
-    extra = kept.get("extra")
-    if not isinstance(extra, Mapping):
-        return "success", content
-    status = "error" if extra.get("is_error") is True else "success"
-    left = dict(extra)
-    if status == "error" and extra.get(STATUS) == "validation_error":
-        status = "validation_error"
-        del left[STATUS]
-    if VALUE in extra and isinstance(content, str) and orjson.dumps(extra[VALUE], default=str).decode() == content:
-        content = extra[VALUE]
-        del left[VALUE]
-    if left != extra:
-        if left:
-            kept["extra"] = left
-        else:
-            del kept["extra"]
-    return status, content
-
-
-def _unwrapped(arguments: Any, kept: dict[str, Any]) -> Any:
-    """A call's arguments; ``{"value": x}`` with ``extra.threadlab_wrapped`` is ``x`` (arguments
-    that were no object, written by threadlab)."""
-    extra = kept.get("extra")
-    if not (isinstance(extra, Mapping) and extra.get(WRAPPED) is True and isinstance(arguments, Mapping) and set(arguments) == {"value"}):
-        return arguments
-    left = {k: v for k, v in extra.items() if k != WRAPPED}
-    if left:
-        kept["extra"] = left
-    else:
-        del kept["extra"]
-    return arguments["value"]
 
 
 def _steps_below(doc: Mapping[str, Any]) -> int:
