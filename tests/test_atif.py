@@ -219,3 +219,12 @@ def test_subagents_nested_past_the_limit_cost_their_steps_not_the_file() -> None
     (thread,) = to_threads(Source(orjson.dumps(doc), name="deep.json"))
     assert thread.account.records == 100 and thread.account.failed == 100 - 64
     assert [p.rule for p in thread.problems] == ["size-limit"]
+
+
+def test_harbors_inline_subagent_steps_are_the_subagents() -> None:
+    """Harbor's Claude Code converter writes a subagent's steps inline, each with ``extra.is_sidechain``
+    and the subagent's ``extra.agent_id``: those steps' actions are that agent's."""
+    thread = read(FIXTURES / "atif" / "harbor_claude_code_8eee8ed4.json")
+    answers = {a.content: a.agent_id for a in thread.actions if a.action_type == "assistant_message"}
+    assert answers["Subagent report: 42 files."] == "afaccb42b23698e5d"
+    assert answers["All done: bash said hello, subagent reported 42 files."] == "claude_code"

@@ -174,9 +174,12 @@ class _Step:
         self.actions: list[Any] = []
 
     def _agent(self, agent: str) -> str:
-        """The step's agent: its trajectory's, or the one ``extra.threadlab_agent`` names (a thread
-        of several agents written by threadlab)."""
+        """The step's agent: its trajectory's; the subagent Harbor's Claude Code converter names
+        (``extra.is_sidechain`` with ``extra.agent_id``: a subagent's steps inline); or the one
+        ``extra.threadlab_agent`` names (a thread of several agents written by threadlab)."""
         extra = self.rest.get("extra")
+        if isinstance(extra, Mapping) and extra.get("is_sidechain") is True and isinstance(extra.get("agent_id"), str) and extra["agent_id"]:
+            return self.b.agent(extra["agent_id"], agent_id=extra["agent_id"])
         tag = extra.get(AGENT) if isinstance(extra, Mapping) else None
         if not (isinstance(tag, Mapping) and isinstance(tag.get("agent_id"), str) and isinstance(tag.get("agent_name"), str)):
             return agent
