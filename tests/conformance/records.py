@@ -145,6 +145,24 @@ def aitp(path: Path) -> int:
     return len(items)
 
 
+def atif(path: Path) -> int:
+    """A record is a step, of the trajectory and of each trajectory embedded in its
+    ``subagent_trajectories`` (and theirs)."""
+
+    def steps(doc: Any) -> int:
+        if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
+            return 0
+        subs = doc.get("subagent_trajectories")
+        return len(doc["steps"]) + sum(steps(sub) for sub in (subs if isinstance(subs, list) else []))
+
+    return steps(orjson.loads(path.read_bytes()))
+
+
+def hf_session_trace(path: Path) -> int:
+    """A record is a line (the session header or a message; blank lines are none)."""
+    return _lines(path)
+
+
 def _lines(path: Path) -> int:
     return sum(1 for line in path.read_bytes().splitlines() if line.strip())
 
@@ -409,4 +427,6 @@ COUNTERS: dict[str, Counter] = {
     "openai-responses": openai_responses,
     "anthropic-messages": anthropic_messages,
     "langchain": langchain,
+    "atif": atif,
+    "hf-session-trace": hf_session_trace,
 }

@@ -263,6 +263,23 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 write_options={"shape": "aitp (the spec's thread) or hub (a NEAR AI hub export)"},
                 exports=("from_aitp", "to_aitp"),
             ),
+            FormatSpec(
+                name="atif",
+                module="threadlab.formats.atif",
+                reads="Harbor's Agent Trajectory Interchange Format (ATIF v1.0-v1.8 trajectory.json), subagent trajectories as delegations",
+                aliases=("harbor", "atif-json", "trajectory"),
+                priority=25,
+                plans_folders=True,
+                exports=("to_atif",),
+            ),
+            FormatSpec(
+                name="hf-session-trace",
+                module="threadlab.formats.sts",
+                reads="Hugging Face session traces (the Hub's Session Trace Simple Format: a session header line, then message lines)",
+                aliases=("sts", "hf_session_trace", "hf-sts", "session-trace", "huggingface-session-trace"),
+                suffixes=(".jsonl",),
+                priority=26,
+            ),
         ),
         key=lambda spec: spec.priority,
     )
