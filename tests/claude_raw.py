@@ -210,3 +210,4 @@ def raw_counts(path: Path) -> dict[str, Any]:
     texts = _texts(items)
     return {"calls": calls, "returns": returns, "texts": texts, "errors": errors, "prompts": turns.count("prompt"), "interrupts": turns.count("interrupt"),
             "harness": turns.count("harness") + turns.count("interrupt"), "agent_prompts": turns.count("agent"), "usage": final_usage(items)}
+

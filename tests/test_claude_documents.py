@@ -26,7 +26,8 @@ SAMPLES = sorted(
     p for base in (ROOT / "tests" / "fixtures" / "claude", ROOT / "tests" / "fixtures" / "real" / "claude", ROOT / "data" / "claude_code")
     for p in base.rglob("*.json*") if not p.name.endswith(".meta.json") and p not in listed_files()  # those: tests/wild
 )
-TRANSCRIPTS = [p for p in SAMPLES if p.suffix == ".jsonl" and ".stream." not in p.name and "stream_json" not in p.name]
+TRANSCRIPTS = [p for p in SAMPLES if p.suffix == ".jsonl" and ".stream." not in p.name and "stream_json" not in p.name
+               and b'"session_id"' not in p.read_bytes()]  # stream-json lines (a file of several sessions among them) take the careful route
 MUTABLE = [p for p in TRANSCRIPTS if len(p.read_bytes().splitlines()) > 1][:12]  # the mutants need two lines or more
 FOLDERS = [ROOT / "tests" / "fixtures" / "claude" / "projects", ROOT / "data" / "claude_code", ROOT / "tests" / "fixtures" / "real" / "claude"]
 

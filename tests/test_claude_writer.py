@@ -46,9 +46,14 @@ def projection(thread: Thread) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("path", CLAUDE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_what_was_read_is_written_back_exactly(path: Path) -> None:
-    for thread in tl.read_all(path, strict=False):
+    threads = tl.read_all(path, strict=False)
+    for thread in threads:
         wire, losses = write(thread)
-        assert losses == []
+        others = len(threads) - 1  # a file of several sessions: each is written alone, and the writer says what it left out
+        assert [str(loss) for loss in losses] == ([f"the claude-code writer could not keep, of thread {thread.thread_id}: the file's other {others} session(s) "
+                                                   "(each thread is written alone)"] if others else [])
+        if others:  # written alone, a session's lines are another file (tests/test_corpus_classes.py)
+            continue
         (again,) = tl.read_all(Source(wire, name=str(path)), strict=False)
         assert again.to_dict() == thread.to_dict()
         sidecars = sum(1 for line in wire.splitlines() if b'"type":"agent_metadata"' in line)  # a sidecar file is a line inline

@@ -137,13 +137,14 @@ def test_a_rollout_fragment_is_written_back_line_for_line(path: Path) -> None:
 
 
 def test_one_session_of_a_file_of_several_says_what_it_leaves() -> None:
-    """A file of four sessions (jazzyalex/agent-sessions' parser fixture): each thread written alone
-    reads back as a file's only session (its id, the fields its lines share): a WriteLoss says so."""
+    """A file of three sessions, one of them met twice (jazzyalex/agent-sessions' parser fixture):
+    a thread per session id, and each thread written alone reads back as a file's only session
+    (its id, the fields its lines share): a WriteLoss says so."""
     threads = threadlab.read_all(REAL / "claude" / "agent-sessions-small" / "small.jsonl", strict=False)
-    assert len(threads) == 4
+    assert [t.thread_id for t in threads] == ["ses_stage0_small", "stage0-session", "[trimmed for fixture]"]
     for thread in threads:
         _, losses = written(thread, "claude-code")
-        assert [loss.lost for loss in losses] == [["the file's other 3 session(s) (each thread is written alone)"]]
+        assert [loss.lost for loss in losses] == [["the file's other 2 session(s) (each thread is written alone)"]]
 
 
 # --- what the corpus showed of single readers and writers -------------------------------------

@@ -18,6 +18,7 @@ import shlex
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,10 +60,17 @@ def test_the_readme_marks_only_its_schematic_block_not_to_run() -> None:
 
 
 @pytest.fixture
-def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temporary folder holding ``data/``; the widgets' process-wide state (the README turns
+    static copies off) is put back afterwards, so later tests in the process see the default."""
+    from threadlab.widgets import view
+
     (tmp_path / "data").symlink_to(ROOT / "data", target_is_directory=True)
     monkeypatch.chdir(tmp_path)
-    return tmp_path
+    state = dict(view._STATE)
+    yield tmp_path
+    view._STATE.clear()
+    view._STATE.update(state)
 
 
 def _data_files() -> list[tuple[str, int]]:

@@ -31,6 +31,7 @@ register_renderer(_transcript_html)
 
 _CORE = ("PROTOCOL_VERSION", "AgentConfig", "Problem", "Thread", "ThreadBuilder", "ThreadError", "WriteLoss", "actions_of_agent",
          "dumps", "pending_tool_calls", "tool_pairs", "validate", "write")
+_ANALYSIS = ("search", "scan", "find", "judge", "register_scanner", "scanner_names")
 _WIDGETS = ("timeline", "tool_call_view", "token_usage", "transcript", "compare_perspectives", "compare_threads", "explorer", "delegation_graph",
             "compare_runs")
 
@@ -47,9 +48,10 @@ _LAZY: dict[str, str] = {
     "load": "threadlab.loading",
     "read_parquet": "threadlab.frames.storage",
     **{name: spec.module for spec in FORMATS for name in spec.exports},
+    **dict.fromkeys(_ANALYSIS, "threadlab.analysis"),
     **dict.fromkeys(_WIDGETS, "threadlab.widgets"),
 }
-_SUBPACKAGES = ("core", "formats", "frames", "loading", "widgets", "cli")
+_SUBPACKAGES = ("core", "formats", "frames", "loading", "analysis", "widgets", "cli")
 
 __getattr__ = lazy_getattr(globals(), _LAZY, _SUBPACKAGES)
 

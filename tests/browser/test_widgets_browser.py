@@ -125,7 +125,7 @@ def test_explorer_tabs_switch(widgets_page, artifacts) -> None:
     app.wait_for(timeout=20_000)
     app.locator(".js-plotly-plot").first.wait_for(state="visible", timeout=20_000)
     tabs = app.locator(".lm-TabBar-tab")
-    assert tabs.all_inner_texts() == ["Timeline", "Transcript", "Tool calls", "Usage"]
+    assert tabs.all_inner_texts() == ["Timeline", "Transcript", "Tool calls", "Usage", "Findings"]
     _shot(app, artifacts, "explorer")
     tabs.nth(1).click()
     app.locator(".tl-transcript").wait_for(state="visible", timeout=20_000)

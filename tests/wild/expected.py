@@ -22,9 +22,6 @@ EXPECTED: dict[str, tuple[str, str, dict[str, tuple[Any, Any]]]] = {
                                                             "not detected", {"format": ("claude-code", None)}),
     "claude/vercel-ai-harness-subagent-stream/subagent-step-stream.json": (KEYS, "the AI SDK harness bridge's hand-trimmed stream-json array has no session_id, uuid or message role, "
                                                                            "which every stream-json message has: not detected", {"format": ("claude-code", None)}),
-    "claude/agent-sessions-small/small.jsonl": (HUMAN_HARNESS, "four sessions in one file (a parser's fixture): the first, all isSidechain lines, "
-                                                "is read as a main chain, so its first prompt is the person's; a sidechain's first prompt is its launching agent's",
-                                                {"human_prompts": (5, 6)}),
     # --- provider streams ------------------------------------------------------------------------
     "anthropic_messages/vercel_ai_refusal.chunks.jsonl": (HUMAN_HARNESS + " (no empty assistant messages)", "a refusal whose message has no content block is read as an assistant_message with empty content "
                                                           "(it holds the message's usage and stop reason, and gives the message back on write): a row of frames.actions no text backs", {"assistant_texts": (0, 1)}),

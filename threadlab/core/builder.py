@@ -1,7 +1,7 @@
 """ThreadBuilder: how every converter assembles a Thread.
 
 It numbers actions 1, 2, 3 ..., registers agents once, fills missing timestamps monotonically
-(and says so in the thread's metadata), collects problems found while converting, and keeps the
+(and says so in the thread's metadata: ``synthetic_timestamps``), collects problems found while converting, and keeps the
 account of the input records (``core/account.py``), so each format module only has to say what
 happened, in order: ``took`` a record that is now in the thread, ``kept`` one it did not
 understand (an unknown action or part, with a problem), ``failed`` one that is only a problem."""
@@ -51,6 +51,9 @@ class ThreadBuilder:
         self._last_time: datetime | None = None
         self._synthetic = 0
         self._undated: set[str] = set()  # agents registered with no time of their own, before any action had one
+        # before the first action with a time: the actions given none (``settle_leading``)
+        self._first_time: datetime | None = None
+        self._leading: list[int] = []
 
     # --- agents ---------------------------------------------------------------------------
     def agent(
@@ -74,7 +77,9 @@ class ThreadBuilder:
             if metadata:
                 existing.metadata = {**(existing.metadata or {}), **metadata}
             return key
-        created = self._readable_time(created_at, f"agent {short(name)}'s created_at") or self._last_time
+        created = self._readable_time(created_at, f"agent {short(name)}'s created_at")
+        if created is None and self._first_time is not None:  # (before it, the last time is a made-up one)
+            created = self._last_time
         if created is None:
             self._undated.add(key)
         self.agents[key] = AgentConfig(
@@ -123,13 +128,40 @@ class ThreadBuilder:
             return None
 
     def _time(self, timestamp: Any) -> datetime:
+        """The action's time; with none, the time before it and a microsecond (a made-up time,
+        counted in ``synthetic_timestamps``). Made up before any action had one, it is the
+        epoch's until ``settle_leading`` gives it the first time that comes."""
         moment = self._readable_time(timestamp, "timestamp", len(self.actions) + 1)
         if moment is None:
             self._synthetic += 1
+            if self._first_time is None:
+                self._leading.append(len(self.actions))
             moment = (self._last_time or EPOCH) + _TICK
+        else:
+            self._timed(moment)
         if self._last_time is None or moment > self._last_time:
             self._last_time = moment
         return moment
+
+    def _timed(self, moment: datetime) -> None:
+        """An action has a time of its own: the first one is what the made-up times before it become."""
+        if self._first_time is None:
+            self._first_time = moment
+            if self._leading:
+                self._last_time = None  # (the epoch's times before it give way to it)
+
+    def settle_leading(self) -> None:
+        """The actions given no time before the first action that has one take that action's time
+        (agents given none take the thread's first time: ``thread_head``), not the epoch's: a thread whose first lines carry no time does not start
+        in 1970. With no time anywhere there is nothing to go by, and they keep the epoch's."""
+        if self._first_time is None:
+            return
+        for index in self._leading:
+            self._stamp(index, self._first_time)
+        self._leading = []
+
+    def _stamp(self, index: int, moment: datetime) -> None:
+        self.actions[index].timestamp = moment
 
     def problem(self, rule: str, message: str, *, sequence: int | None = None, line: int | None = None) -> None:
         self.problems.append(Problem(rule, message, self.thread_id, sequence, self.source, line))
@@ -156,6 +188,7 @@ class ThreadBuilder:
 
     # --- result ---------------------------------------------------------------------------
     def build(self) -> Thread:
+        self.settle_leading()
         thread = self.thread_head([a.timestamp for a in self.actions])
         thread.actions.extend(self.actions)  # as built (an InvalidAction is no member of the Action union)
         return thread

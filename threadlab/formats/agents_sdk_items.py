@@ -129,13 +129,15 @@ class SdkItemReader:
         self.created_at: Any = None
 
     def add(
-        self, item: Mapping[str, Any], *, agent: str | None, timestamp: Any = None, meta: dict[str, Any] | None = None, created_at: Any = None
+        self, item: Mapping[str, Any], *, agent: str | None, timestamp: Any = None, meta: dict[str, Any] | None = None, created_at: Any = None,
+        where: str = "", line: int | None = None,
     ) -> list[BaseAction] | None:
         """``agent``: who speaks (None: an item no agent produced); ``created_at``: when an
-        agent first named here joins (its ``AgentConfig.created_at``)."""
+        agent first named here joins (its ``AgentConfig.created_at``); ``where`` and ``line``:
+        where the item is, named in its problems."""
         self.created_at = created_at
         agent_id = self.b.agent(agent, created_at=created_at) if agent else None
-        actions = self.items.add(item, agent_id=agent_id, timestamp=timestamp, meta=meta)  # type: ignore[arg-type]
+        actions = self.items.add(item, agent_id=agent_id, timestamp=timestamp, meta=meta, where=where, line=line)  # type: ignore[arg-type]
         if actions is None:
             return None
         for action in list(actions):

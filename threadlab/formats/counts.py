@@ -40,3 +40,10 @@ def counts_of(figures: dict[str, Any], problems: list[str], where: str = "") -> 
         elif why is not None:
             problems.append(f"{where}{key}: {why}; left out")
     return out
+
+
+def counts_as(figures: dict[str, tuple[str, Any]], problems: list[str], where: str = "usage.") -> dict[str, int]:
+    """``counts_of`` for figures given as ``their name → (our name, value)``: the counts under
+    our names, the phrases naming theirs."""
+    found = counts_of({theirs: value for theirs, (_, value) in figures.items()}, problems, where)
+    return {figures[theirs][0]: count for theirs, count in found.items()}

@@ -65,6 +65,7 @@ class DocBuilder(ThreadBuilder):
             return action
         if type(timestamp) is datetime and timestamp.tzinfo is UTC:  # what the chain ordering gives: no parse
             moment = timestamp
+            self._timed(moment)
             if self._last_time is None or moment > self._last_time:
                 self._last_time = moment
         else:
@@ -81,6 +82,10 @@ class DocBuilder(ThreadBuilder):
         self.times.append(moment)
         return values
 
+    def _stamp(self, index: int, moment: datetime) -> None:
+        self.actions[index]["timestamp"] = format_timestamp(moment)
+        self.times[index] = moment
+
     def put(self, made: Iterable[tuple[dict[str, Any], datetime, int]]) -> None:
         """Actions a converter made as their objects itself (``pydantic_ai.direct``: values the
         models take as they are, times in order), numbered here; ``int``: the records each stands for."""
@@ -89,12 +94,14 @@ class DocBuilder(ThreadBuilder):
             self.actions.append(doc)
             self.times.append(moment)
             self.took(records)
+            self._timed(moment)
             if self._last_time is None or moment > self._last_time:
                 self._last_time = moment
 
     def build_document(self) -> tuple[Thread, dict[str, Any]]:
         """The thread without actions (problems and account on it, as ``build`` gives them) and
         its JSON object with the actions."""
+        self.settle_leading()
         thread = self.thread_head(self.times)
         doc = thread.to_dict()
         doc["actions"] = self.actions

@@ -16,7 +16,7 @@ import orjson
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread
-from threadlab.core.problems import Problem
+from threadlab.core.problems import Problem, short
 from threadlab.formats.json_lines import TORN, ends_early, refusal, with_last
 from threadlab.formats.provider_history import Sent, index_fields, iter_exchange_threads
 from threadlab.formats.provider_sse import Event
@@ -96,6 +96,13 @@ class MessageReader:
             if memo:
                 self.tag(actions[0], {"item": memo})
         return index
+
+    def usage_problems(self, body: Mapping[str, Any], line: int | None, phrases: list[str]) -> None:
+        """A response's token figures that are no counts (``counts.counts_of``'s phrases), each a
+        ``usage`` problem naming the response and its line."""
+        where = f"the response {short(body.get('id', ''))}" + (f" (line {line})" if line is not None else "")
+        for phrase in phrases:
+            self.b.problem("usage", f"{where}: {phrase}", line=line)
 
     def tag(self, action: BaseAction, values: Mapping[str, Any]) -> None:
         meta = getattr(action, "metadata", None)  # an action kept as it came (InvalidAction) may have none

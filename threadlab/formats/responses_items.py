@@ -28,6 +28,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import json_bytes
 from threadlab.core.model import BaseAction
+from threadlab.core.problems import short
 from threadlab.formats.provider_parts import is_media, read_responses_part, responses_part
 
 PROVIDER = "openai"
@@ -79,10 +80,15 @@ class ItemReader:
     platform: bool = False  # read PLATFORM_ITEMS as system.<type> actions (else they are unknown)
     open_calls: dict[str, list[str]] = field(default_factory=dict)  # call kind -> its calls with no output yet
     item_ids: dict[str, str] = field(default_factory=dict)  # a call item's id -> its call id
+    where: str = ""  # where the item being read is (its problems name it)
+    line: int | None = None
 
-    def add(self, item: Mapping[str, Any], *, agent_id: str, timestamp: Any = None, meta: dict[str, Any] | None = None) -> list[BaseAction] | None:
+    def add(self, item: Mapping[str, Any], *, agent_id: str, timestamp: Any = None, meta: dict[str, Any] | None = None,
+            where: str = "", line: int | None = None) -> list[BaseAction] | None:
         """The actions for one item, or None for an item type this mapping does not know (the
-        caller keeps it as it came)."""
+        caller keeps it as it came). ``where`` (``line 12``, ``row 3 of agent_messages``) and
+        ``line``: where the item is, named in its problems."""
+        self.where, self.line = where, line
         kind = item.get("type", "message" if "role" in item else None)
         meta = dict(meta or {})
         if kind == "message" and item.get("role") in ("user", "assistant", *_INSTRUCTION_ROLES):
@@ -130,10 +136,20 @@ class ItemReader:
         self._remember(action, item)
         return action
 
+    def _listed(self, item: Mapping[str, Any], key: str) -> list[Any]:
+        """The item's list under ``key``; another value is a ``schema`` problem (the item is kept
+        as it came for the writer)."""
+        value = item.get(key)
+        if value is None or isinstance(value, list):
+            return value or []
+        where = f"{self.where}: " if self.where else ""
+        self.builder.problem("schema", f"{where}a {item.get('type')} item's {key} is {short(value)}, not a list; none read", line=self.line)
+        return []
+
     def _reasoning(self, item: Mapping[str, Any], agent_id: str, timestamp: Any, meta: dict[str, Any]) -> BaseAction:
-        texts = [p.get("text") for p in (item.get("summary") or []) if isinstance(p, Mapping)]
+        texts = [p.get("text") for p in self._listed(item, "summary") if isinstance(p, Mapping)]
         if not texts:
-            texts = [p.get("text") for p in (item.get("content") or []) if isinstance(p, Mapping)]
+            texts = [p.get("text") for p in self._listed(item, "content") if isinstance(p, Mapping)]
         text = "\n\n".join(t for t in texts if isinstance(t, str)) or None
         signature = item.get("encrypted_content")
         action = self.builder.add(

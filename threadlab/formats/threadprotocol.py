@@ -17,6 +17,7 @@ from threadlab.core.canonical import dumps
 from threadlab.core.model import WIRE, AgentConfig, InvalidAction, Thread, UnknownAction, action_adapter
 from threadlab.core.problems import Problem, ThreadError, short
 from threadlab.core.timefmt import parse_timestamp
+from threadlab.formats.json_lines import line_failure, with_last
 from threadlab.formats.source import Source, parse_json
 
 NAME = "threadprotocol"
@@ -72,13 +73,11 @@ def to_threads(source: Source) -> list[Thread]:
         return [thread_from_dict(doc, source=source.name) for doc in docs]
     if _first_line_is_doc(source):
         threads = []
-        for number, line in source.lines():
-            if not line.strip():
-                continue
+        for number, line, last in with_last(source.lines()):
             try:
                 doc = parse_json(line, source.name)
             except ThreadError as exc:  # a broken line is reported; the other lines are read
-                threads.append(broken_line_thread(exc, source.name, number))
+                threads.append(broken_line_thread(exc, source.name, number, line, last))
                 continue
             thread = thread_from_dict(doc, source=source.name, line=number)
             threads.append(thread)
@@ -99,11 +98,20 @@ def _loc(error: Mapping[str, Any]) -> str:
     return ".".join(str(p) for p in error["loc"])
 
 
-def broken_line_thread(error: ThreadError, source: str, line: int) -> Thread:
+def broken_line_thread(error: ThreadError, source: str, line: int, raw: bytes | None = None, last: bool = False) -> Thread:
     """The stand-in for a JSON Lines line that is not JSON: an empty thread carrying the problem,
-    so the line is reported where it is and the other lines are read."""
+    so the line is reported where it is and the other lines are read. The ``last`` line torn
+    (``raw``'s JSON ends early: a file still being written) is ``truncated``, as in every JSON
+    Lines reader (``json_lines.line_failure``)."""
     thread = Thread(thread_id=f"{source}:{line}")
     thread.problems = [Problem(p.rule, p.message, source=source, line=line) for p in error.problems]
+    if last and raw is not None:
+        try:
+            orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            rule, message = line_failure(line, raw, exc, last)
+            if rule == "truncated":
+                thread.problems = [Problem(rule, message, source=source, line=line)]
     thread.account = Account(failed=1)
     return thread
 

@@ -68,6 +68,8 @@ class Frames:
     problems: pd.DataFrame
     _threads: dict[ThreadKey, Thread] = field(default_factory=dict, repr=False)
     skipped: pd.DataFrame = field(default_factory=skipped_frame, repr=False)
+    # the last ``threadlab.scan`` of these frames (threadlab/analysis): None until one runs
+    findings: pd.DataFrame | None = field(default=None, repr=False)
 
     @classmethod
     def from_batch(cls, batch: Batch, threads: dict[Any, Thread] | None = None) -> Frames:

@@ -22,6 +22,7 @@ from threadlab.core.account import Account
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.core.validation import validate_dict
+from threadlab.formats.json_lines import with_last
 from threadlab.formats.reading import read_documents
 from threadlab.formats.registry import FORMATS
 from threadlab.formats.source import Source, loads, open_regular, parse_json, read_regular
@@ -147,11 +148,9 @@ def _lines(path: Path, name: str, format: str) -> Iterator[Item]:
 
 
 def _each_line(lines: Any, name: str) -> Iterator[Item]:
-    """Threads of a JSON Lines source, one line at a time (a broken line costs that line)."""
-    for number, raw in lines:
-        line = raw.rstrip(b"\r\n")
-        if not line.strip():
-            continue
+    """Threads of a JSON Lines source, one line at a time (a broken line costs that line; the
+    last one torn is ``truncated``, as ``threadprotocol.to_threads`` says)."""
+    for number, line, last in with_last((number, raw.rstrip(b"\r\n")) for number, raw in lines):
         typed = typed_records(line, name, single=True)
         if typed is not None:
             yield typed[0]
@@ -159,14 +158,14 @@ def _each_line(lines: Any, name: str) -> Iterator[Item]:
         try:
             doc = parse_json(line, name)
         except ThreadError as exc:
-            yield from_broken_line(exc, name, number)
+            yield from_broken_line(exc, name, number, line, last)
             continue
         record = fast_record(doc, name)
         yield record if record is not None else from_thread_doc(doc, name, number)
 
 
-def from_broken_line(exc: ThreadError, name: str, number: int) -> ThreadRecord:
-    return _record(broken_line_thread(exc, name, number), name)
+def from_broken_line(exc: ThreadError, name: str, number: int, raw: bytes | None = None, last: bool = False) -> ThreadRecord:
+    return _record(broken_line_thread(exc, name, number, raw, last), name)
 
 
 def _record(thread: Thread, name: str) -> ThreadRecord:

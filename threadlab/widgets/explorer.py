@@ -1,9 +1,11 @@
 """``explorer``: one ipywidgets app over many threads.
 
-A filterable threads table (by agent, tool, status and free-text search over titles and every
-action's text; it counts the prompts a person typed and the times they interrupted, not every
-user message) and a thread picker; the chosen thread is shown in four tabs — timeline,
-transcript, tool calls, usage — each drawn when its tab is first opened."""
+A filterable threads table (by agent, tool, status, a scanner's findings and free-text search
+over titles and every action's text; it counts the prompts a person typed and the times they
+interrupted, not every user message) and a thread picker; the chosen thread is shown in five
+tabs — timeline (findings shaded over their spans), transcript, tool calls, usage, findings (a
+finding opens the transcript at its first step: ``explorer_findings.py``) — each drawn when its
+tab is first opened."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from threadlab.frames.frames import Frames, ThreadKey
+from threadlab.widgets.explorer_findings import FindingsPane, findings_of, scanner_options
 from threadlab.widgets.inputs import as_frames, objects, subset
 from threadlab.widgets.styles import CSS
 from threadlab.widgets.text import esc, shorten
@@ -21,7 +24,8 @@ from threadlab.widgets.view import HtmlView, StaticCopy, clear, show_in, static_
 
 ANY = "(any)"
 STATUS_OPTIONS = (ANY, "tool errors", "pending calls", "problems", "interrupted", "clean")
-TAB_TITLES = ("Timeline", "Transcript", "Tool calls", "Usage")
+TAB_TITLES = ("Timeline", "Transcript", "Tool calls", "Usage", "Findings")
+FINDINGS_TAB = 4
 MAX_TABLE_ROWS = 200
 # the threads table: prompts are the ones a person typed (threads.n_human_prompts), not every user message
 TABLE_COLUMNS = ("agents", "n_actions", "n_human_prompts", "n_interrupts", "n_tool_calls", "n_tool_errors", "n_pending", "n_problems",
@@ -61,10 +65,14 @@ def _contains(series: pd.Series, query: str) -> np.ndarray:
     return series.astype("string[pyarrow]").str.contains(query, case=False, regex=False).fillna(False).to_numpy(dtype=bool)
 
 
-def filter_mask(index: ThreadIndex, *, agent: str = ANY, tool: str = ANY, status: str = ANY, search: str = "") -> np.ndarray:
-    """A boolean mask over the threads table: the threads matching every filter."""
+def filter_mask(index: ThreadIndex, *, agent: str = ANY, tool: str = ANY, status: str = ANY, search: str = "", finding: str = ANY) -> np.ndarray:
+    """A boolean mask over the threads table: the threads matching every filter (``finding``: a
+    scanner's name, the threads it found something in; scans once when no scan has run)."""
     frames = index.frames
     keep = np.ones(len(index.keys), dtype=bool)
+    if finding != ANY:
+        found = findings_of(frames)
+        keep &= index.having(index.rows(found), (found["scanner"].astype(object) == finding).to_numpy())
     if agent != ANY:
         keep &= index.having(index.action_rows, (frames.actions["agent_name"].astype(object) == agent).to_numpy())
     if tool != ANY:
@@ -87,11 +95,11 @@ def filter_mask(index: ThreadIndex, *, agent: str = ANY, tool: str = ANY, status
     return keep
 
 
-def filter_threads(frames: Frames, *, agent: str = ANY, tool: str = ANY, status: str = ANY, search: str = "",
+def filter_threads(frames: Frames, *, agent: str = ANY, tool: str = ANY, status: str = ANY, search: str = "", finding: str = ANY,
                    index: ThreadIndex | None = None) -> list[ThreadKey]:
     """The threads matching every filter, as (source, thread_id) keys in the frames' order."""
     index = index or ThreadIndex(frames)
-    mask = filter_mask(index, agent=agent, tool=tool, status=status, search=search)
+    mask = filter_mask(index, agent=agent, tool=tool, status=status, search=search, finding=finding)
     return [index.keys[i] for i in np.flatnonzero(mask)]
 
 
@@ -126,7 +134,7 @@ def threads_table_html(frames: Frames, positions: np.ndarray, selected: ThreadKe
 
 
 class Explorer(StaticCopy, widgets.VBox):
-    """Filters, threads table, thread picker and the four tabs of the chosen thread. Threads are
+    """Filters, threads table, thread picker and the five tabs of the chosen thread. Threads are
     named by (source, thread_id) everywhere, so two files holding one thread id are two rows."""
 
     def __init__(self, frames: Frames) -> None:
@@ -136,17 +144,19 @@ class Explorer(StaticCopy, widgets.VBox):
         self.tool = widgets.Dropdown(options=[ANY, *_options(frames.tool_calls["tool_name"])], description="tool")
         self.status = widgets.Dropdown(options=STATUS_OPTIONS, description="status")
         self.search = widgets.Text(placeholder="text in a title or any action", description="search", continuous_update=False)
+        self.finding = widgets.Dropdown(options=[ANY, *scanner_options(frames)], description="finding")
         self.table = HtmlView()
         self.picker = widgets.Select(description="thread", layout=widgets.Layout(width="95%"))
-        self.panes: list[widgets.Widget] = [widgets.Output(), HtmlView(), widgets.Output(), widgets.Output()]
+        self.findings_pane = FindingsPane(frames, self.open_transcript)
+        self.panes: list[widgets.Widget] = [widgets.Output(), HtmlView(), widgets.Output(), widgets.Output(), self.findings_pane]
         self.tabs = widgets.Tab(children=self.panes, titles=TAB_TITLES)
         self._drawn: dict[int, ThreadKey | None] = {}
         self._positions = np.arange(len(self.index.keys))
-        for control in (self.agent, self.tool, self.status, self.search):
+        for control in (self.agent, self.tool, self.status, self.search, self.finding):
             control.observe(self._filter, names="value")
         self.picker.observe(self._pick, names="value")
         self.tabs.observe(self._draw_tab, names="selected_index")
-        filters = widgets.HBox([self.agent, self.tool, self.status, self.search], layout=widgets.Layout(flex_flow="row wrap"))
+        filters = widgets.HBox([self.agent, self.tool, self.status, self.finding, self.search], layout=widgets.Layout(flex_flow="row wrap"))
         super().__init__([filters, self.table, self.picker, self.tabs])
         self.add_class("threadlab-explorer")
         self._filter()
@@ -159,7 +169,8 @@ class Explorer(StaticCopy, widgets.VBox):
         return [self.index.keys[i] for i in self._positions]
 
     def _filter(self, _change: Any = None) -> None:
-        mask = filter_mask(self.index, agent=self.agent.value, tool=self.tool.value, status=self.status.value, search=self.search.value)
+        mask = filter_mask(self.index, agent=self.agent.value, tool=self.tool.value, status=self.status.value, search=self.search.value,
+                           finding=self.finding.value)
         self._positions = np.flatnonzero(mask)
         shown = self._positions[:MAX_TABLE_ROWS]
         titles = objects(self.frames.threads["title"].iloc[shown])
@@ -208,13 +219,24 @@ class Explorer(StaticCopy, widgets.VBox):
 
             pane.value = transcript_html(self.frames.thread(key))  # type: ignore[attr-defined]
             return
+        if index == FINDINGS_TAB:
+            self.findings_pane.show(key)
+            return
         show_in(pane, self._content(index, key))  # type: ignore[arg-type]
+
+    def open_transcript(self, key: ThreadKey, start: int) -> None:
+        """The Transcript tab, from step ``start`` of thread ``key`` on (a finding's first step)."""
+        from threadlab.widgets.transcript import transcript_html
+
+        self.panes[1].value = transcript_html(self.frames.thread(key), start=start)  # type: ignore[attr-defined]
+        self._drawn[1] = key
+        self.tabs.selected_index = 1
 
     def _content(self, index: int, key: ThreadKey) -> Any:
         if index == 0:
             from threadlab.widgets.timeline import timeline
 
-            return timeline(self.frames, thread_id=key)
+            return timeline(self.frames, thread_id=key, findings=getattr(self.frames, "findings", None))
         if index == 2:
             from threadlab.widgets.tool_call_view import tool_call_view
 
@@ -224,14 +246,20 @@ class Explorer(StaticCopy, widgets.VBox):
         return token_usage(subset(self.frames, [key]), runs=True)  # one thread: its growth by model call too
 
     def static_html(self) -> str:
-        """The threads table and the chosen thread's four views, one under the other."""
+        """The threads table and the chosen thread's five views, one under the other."""
         key = self.selected
         parts = [str(self.table.value)]
         if key is not None:
             from threadlab.widgets.transcript import transcript_html
 
             for index, title in enumerate(TAB_TITLES):
-                body = transcript_html(self.frames.thread(key)) if index == 1 else static_of(self._content(index, key))
+                if index == FINDINGS_TAB:  # only a scan already run: a copy must not start one
+                    if getattr(self.frames, "findings", None) is None:
+                        continue
+                    self.findings_pane.show(key)
+                    body = str(self.findings_pane.view.value)
+                else:
+                    body = transcript_html(self.frames.thread(key)) if index == 1 else static_of(self._content(index, key))
                 parts.append(f'<details class="tl-static-tab"{" open" if index == 0 else ""}><summary><b>{esc(title)}</b> · '
                              f'{esc(key.thread_id)}</summary>{body}</details>')
         return "".join(parts)

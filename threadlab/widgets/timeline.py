@@ -39,6 +39,7 @@ from threadlab.widgets.colors import (
     USER_COLOR,
     agent_colors,
 )
+from threadlab.widgets.finding_marks import finding_marks
 from threadlab.widgets.inputs import as_frames, key_mask, objects, pick_thread, rows_of
 from threadlab.widgets.text import arrow_strings, clip_arrow, distinct_names, esc, esc_arrow, fit_label, shorten
 from threadlab.widgets.view import Figure
@@ -162,6 +163,7 @@ def timeline(
     height: int | None = None,
     x_range: tuple[Any, Any] | None = None,
     aggregate: bool | None = None,
+    findings: pd.DataFrame | None = None,
 ) -> Figure:
     """A plotly timeline of one thread (a Thread, or Frames and an optional ``thread_id``).
 
@@ -173,7 +175,8 @@ def timeline(
     one is binned: each lane becomes a strip of time bins shaded by how many actions fall in
     each (hover for counts by kind and the sequence range), tool errors marked per bin. For the
     detail of a stretch, ``x_range=(start, end)`` (timestamps, or sequence numbers with
-    ``x="sequence"``) draws only the actions inside it, one by one."""
+    ``x="sequence"``) draws only the actions inside it, one by one. ``findings`` (``tl.scan``,
+    ``tl.find``) are shaded over their spans (``finding_marks.py``)."""
     if x not in ("time", "sequence"):
         raise ValueError(f"timeline x must be 'time' or 'sequence', not {x!r}")
     frames = as_frames(data)
@@ -187,7 +190,8 @@ def timeline(
     if aggregate or (aggregate is None and n > AGGREGATE_ABOVE):
         from threadlab.widgets.timeline_bins import binned_timeline
 
-        return binned_timeline(acts, calls, x=x, title=_title(frames, key, hint=thread_id is None, shown=n if n != total else None), height=height)
+        binned = binned_timeline(acts, calls, x=x, title=_title(frames, key, hint=thread_id is None, shown=n if n != total else None), height=height)
+        return finding_marks(binned, acts, _xs(acts, x), findings, key, x)
     small = n <= webgl_threshold
     traces = _Traces(webgl=not small)
     limit = preview_limit(n)
@@ -254,7 +258,7 @@ def timeline(
 
         title = layout["title"]["text"]
         fig.set_static(lambda: binned_timeline(acts, calls, x=x, title=title, height=height))
-    return fig
+    return finding_marks(fig, acts, xs_all, findings, key, x)
 
 
 def agent_lanes(agents: np.ndarray, is_agent: np.ndarray, agent_names: np.ndarray) -> tuple[list[Any], np.ndarray, dict[Any, str]]:

@@ -22,10 +22,16 @@ from threadlab.widgets.view import HtmlView
 DEFAULT_MAX_ACTIONS = 500
 
 
-def transcript_html(thread: Thread, *, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False) -> str:
-    """The chat view of ``thread`` as one HTML string (the first ``max_actions`` actions)."""
+def transcript_html(thread: Thread, *, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False, start: int | None = None) -> str:
+    """The chat view of ``thread`` as one HTML string (the first ``max_actions`` actions; with
+    ``start``, from the action of that sequence on: a finding opens the transcript at its first step)."""
     returns, drawn = paired_returns(thread)
-    shown = thread.actions if max_actions is None else thread.actions[:max_actions]
+    skipped = 0 if start is None else next((i for i, a in enumerate(thread.actions) if a.sequence >= start), len(thread.actions))
+    rest = thread.actions[skipped:]
+    if skipped:  # a return whose call lies before the start is shown on its own
+        calls_shown = {a.tool_call_id for a in rest if a.action_type == "tool_call"}
+        drawn = {r.sequence for call_id, r in returns.items() if call_id in calls_shown}
+    shown = rest if max_actions is None else rest[:max_actions]
     cards = [action_card(a, thread, returns, fetch_media=fetch_media) for a in shown if a.sequence not in drawn]
     agents = ", ".join(esc(a.agent_name) for a in thread.agents.values())
     head = (
@@ -33,12 +39,13 @@ def transcript_html(thread: Thread, *, max_actions: int | None = DEFAULT_MAX_ACT
         f'<span class="tl-meta">{len(thread.actions)} actions · {len(thread.agents)} agents: {agents}{_turns(thread)}</span></div>'
     )
     more = ""
-    if max_actions is not None and len(thread.actions) > max_actions:
-        more = f'<div class="tl-note">… {len(thread.actions) - max_actions} more actions (transcript(thread, max_actions=None) shows all)</div>'
+    if max_actions is not None and len(rest) > max_actions:
+        more = f'<div class="tl-note">… {len(rest) - max_actions} more actions (transcript(thread, max_actions=None) shows all)</div>'
+    earlier = f'<div class="tl-note">… {skipped} earlier actions (shown from step {start} on)</div>' if skipped else ""
     problems = ""
     if thread.problems:
         problems = f'<div class="tl-note">{len(thread.problems)} problems found when reading (see frames.problems)</div>'
-    return f'{CSS}<div class="tl-root tl-transcript">{head}{problems}{"".join(cards)}{more}</div>'
+    return f'{CSS}<div class="tl-root tl-transcript">{head}{problems}{earlier}{"".join(cards)}{more}</div>'
 
 
 def _turns(thread: Thread) -> str:
@@ -57,9 +64,11 @@ def _turns(thread: Thread) -> str:
     return " · " + ", ".join(bits)
 
 
-def transcript(data: Any, *, thread_id: Any = None, source: str | None = None, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False) -> HtmlView:
-    """A chat view of a Thread (or of one thread of Frames) as a widget.
+def transcript(data: Any, *, thread_id: Any = None, source: str | None = None, max_actions: int | None = DEFAULT_MAX_ACTIONS, fetch_media: bool = False,
+               start: int | None = None) -> HtmlView:
+    """A chat view of a Thread (or of one thread of Frames) as a widget; ``start``: from the
+    action of that sequence on.
 
     Remote images are links unless ``fetch_media=True``; inline images are thumbnails."""
     thread = as_thread(data, thread_id, source)
-    return HtmlView(value=transcript_html(thread, max_actions=max_actions, fetch_media=fetch_media))
+    return HtmlView(value=transcript_html(thread, max_actions=max_actions, fetch_media=fetch_media, start=start))

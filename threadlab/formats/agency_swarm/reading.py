@@ -92,7 +92,7 @@ def from_agency_swarm(
                 responses.append(Response(top=item.get("parent_run_id") is None, run=run))
             responses[-1].actions.append(action)
             if responses[-1].usage is None and isinstance(item.get("usage"), Mapping):
-                responses[-1].usage = item["usage"]
+                responses[-1].usage, responses[-1].where, responses[-1].line = item["usage"], f"item #{index + 1}", line
         last_kind[block] = kind
     kept: dict[str, Any] = {}
     if retimed:  # saved stamps pulled back so time runs forward in causal order
@@ -140,7 +140,7 @@ def _read_item(b: ThreadBuilder, reader: SdkItemReader, item: Mapping[str, Any],
         meta[AUTHOR_KEY] = "agent" if caller else None  # another agent's send_message, in the user's role: no person wrote it
         meta = {k: v for k, v in meta.items() if v is not None}
     base = {k: v for k, v in item.items() if k not in TAGS}
-    actions = reader.add(base, agent=agent, timestamp=when, meta=meta, created_at=born)
+    actions = reader.add(base, agent=agent, timestamp=when, meta=meta, created_at=born, where=f"item #{index + 1}", line=line)
     if actions is None:
         b.kept("unknown-type", f"item #{index + 1} is of type {item.get('type')!r} (role {item.get('role')!r}), which threadlab does not map; kept as system.unknown_item", line=line)
         return b.add("system.unknown_item", timestamp=when, data=dict(item), metadata={META: {"index": index}})

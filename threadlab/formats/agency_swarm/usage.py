@@ -8,6 +8,7 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Usage
+from threadlab.formats.counts import count_of
 
 
 @dataclass
@@ -18,17 +19,25 @@ class Response:
     run: int
     actions: list[BaseAction] = field(default_factory=list)
     usage: Mapping[str, Any] | None = None  # the usage its items carry (the first that has one)
+    where: str = ""  # the item that carried it (``item #3``), and its line
+    line: int | None = None
 
 
-def usage_fields(raw: Mapping[str, Any]) -> dict[str, int]:
-    """ThreadProtocol usage from an agency-swarm / openai-agents usage dict."""
+def usage_fields(raw: Mapping[str, Any], problems: list[str] | None = None) -> dict[str, int]:
+    """ThreadProtocol usage from an agency-swarm / openai-agents usage dict. The first of a
+    figure's names that is present is its count (``counts.count_of``: ``12.0`` is 12); a value
+    that is none leaves the figure out, with a phrase in ``problems``."""
     def num(*keys: str) -> int | None:
         for key in keys:
             node: Any = raw
             for part in key.split("."):
                 node = node.get(part) if isinstance(node, Mapping) else None
-            if isinstance(node, int) and not isinstance(node, bool):
-                return node
+            if node is None:
+                continue
+            count, why = count_of(node)
+            if why is not None and problems is not None:
+                problems.append(f"usage.{key}: {why}; left out")
+            return count
         return None
 
     out = {
@@ -49,14 +58,21 @@ def apply_usage(builder: ThreadBuilder, responses: list[Response], usage: Mappin
     ``extract_usage_from_run_result``) lists the entry agent's requests first, then its
     sub-agents' (seen in agency-swarm 1.11): its entries go on the last run's responses in that
     order when the counts agree; the totals always go on the thread's metadata."""
+    def fields(raw: Mapping[str, Any], where: str, line: int | None = None) -> dict[str, int]:
+        phrases: list[str] = []
+        found = usage_fields(raw, phrases)
+        for phrase in phrases:
+            builder.problem("usage", f"{where}: {phrase}", line=line)
+        return found
+
     for response in responses:
         if response.usage is not None:
-            _put_usage(response.actions, usage_fields(response.usage))
+            _put_usage(response.actions, fields(response.usage, response.where, response.line))
     if not isinstance(usage, Mapping):
         return
     stats = usage.get("usage_stats") if isinstance(usage.get("usage_stats"), Mapping) else usage
     entries = usage.get("request_usage_entries")
-    builder.metadata["usage"] = usage_fields(stats)
+    builder.metadata["usage"] = fields(stats, "the run's usage")
     if isinstance(stats.get("total_cost"), int | float):
         builder.metadata["cost_usd"] = stats["total_cost"]
     if isinstance(stats.get("request_count"), int):
@@ -72,9 +88,9 @@ def apply_usage(builder: ThreadBuilder, responses: list[Response], usage: Mappin
             "usage kept on the thread's metadata only",
         )
         return
-    for response, entry in zip(ordered, entries, strict=True):
+    for n, (response, entry) in enumerate(zip(ordered, entries, strict=True)):
         if isinstance(entry, Mapping):
-            _put_usage(response.actions, usage_fields(entry))
+            _put_usage(response.actions, fields(entry, f"the run's request_usage_entries[{n}]"))
 
 
 def _has_usage(response: list[BaseAction]) -> bool:

@@ -25,6 +25,7 @@ from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM, AnthropicCodec, blocks_of
+from threadlab.formats.counts import counts_of
 from threadlab.formats.openai_chat.reading import put_usage
 from threadlab.formats.provider_parts import guess_type, media
 from threadlab.formats.provider_read import MessageReader, blank_text
@@ -57,15 +58,18 @@ def decode_block(block: Mapping[str, Any]) -> dict[str, Any]:
     return dict(block)
 
 
-def anthropic_usage(usage: Any) -> Usage | None:
+def anthropic_usage(usage: Any, problems: list[str] | None = None) -> Usage | None:
+    """A response's usage (input counting the cache reads and writes). A figure that is no
+    count (``counts.count_of``) is a phrase in ``problems`` and leaves out what it is part of."""
     if not isinstance(usage, Mapping):
         return None
-    counts = {k: usage.get(k) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")}
-    counts = {k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)}
+    figures = {k: usage.get(k) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")}
+    counts = counts_of(figures, problems if problems is not None else [], "usage.")
     if not counts:
         return None
     read, write = counts.get("cache_read_input_tokens"), counts.get("cache_creation_input_tokens")
-    total_in = sum(v for k, v in counts.items() if k != "output_tokens") if "input_tokens" in counts else None
+    inputs_read = all(k in counts for k, v in figures.items() if k != "output_tokens" and v is not None)
+    total_in = sum(v for k, v in counts.items() if k != "output_tokens") if "input_tokens" in counts and inputs_read else None
     out = counts.get("output_tokens")
     fields = {
         "input_tokens": total_in,
@@ -201,7 +205,9 @@ class AnthropicReader(MessageReader):
         start = len(self.b.actions)
         got = [self.add_message({"role": "assistant", "content": body.get("content")}, line, response=body, count=count)]
         mine = self.b.actions[start:]
-        put_usage(mine, anthropic_usage(body.get("usage")))
+        phrases: list[str] = []
+        put_usage(mine, anthropic_usage(body.get("usage"), phrases))
+        self.usage_problems(body, line, phrases)
         finish = FINISH.get(body.get("stop_reason")) if isinstance(body.get("stop_reason"), str) else None
         for action in mine:
             if action.action_type == "assistant_message" and finish:

@@ -18,6 +18,7 @@ from itertools import pairwise
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 from threadlab.core.canonical import json_bytes
 from threadlab.core.loss import report_loss
@@ -37,7 +38,11 @@ _BLOCKS = ANTHROPIC_BLOCKS | {"text", "image", "tool_reference"}
 
 
 def encode_part(part: Any) -> Any:
-    data = part if isinstance(part, Mapping) else part.model_dump(exclude_none=True)
+    """A content part as an Anthropic block; a value that is no part (a string, a number: a
+    reader keeps a block of the wrong type as it came) goes back as it is."""
+    data = part.model_dump(exclude_none=True) if isinstance(part, BaseModel) else part
+    if not isinstance(data, Mapping):
+        return data
     kind = data.get("type")
     if kind == "text":
         return {"type": "text", "text": data.get("text", "")}

@@ -21,7 +21,7 @@ from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.claude.wire import UNREAD, Entry
 
 
-def _stamp(entry: Entry) -> datetime | None:
+def own_time(entry: Entry) -> datetime | None:
     """The line's own time (None: it has none that reads), parsed once: ordering and the
     effective times both ask for it."""
     stamp = entry.stamp
@@ -65,7 +65,7 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     key: dict[int, float] = {}
 
     def push(heap: list[tuple[float, int, int]], entry: Entry, inherited: float) -> None:
-        stamp = _stamp(entry)
+        stamp = own_time(entry)
         key[id(entry)] = stamp.timestamp() if stamp is not None else inherited
         heapq.heappush(heap, (key[id(entry)], entry.line, id(entry)))
 
@@ -96,9 +96,9 @@ def assign_times(entries: list[Entry], floor: datetime | None = None) -> None:
     go backwards; otherwise the previous entry's), never earlier than ``floor``."""
     current = floor
     if current is None:
-        current = next((s for s in map(_stamp, entries) if s is not None), None)
+        current = next((s for s in map(own_time, entries) if s is not None), None)
     for entry in entries:
-        stamp = _stamp(entry)
+        stamp = own_time(entry)
         if stamp is not None and (current is None or stamp > current):
             current = stamp
         entry.time = current

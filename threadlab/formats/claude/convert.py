@@ -26,9 +26,11 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction
+from threadlab.core.problems import short
 from threadlab.formats.claude.agents import MAIN_AGENT, Agents
 from threadlab.formats.claude.authorship import attachment_author, prompt_author, system_line_author, wrapped_author
 from threadlab.formats.claude.calls import Calls, has_no_id
+from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.session import SESSION_KEYS, STREAM_KEYS, SessionInfo
 from threadlab.formats.claude.usage import Response, collect_responses, finish_reason, line_response, to_usage
 from threadlab.formats.claude.user import snake, system_name, user_part
@@ -44,7 +46,7 @@ class Converter:
 
     def __init__(self, builder: ThreadBuilder, entries: list[Entry], *, stream: bool = False) -> None:
         self.b = builder
-        self.responses: dict[str, Response] = collect_responses(entries)
+        self.responses: dict[str, Response] = collect_responses(entries, lambda line, message: builder.problem("schema", message, line=line))
         self.usage_given: set[str] = set()
         self.calls = Calls(builder, entries)  # open calls, and ids for calls a trimmed file left without one
         self.session = SessionInfo(keys=STREAM_KEYS if stream else SESSION_KEYS)
@@ -91,6 +93,9 @@ class Converter:
         records = records_of(entry.raw)
         before = self.b.account.unconverted
         self.session.saw(kind, entry.raw)
+        if entry.problem is None and entry.raw.get("timestamp") is not None and own_time(entry) is None:
+            self.b.problem("schema", f"{entry.where()} timestamp {short(entry.raw['timestamp'])} is no time; the line takes the time of the one before it (or its file's first)",
+                           line=entry.line)
         if entry.problem is not None:
             self._bad_line(entry, records)
         elif kind == "stream_event":  # deltas of lines the stream also holds whole
@@ -166,11 +171,21 @@ class Converter:
                 given = True
                 if mid is not None:
                     self.usage_given.add(mid)
-                usage = to_usage(response.usage)
+                usage = self._usage(response, entry)
                 if not response.final:
                     meta["claude"]["usage_is_snapshot"] = True
                 finish = finish_reason(response.stop_reason)
             self._block(entry, agent, block, meta, usage, finish, index)
+
+    def _usage(self, response: Response, entry: Entry) -> dict[str, int] | None:
+        """The response's usage; a figure that is no count is a ``usage`` problem naming the line
+        it came from."""
+        phrases: list[str] = []
+        usage = to_usage(response.usage, phrases)
+        line = response.line if response.line is not None else entry.line
+        for phrase in phrases:
+            self.b.problem("usage", f"{entry.file}:{line}: message.{phrase}", line=line)
+        return usage
 
     def _block(self, entry: Entry, agent: str, block: Any, meta: dict[str, Any], usage: dict[str, int] | None, finish: str | None, index: int) -> None:
         kind = block.get("type") if type(block) is dict or isinstance(block, Mapping) else None
@@ -264,6 +279,8 @@ class Converter:
         else:
             if not isinstance(blocks, str):
                 meta["claude"]["content"] = blocks  # null or a value that is no prompt: kept as it came
+                if blocks is not None:
+                    self.b.problem("schema", f"{entry.where()} message.content is {short(blocks)}, neither text nor blocks; kept as it came", line=entry.line)
             content = blocks if isinstance(blocks, str) else ""
         author = prompt_author(blocks, agent, MAIN_AGENT, raw.get("isSynthetic") is True)
         if author is not None:

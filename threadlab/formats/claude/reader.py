@@ -145,6 +145,19 @@ def split_sidechains(entries: list[Entry]) -> tuple[list[Entry], dict[str, list[
     return main, inline
 
 
+def _sidechain_agents(entries: list[Entry]) -> None:
+    """In a stream, the ``isSidechain`` lines that name no agent (neither ``agentId`` nor the
+    ``parent_tool_use_id`` of stream-json's subagent lines) are a subagent's, as in a transcript
+    (``split_sidechains``): Claude Code writes a sidechain for the conversation a subagent has
+    with the agent that launched it, whose prompt that agent wrote. A session of sidechain lines
+    alone is such a conversation without its launcher's, not a person's."""
+    anonymous = [e for e in entries if e.agent is None and e.raw.get("isSidechain") is True
+                 and not isinstance(e.raw.get("agentId"), str) and not isinstance(e.raw.get("parent_tool_use_id"), str)]
+    roots = _chain_roots(anonymous)
+    for entry in anonymous:
+        entry.agent = roots[id(entry)]
+
+
 def _chain_roots(entries: list[Entry]) -> dict[int, str]:
     """Sidechain lines without an ``agentId`` → ``sidechain-<root uuid>`` of the chain they are on
     (``sidechain`` for lines with no uuid either: nothing else names where they belong). A
@@ -298,17 +311,21 @@ def _text(value: Any) -> str | None:
 
 def stream_threads(entries: list[Entry], *, name: str) -> list[Thread]:
     """stream-json lines or SDK messages, in arrival order: one thread per session id."""
-    groups: list[list[Entry]] = []
+    # a line without a session id belongs with the lines around it (before the first id: the
+    # first session); a session met again (a file of interleaved sessions) joins its thread
+    by_session: dict[str | None, list[Entry]] = {}
     current: str | None = None
     for entry in entries:
-        session = session_id(entry)
-        if not groups or (session is not None and current is not None and session != current):
-            groups.append([])
-        current = session or current
-        groups[-1].append(entry)
+        current = session_id(entry) or current
+        by_session.setdefault(current, []).append(entry)
+    leading = by_session.pop(None, [])
+    groups = list(by_session.values())
+    if leading:
+        groups = [leading + groups[0], *groups[1:]] if groups else [leading]
     threads = []
     for group in groups:
         session = next((s for s in map(session_id, group) if s is not None), None)
+        _sidechain_agents(group)
         assign_times(group)
         builder = ThreadBuilder(session or thread_id(name, group), source=name)
         conv = Converter(builder, group, stream=True)

@@ -7,11 +7,13 @@ stream-json lines carry a ``message_start`` snapshot (``output_tokens: 1``) that
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from threadlab.core.problems import short
 from threadlab.formats.claude.wire import Entry, is_blank
+from threadlab.formats.counts import count_of, counts_of
 
 _STOP_TO_FINISH = {
     "end_turn": "stop",
@@ -23,27 +25,39 @@ _STOP_TO_FINISH = {
 }
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+_INPUTS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
-def to_usage(raw: Mapping[str, Any] | None) -> dict[str, int] | None:
+def to_usage(raw: Mapping[str, Any] | None, problems: list[str] | None = None) -> dict[str, int] | None:
     """Anthropic usage (input excludes cache reads/writes) → threadlab usage (input counts every
-    input token, cached ones included, as genai-prices expects)."""
+    input token, cached ones included, as genai-prices expects). A figure missing is 0; one
+    that is no count (``counts.count_of``: ``12.0`` is 12, ``1.5`` none) is a phrase in
+    ``problems`` and leaves out what it is part of (a cache figure, the input and the total)."""
     if not isinstance(raw, Mapping):
         return None
-    fresh, read, write = _int(raw.get("input_tokens")), _int(raw.get("cache_read_input_tokens")), _int(raw.get("cache_creation_input_tokens"))
-    output = _int(raw.get("output_tokens"))
-    usage = {
-        "input_tokens": fresh + read + write,
-        "output_tokens": output,
-        "total_tokens": fresh + read + write + output,
-        "cache_read_tokens": read,
-        "cache_write_tokens": write,
-    }
+    phrases = problems if problems is not None else []
+    figures = {key: raw.get(key) for key in (*_INPUTS, "output_tokens")}
+    found = counts_of(figures, phrases, "usage.")
+    bad = {key for key, value in figures.items() if value is not None and key not in found}
+    fresh, read, write, output = (found.get(key, 0) for key in figures)
+    usage: dict[str, int] = {}
+    if not bad & set(_INPUTS):
+        usage["input_tokens"] = fresh + read + write
+    if "output_tokens" not in bad:
+        usage["output_tokens"] = output
+    if not bad:
+        usage["total_tokens"] = fresh + read + write + output
+    if "cache_read_input_tokens" not in bad:
+        usage["cache_read_tokens"] = read
+    if "cache_creation_input_tokens" not in bad:
+        usage["cache_write_tokens"] = write
     details = raw.get("output_tokens_details")
-    if isinstance(details, Mapping) and isinstance(details.get("thinking_tokens"), int):
-        usage["thinking_tokens"] = details["thinking_tokens"]
+    if isinstance(details, Mapping):
+        thinking, why = count_of(details.get("thinking_tokens"))
+        if thinking is not None:
+            usage["thinking_tokens"] = thinking
+        elif why is not None:
+            phrases.append(f"usage.output_tokens_details.thinking_tokens: {why}; left out")
     return usage
 
 
@@ -61,6 +75,7 @@ class Response:
     """What is known about one API message across all its lines."""
 
     usage: dict[str, Any] | None = None
+    line: int | None = None  # where the usage was last taken from
     final: bool = False
     stop_reason: str | None = None
     model: str | None = None
@@ -97,10 +112,13 @@ def line_response(message: Mapping[str, Any]) -> Response | None:
     return response
 
 
-def collect_responses(entries: Iterable[Entry]) -> dict[str, Response]:
+Report = Callable[[int, str], None]  # (line, message): a schema problem
+
+
+def collect_responses(entries: Iterable[Entry], report: Report | None = None) -> dict[str, Response]:
     """message.id → Response, from assistant lines and (stream-json) ``message_delta`` events."""
     responses: dict[str, Response] = {}
-    started: dict[Any, str] = {}  # parent_tool_use_id → id of the message being streamed
+    started: dict[str | None, str] = {}  # parent_tool_use_id → id of the message being streamed
     for entry in entries:
         raw = entry.raw
         message = raw.get("message")
@@ -112,6 +130,7 @@ def collect_responses(entries: Iterable[Entry]) -> dict[str, Response]:
             usage = message.get("usage")
             if (type(usage) is dict or isinstance(usage, Mapping)) and not response.final:
                 response.usage = dict(usage)
+                response.line = entry.line
             stop = message.get("stop_reason")
             if isinstance(stop, str):
                 response.stop_reason = stop
@@ -119,18 +138,23 @@ def collect_responses(entries: Iterable[Entry]) -> dict[str, Response]:
             response.model = response.model or message.get("model")
             response.add_blocks(message.get("content"))
         elif entry.type == "stream_event":
-            _apply_event(raw, responses, started)
+            _apply_event(entry, responses, started, report)
     return responses
 
 
-def _apply_event(raw: Mapping[str, Any], responses: dict[str, Response], started: dict[Any, str]) -> None:
+def _apply_event(entry: Entry, responses: dict[str, Response], started: dict[str | None, str], report: Report | None) -> None:
     """``message_delta`` carries the final output tokens and stop reason. The raw line names its
     message (``api_message_id``); the SDK's StreamEvent drops that, so the message of the last
     ``message_start`` in the same (sub)agent stream is meant."""
+    raw = entry.raw
     event = raw.get("event")
     if not isinstance(event, Mapping):
         return
     stream = raw.get("parent_tool_use_id")
+    if stream is not None and not isinstance(stream, str):
+        if report is not None:
+            report(entry.line, f"{entry.where()}: parent_tool_use_id is {short(stream)}, not a tool use id; the stream event is not matched to a message")
+        return
     if event.get("type") == "message_start" and isinstance(event.get("message"), Mapping):
         mid = event["message"].get("id")
         if isinstance(mid, str):
@@ -146,6 +170,7 @@ def _apply_event(raw: Mapping[str, Any], responses: dict[str, Response], started
     if isinstance(event.get("usage"), Mapping):
         usage.update({k: v for k, v in event["usage"].items() if v is not None})
     response.usage = usage
+    response.line = entry.line
     delta = event.get("delta")
     if isinstance(delta, Mapping) and isinstance(delta.get("stop_reason"), str):
         response.stop_reason = delta["stop_reason"]

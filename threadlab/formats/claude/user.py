@@ -35,7 +35,8 @@ def system_name(raw: Mapping[str, Any], content: Any) -> str | None:
         return "meta_message"
     if raw.get("isCompactSummary"):
         return "compact_summary"
-    text = content if isinstance(content, str) else "".join(b.get("text", "") for b in content or () if isinstance(b, Mapping) and isinstance(b.get("text"), str))
+    blocks = content if isinstance(content, list) else ()
+    text = content if isinstance(content, str) else "".join(b["text"] for b in blocks if isinstance(b, Mapping) and isinstance(b.get("text"), str))
     return next((name for prefix, name in _WRAPPED_USER_TEXT if text.lstrip().startswith(prefix)), None)
 
 

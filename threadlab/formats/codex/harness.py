@@ -118,7 +118,7 @@ def prompt_text(content: Any) -> str:
 
 def mark(action: BaseAction, kind: str | None) -> None:
     """Set ``metadata.author = "harness"`` (and ``metadata.harness = kind`` when known)."""
-    meta = dict(action.metadata or {})
+    meta = dict(getattr(action, "metadata", None) or {})  # (an InvalidAction may have none)
     meta.update(harness_metadata(kind) if kind is not None else {AUTHOR_KEY: "harness"})
     action.metadata = meta
 

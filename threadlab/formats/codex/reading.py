@@ -170,7 +170,7 @@ class RolloutReader:
             if self.model:
                 meta["model_name"] = self.model
             meta["provider_name"] = self.provider
-        actions = self.items.add(payload, agent_id=self.agent_id, timestamp=when, meta=meta)
+        actions = self.items.add(payload, agent_id=self.agent_id, timestamp=when, meta=meta, where=f"line {number}", line=number)
         if actions is None:
             kind = payload.get("type")
             self.b.kept("unknown-type", f"line {number}: response item of type {kind!r} is not one threadlab maps; kept as system.unknown_item", line=number)
@@ -250,7 +250,7 @@ class RolloutReader:
                 self.responses.append([])
                 self.open_response = True
             self.responses[-1].append(action)
-        elif action.action_type in ("user_message", "tool_return") and not (action.metadata or {}).get(KEY, {}).get("hosted_result"):
+        elif action.action_type in ("user_message", "tool_return") and not _own_meta(action).get("hosted_result"):
             self.open_response = False
 
     def _time(self, stamp: Any, number: int) -> tuple[Any, dict[str, Any]]:
@@ -286,6 +286,13 @@ def _title(text: str) -> str:
         text = text.split(_REQUEST, 1)[1]
     first = text.strip().splitlines()[0] if text.strip() else ""
     return first[:100]
+
+
+def _own_meta(action: BaseAction) -> dict[str, Any]:
+    """``metadata.codex`` of an action; {} when there is none (an action kept as it came, an
+    ``InvalidAction``, may have no metadata)."""
+    own = (getattr(action, "metadata", None) or {}).get(KEY)
+    return own if isinstance(own, dict) else {}
 
 
 def _stem(source: Source) -> str:

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from threadlab.formats.counts import count_of
 
 LINE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state", "token_usage_record")
 MODEL_OUTPUTS = ("assistant_message", "thinking", "tool_call")
@@ -41,6 +43,16 @@ class TokenUsage(_Wire):
     output_tokens: int = 0
     reasoning_output_tokens: int = 0
     total_tokens: int = 0
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _count(cls, value: Any) -> Any:
+        """A count as ``counts.count_of`` reads one (``12.0`` is 12; ``true``, ``1.5``, a float
+        beyond 2**53 none), not as pydantic's lax integers would."""
+        count, why = count_of(value)
+        if why is not None:
+            raise ValueError(why)
+        return count if count is not None else value
 
     def fields(self) -> dict[str, int]:
         out = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens, "total_tokens": self.total_tokens}
@@ -71,7 +83,8 @@ def token_info(payload: Any) -> TokenCountInfo | str | None:
         if "input_tokens" in payload:
             return TokenCountInfo(last_token_usage=TokenUsage.model_validate(payload))
     except ValidationError as exc:
-        return f"token figures do not read ({exc.errors()[0]['msg']})"
+        error = exc.errors()[0]
+        return f"token figures do not read ({'.'.join(str(p) for p in error['loc'])}: {error['msg']})"
     return None
 
 

@@ -14,7 +14,7 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem, ThreadError
+from threadlab.core.problems import Problem, ThreadError, short
 from threadlab.formats.inspect_ai.container import ZIP_MAGIC, members
 from threadlab.formats.inspect_ai.convert import KEY, SampleReader
 from threadlab.formats.inspect_ai.writing import write_log
@@ -45,14 +45,12 @@ def to_threads(source: Source) -> list[Thread]:
     log = source.json()
     if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
         raise source.error("format", "is not an Inspect AI log (no eval spec)")
-    samples = log.get("samples") or []
+    samples = log.get("samples")
+    if samples is not None and not isinstance(samples, list):
+        raise source.error("schema", f"is an Inspect AI log whose samples are {short(samples)}, not a list")
     if not samples:
         raise source.error("empty", "is an Inspect AI log with no samples (logged with log_samples=False, or the eval did not run)")
-    threads = []
-    for index, sample in enumerate(samples, 1):
-        if isinstance(sample, dict):
-            threads.append(SampleReader(sample, log, source.name, f"samples[{index}]").read())
-    return threads
+    return _sample_threads(source, log, [(f"samples[{index}]", None, sample) for index, sample in enumerate(samples, 1)], [])
 
 
 def _eval_threads(source: Source) -> list[Thread]:
@@ -61,7 +59,7 @@ def _eval_threads(source: Source) -> list[Thread]:
     if note:
         problems.append(Problem("truncated", f"{source.name} {note}", source=source.name))
     header: dict[str, Any] = {}
-    samples: list[tuple[str, Any]] = []
+    samples: list[tuple[str, int | None, Any]] = []
     for member in found:
         if member.data is None:
             rule = "size-limit" if member.limit else "truncated" if "cut short" in (member.error or "") else "io"
@@ -77,8 +75,19 @@ def _eval_threads(source: Source) -> list[Thread]:
         if member.name == "header.json" and isinstance(value, dict):
             header = value
         elif member.name.startswith("samples/"):
-            samples.append((member.name, value))
-    threads = [SampleReader(v, header, source.name, name).read() for name, v in samples if isinstance(v, dict)]
+            samples.append((member.name, member.index, value))
+    return _sample_threads(source, header, samples, problems)
+
+
+def _sample_threads(source: Source, header: dict[str, Any], samples: list[tuple[str, int | None, Any]], problems: list[Problem]) -> list[Thread]:
+    """A thread per sample that is an object; any other is a ``schema`` problem naming it."""
+    threads = []
+    for name, line, sample in samples:
+        if isinstance(sample, dict):
+            threads.append(SampleReader(sample, header, source.name, name, line).read())
+        else:
+            where = f"member {line} ({name})" if line is not None else name
+            problems.append(Problem("schema", f"{source.name}: {where} is {short(sample)}, not a sample; skipped", source=source.name, line=line))
     if not threads:
         problems.append(Problem("empty", f"{source.name} holds no readable sample", source=source.name))
         raise ThreadError(problems)

@@ -32,7 +32,7 @@ Records (what ``thread.account`` counts): each message of ``messages`` and each 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from threadlab.core.authors import harness_metadata
@@ -40,6 +40,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
 from threadlab.formats.inspect_ai.attachments import resolve_attachments
+from threadlab.formats.inspect_ai.events import message_key, output_message, usage_fields, walk_events
 
 KEY = "inspect_ai"
 SCORER = "scorer:"  # a scorer's agent is named after it: scorer:model_graded_fact
@@ -47,38 +48,11 @@ COUNTED_EVENTS = ("model", "tool")
 _SAMPLE_META = ("id", "epoch", "target", "scores", "metadata", "model_usage", "role_usage", "error", "limit", "total_time", "working_time", "uuid")
 
 
-def walk_events(events: Any) -> Iterator[Mapping[str, Any]]:
-    """Events in order, the nested ``events`` of older subtask/tool events after their parent."""
-    for event in events or ():
-        if isinstance(event, Mapping):
-            yield event
-            if isinstance(event.get("events"), list):
-                yield from walk_events(event["events"])
-
-
-def usage_fields(raw: Any) -> dict[str, int] | None:
-    """inspect_ai's ModelUsage → ThreadProtocol usage (input includes the cached reads and writes)."""
-    if not isinstance(raw, Mapping):
-        return None
-    read = raw.get("input_tokens_cache_read") or 0
-    write = raw.get("input_tokens_cache_write") or 0
-    given, output = raw.get("input_tokens") or 0, raw.get("output_tokens") or 0
-    total = raw.get("total_tokens")
-    # providers differ: where the total counts the cache apart, input_tokens left it out
-    apart = (read or write) and total == given + output + read + write
-    out = {"input_tokens": given + read + write if apart else given, "output_tokens": output}
-    out["total_tokens"] = total or out["input_tokens"] + output
-    if read:
-        out["cache_read_tokens"] = read
-    if write:
-        out["cache_write_tokens"] = write
-    if raw.get("reasoning_tokens"):
-        out["thinking_tokens"] = raw["reasoning_tokens"]
-    return out
-
-
 class SampleReader:
-    def __init__(self, sample: Mapping[str, Any], header: Mapping[str, Any], source: str, member: str) -> None:
+    """``member``: where the sample is (``samples/1_epoch_1.json``, ``samples[1]``), named in its
+    problems; ``line``: the member's position in a ``.eval`` (a container's line), else None."""
+
+    def __init__(self, sample: Mapping[str, Any], header: Mapping[str, Any], source: str, member: str, line: int | None = None) -> None:
         ev = header.get("eval") if isinstance(header.get("eval"), Mapping) else {}
         self.default_model = ev.get("model") if isinstance(ev.get("model"), str) else "model"
         sid, epoch = sample.get("id"), sample.get("epoch", 1)
@@ -88,11 +62,15 @@ class SampleReader:
         meta.update({k: ev[k] for k in ("task", "task_id", "run_id", "eval_id", "model", "created") if ev.get(k) is not None})
         meta["member"] = member
         self.b = ThreadBuilder(thread_id, title=_title(sample.get("input")), metadata={KEY: meta}, source=source)
+        self.member = f"member {line} ({member})" if line is not None else member  # as problems name it
+        self.line = line
+        self.numbers: dict[int, int] = {}  # id(event) → its position in the walk, from 1
+        self.named: set[int] = set()  # events whose odd output is named already
         if missing:
             self.b.problem("unknown-id", f"{member}: {len(missing)} attachment references name no entry of the sample's attachments "
                                          f"(first {short(missing[0])}); kept as they are")
         self.sample = sample
-        self.messages = [m for m in sample.get("messages") or []]
+        self.messages = self.listed("messages")
         self.spans: dict[str, dict[str, Any]] = {}
         self.stack: list[str] = []
         self.joined: dict[str, str] = {}  # agent span id → the tool call that started it
@@ -100,8 +78,39 @@ class SampleReader:
         self.handed: set[str] = set()
 
     # --- the whole sample ------------------------------------------------------------------
+    def listed(self, key: str) -> list[Any]:
+        """The sample's list under ``key``; any other value is a ``schema`` problem naming it."""
+        value = self.sample.get(key)
+        if value is None or isinstance(value, list):
+            return list(value or ())
+        self.b.problem("schema", f"{self.member}: {key} is {short(value)}, not a list; none read", line=self.line)
+        return []
+
+    def where(self, event: Mapping[str, Any]) -> str:
+        return f"{self.member} event {self.numbers.get(id(event), '?')} ({event.get('event')})"  # (a model or tool event)
+
+    def output(self, event: Mapping[str, Any]) -> Mapping[str, Any]:
+        """A model event's ``output`` (a ModelOutput); another value is a ``schema`` problem."""
+        value = event.get("output")
+        if value is None or isinstance(value, Mapping):
+            return value or {}
+        if id(event) in self.named:
+            return {}
+        self.named.add(id(event))
+        self.b.problem("schema", f"{self.where(event)}: output is {short(value)}, not a model output; read as none", line=self.line)
+        return {}
+
+    def usage(self, event: Mapping[str, Any]) -> dict[str, int] | None:
+        """A model event's usage; a figure that is no count is a ``usage`` problem naming it."""
+        phrases: list[str] = []
+        fields = usage_fields(self.output(event).get("usage"), phrases)
+        for phrase in phrases:
+            self.b.problem("usage", f"{self.where(event)}: output.{phrase}", line=self.line)
+        return fields
+
     def read(self) -> Thread:
-        events = list(walk_events(self.sample.get("events")))
+        events = list(walk_events(self.listed("events")))
+        self.numbers = {id(e): n for n, e in enumerate(events, 1)}
         models = [e for e in events if e.get("event") == "model"]
         has_ids = any(isinstance(m, Mapping) and m.get("id") for m in self.messages)
         if models and has_ids:
@@ -111,18 +120,18 @@ class SampleReader:
         return self.b.build()
 
     def from_events(self, events: list[Mapping[str, Any]]) -> None:
-        by_id = {m.get("id"): i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("id")}
-        by_call = {m.get("tool_call_id"): i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("role") == "tool" and m.get("tool_call_id")}
+        by_id = {m["id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and message_key(m.get("id"))}
+        by_call = {m["tool_call_id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("role") == "tool" and message_key(m.get("tool_call_id"))}
         done = 0  # messages before this index are in the thread
         given: set[int] = set()  # messages an event gave
         for event in events:
             kind = event.get("event")
             anchor: int | None = None
             if kind == "model":
-                out = _output_message(event)
-                anchor = by_id.get(out.get("id")) if out else None
+                out = output_message(event)
+                anchor = by_id.get(message_key(out.get("id"))) if out else None
             elif kind == "tool":
-                anchor = by_call.get(event.get("id"))
+                anchor = by_call.get(message_key(event.get("id")))
             if anchor is not None and anchor >= done and anchor not in given:
                 done = self.flush(done, anchor, given)
                 given.add(anchor)
@@ -154,7 +163,7 @@ class SampleReader:
                 event = solver_calls[turn][0]
                 turn += 1
                 self.b.took()  # the model call this message came from
-                fields = usage_fields((event.get("output") or {}).get("usage"))
+                fields = self.usage(event)
                 if fields:
                     _put_usage(actions, fields)
         for event, stack in [*solver_calls[turn:], *extra]:
@@ -225,7 +234,7 @@ class SampleReader:
         self.b.took()
         agent = self.agent_in(self.stack)
         model = event.get("model") if isinstance(event.get("model"), str) else None
-        out = _output_message(event)
+        out = output_message(event, self.output(event))
         meta: dict[str, Any] = {}
         if model:
             meta["model_name"] = model
@@ -233,11 +242,11 @@ class SampleReader:
         if self.parent_call():
             meta["parent_tool_call_id"] = self.parent_call()
         if out is None:
-            error = event.get("error") or (event.get("output") or {}).get("error")
+            error = event.get("error") or self.output(event).get("error")
             self.b.add("system.model_error", timestamp=when, agent_id=agent, data={"model": model, "error": error}, metadata=meta or None)
             return
-        actions = self.assistant(out, agent, when, meta)
-        fields = usage_fields((event.get("output") or {}).get("usage"))
+        actions = self.assistant(out, agent, when, meta, self.where(event))
+        fields = self.usage(event)
         if fields and actions:
             _put_usage(actions, fields)
 
@@ -286,7 +295,7 @@ class SampleReader:
             agent = self.b.agent(name if isinstance(name, str) else self.default_model)
             model = message.get("model")
             meta = {"model_name": model, "provider_name": model.split("/", 1)[0]} if isinstance(model, str) else {}
-            return self.assistant(message, agent, None, meta)
+            return self.assistant(message, agent, None, meta, f"{self.member} message {index + 1}")
         if role == "tool":
             error = message.get("error")
             return [self.b.add(
@@ -302,7 +311,7 @@ class SampleReader:
         self.b.account.converted -= 1
         return [self.b.add("system.unknown_message", data=dict(message))]
 
-    def assistant(self, message: Mapping[str, Any], agent: str, when: Any, meta: dict[str, Any]) -> list[BaseAction]:
+    def assistant(self, message: Mapping[str, Any], agent: str, when: Any, meta: dict[str, Any], where: str) -> list[BaseAction]:
         actions: list[BaseAction] = []
         content = message.get("content")
         texts: list[Any] = []
@@ -313,7 +322,10 @@ class SampleReader:
                                           signature=signature if isinstance(signature, str) else None, provider_name=meta.get("provider_name") or "inspect", metadata=dict(meta) or None))
             elif part not in (None, ""):
                 texts.append(part)
-        calls = [c for c in message.get("tool_calls") or [] if isinstance(c, Mapping)]
+        listed = message.get("tool_calls")
+        if listed is not None and not isinstance(listed, list):
+            self.b.problem("schema", f"{where}: tool_calls is {short(listed)}, not a list; none read", line=self.line)
+        calls = [c for c in listed if isinstance(c, Mapping)] if isinstance(listed, list) else []
         if texts or not (calls or actions):  # a message of reasoning alone is its thinking, not also an empty message
             text = "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in texts if isinstance(p, str) or (isinstance(p, Mapping) and p.get("type") == "text"))
             others = [dict(p) for p in texts if isinstance(p, Mapping) and p.get("type") != "text"]
@@ -323,14 +335,6 @@ class SampleReader:
             actions.append(self.b.add("tool_call", timestamp=when, agent_id=agent, tool_name=str(call.get("function")), tool_call_id=str(call.get("id")),
                                       args=call.get("arguments"), metadata=dict(meta) or None))
         return actions
-
-
-def _output_message(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    output = event.get("output")
-    choices = output.get("choices") if isinstance(output, Mapping) else None
-    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) and isinstance(choices[0].get("message"), Mapping):
-        return choices[0]["message"]
-    return None
 
 
 def _put_usage(actions: list[BaseAction], fields: dict[str, int]) -> None:

@@ -24,6 +24,7 @@ import orjson
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.formats.counts import counts_as
 from threadlab.formats.responses_items import remember
 from threadlab.formats.sdk_types import check
 
@@ -62,20 +63,21 @@ def is_message(message: Any) -> bool:
     return found is not None and found[1] in TYPES and (found[0] != "flat" or bool(set(message) & {"additional_kwargs", "response_metadata", "tool_calls", "tool_call_id", "usage_metadata"}))
 
 
-def lc_usage(usage: Any) -> Usage | None:
+def lc_usage(usage: Any, problems: list[str] | None = None) -> Usage | None:
+    """A message's ``usage_metadata``; a figure that is no count (``counts.count_of``) is left
+    out, with a phrase in ``problems``."""
     if not isinstance(usage, Mapping):
         return None
     inp = usage.get("input_token_details") if isinstance(usage.get("input_token_details"), Mapping) else {}
     out = usage.get("output_token_details") if isinstance(usage.get("output_token_details"), Mapping) else {}
-    fields = {
-        "input_tokens": usage.get("input_tokens"),
-        "output_tokens": usage.get("output_tokens"),
-        "total_tokens": usage.get("total_tokens"),
-        "cache_read_tokens": inp.get("cache_read"),
-        "cache_write_tokens": inp.get("cache_creation"),
-        "thinking_tokens": out.get("reasoning"),
-    }
-    fields = {k: v for k, v in fields.items() if isinstance(v, int) and not isinstance(v, bool)}
+    fields = counts_as({
+        "input_tokens": ("input_tokens", usage.get("input_tokens")),
+        "output_tokens": ("output_tokens", usage.get("output_tokens")),
+        "total_tokens": ("total_tokens", usage.get("total_tokens")),
+        "input_token_details.cache_read": ("cache_read_tokens", inp.get("cache_read")),
+        "input_token_details.cache_creation": ("cache_write_tokens", inp.get("cache_creation")),
+        "output_token_details.reasoning": ("thinking_tokens", out.get("reasoning")),
+    }, problems if problems is not None else [], "usage_metadata.")
     return Usage(**fields) if fields else None
 
 
@@ -179,7 +181,10 @@ class LangChainReader:
                 b.problem("schema", f"{where}: invalid tool call {name!r} ({call.get('error')}); its arguments are kept as text", line=line)
             self.calls[call_id] = name
             actions.append(b.add("tool_call", agent_id=agent, tool_name=name, tool_call_id=call_id, args=call.get("args"), metadata=dict(meta) if meta else None))
-        usage = lc_usage(data.get("usage_metadata"))
+        phrases: list[str] = []
+        usage = lc_usage(data.get("usage_metadata"), phrases)
+        for phrase in phrases:
+            b.problem("usage", f"{where}: {phrase}", line=line)
         if usage is not None and actions:
             target = next((a for a in actions if a.action_type == "assistant_message"), actions[0])
             target.usage = usage if target.action_type in ("assistant_message", "thinking") else usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]

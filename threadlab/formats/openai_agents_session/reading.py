@@ -87,7 +87,7 @@ class SessionReader:
             b.kept("schema", f"{where} is a JSON {type(item).__name__}, not a session item; kept as system.unknown_item", line=line)
             b.add("system.unknown_item", timestamp=when, data=item, metadata={KEY: memo} if memo else None)
             return
-        actions = self.sdk.add(item, agent=agent, timestamp=when, meta={KEY: memo} if memo else None)
+        actions = self.sdk.add(item, agent=agent, timestamp=when, meta={KEY: memo} if memo else None, where=where, line=line)
         if actions is None:
             what = f"a message in role {short(item['role'])}" if "type" not in item and "role" in item else f"item of type {short(item.get('type'))}"
             b.kept("unknown-type", f"{where}: {what} is not one threadlab maps; kept as system.unknown_item", line=line)

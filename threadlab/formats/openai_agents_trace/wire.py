@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypedDict
 
 from threadlab.formats.counts import counts_of
-from threadlab.formats.otel.wire import nanos
+from threadlab.formats.otel.wire import span_times
 from threadlab.formats.spans.messages import chat_message, message_list, responses_item, texts
 from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
 
@@ -54,7 +54,7 @@ def is_span(item: Any) -> bool:
 
 def trace_span(record: Mapping[str, Any], line: int | None) -> Span:
     """A trace record as the root of its spans (its group id names the conversation)."""
-    span = Span(record["id"], record["id"], None, str(record.get("workflow_name") or ""), 0, 0, role=STRUCTURE, line=line)
+    span = Span(record["id"], record["id"], None, str(record.get("workflow_name") or ""), 0, 0, True, role=STRUCTURE, line=line)  # (a trace has no times)
     span.conversation_id = record.get("group_id") if isinstance(record.get("group_id"), str) else None
     span.title = span.name
     span.thread_meta = {k: record[k] for k in ("id", "workflow_name", "group_id", "metadata") if record.get(k) is not None}
@@ -63,11 +63,11 @@ def trace_span(record: Mapping[str, Any], line: int | None) -> Span:
 
 def sdk_span(record: Mapping[str, Any], line: int | None) -> Span:
     data = record["span_data"]
-    start = nanos(record.get("started_at")) or 0
-    end = nanos(record.get("ended_at")) or start
+    problems: list[tuple[str, str]] = []
+    start, end, untimed = span_times(record.get("started_at"), record.get("ended_at"), ("started_at", "ended_at"), problems)
     parent = record.get("parent_id") if isinstance(record.get("parent_id"), str) else record["trace_id"]
     span = Span(record["trace_id"], str(record.get("id") or record.get("span_id")), parent, str(data.get("name") or data.get("type")),
-                start, end, line=line)
+                start, end, untimed, line=line, problems=problems)
     error = record.get("error")
     if isinstance(error, Mapping):
         span.error = str(error.get("message") or "error")

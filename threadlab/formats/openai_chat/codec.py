@@ -25,4 +25,11 @@ class ChatCodec:
         return list(messages) if isinstance(messages, list) else []
 
     def response_messages(self, body: Mapping[str, Any]) -> list[Any]:
-        return [c["message"] for c in body.get("choices") or [] if isinstance(c, Mapping) and isinstance(c.get("message"), Mapping)]
+        return [c["message"] for c in choices_of(body) if isinstance(c, Mapping) and isinstance(c.get("message"), Mapping)]
+
+
+def choices_of(body: Mapping[str, Any]) -> list[Any]:
+    """A response's (or a chunk's) ``choices``; none when they are no list (the SDK type check
+    names that value, with its line)."""
+    choices = body.get("choices")
+    return choices if isinstance(choices, list) else []

@@ -17,9 +17,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.openai_chat.codec import KEY, ChatCodec
+from threadlab.formats.counts import counts_as
+from threadlab.formats.openai_chat.codec import KEY, ChatCodec, choices_of
 from threadlab.formats.provider_parts import chat_part, is_media, read_chat_part
 from threadlab.formats.provider_read import MessageReader, blank_text
 from threadlab.formats.sdk_types import check
@@ -75,10 +77,12 @@ def encode_content(content: Any) -> Any:
     """ThreadProtocol content → Chat content (the default rule the reader's memo corrects)."""
     if content is None or isinstance(content, str):
         return content or ""
+    if not isinstance(content, list):
+        return content  # (a broken action's odd content, as it came)
     out = []
     for part in content:
-        data = part if isinstance(part, Mapping) else part.model_dump(exclude_none=True)
-        encoded = encode_part(data)
+        data = part.model_dump(exclude_none=True) if isinstance(part, BaseModel) else part
+        encoded = encode_part(data) if isinstance(data, Mapping) else data
         if encoded is not None:
             out.append(encoded)
     return out
@@ -121,26 +125,28 @@ def usage_of(body: Mapping[str, Any]) -> Any:
     groq = body.get("x_groq")
     if isinstance(groq, Mapping) and isinstance(groq.get("usage"), Mapping):
         return groq["usage"]
-    for choice in body.get("choices") or []:
+    for choice in choices_of(body):
         if isinstance(choice, Mapping) and isinstance(choice.get("usage"), Mapping):
             return choice["usage"]
     return None
 
 
-def chat_usage(usage: Any) -> Usage | None:
+def chat_usage(usage: Any, problems: list[str] | None = None) -> Usage | None:
+    """A completion's usage; a figure that is no count (``counts.count_of``) is left out, with a
+    phrase in ``problems``."""
     if not isinstance(usage, Mapping):
         return None
     prompt = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), Mapping) else {}
     completion = usage.get("completion_tokens_details") if isinstance(usage.get("completion_tokens_details"), Mapping) else {}
-    fields = {
-        "input_tokens": usage.get("prompt_tokens"),
-        "output_tokens": usage.get("completion_tokens"),
-        "total_tokens": usage.get("total_tokens"),
-        # DeepSeek also names its cache hits ``prompt_cache_hit_tokens``
-        "cache_read_tokens": prompt.get("cached_tokens", usage.get("prompt_cache_hit_tokens")),
-        "thinking_tokens": completion.get("reasoning_tokens"),
-    }
-    fields = {k: v for k, v in fields.items() if isinstance(v, int) and not isinstance(v, bool)}
+    # DeepSeek also names its cache hits ``prompt_cache_hit_tokens``
+    cached = "prompt_tokens_details.cached_tokens" if "cached_tokens" in prompt else "prompt_cache_hit_tokens"
+    fields = counts_as({
+        "prompt_tokens": ("input_tokens", usage.get("prompt_tokens")),
+        "completion_tokens": ("output_tokens", usage.get("completion_tokens")),
+        "total_tokens": ("total_tokens", usage.get("total_tokens")),
+        cached: ("cache_read_tokens", prompt.get("cached_tokens", usage.get("prompt_cache_hit_tokens"))),
+        "completion_tokens_details.reasoning_tokens": ("thinking_tokens", completion.get("reasoning_tokens")),
+    }, problems if problems is not None else [])
     return Usage(**fields) if fields else None
 
 
@@ -236,7 +242,8 @@ class ChatReader(MessageReader):
             if reason:
                 self.b.problem("schema", f"the response {body.get('id', '')} is not a ChatCompletion ({reason}); read as it is", line=line)
         got: list[int] = []
-        for n, choice in enumerate(body.get("choices") or []):
+        choices = choices_of(body)
+        for n, choice in enumerate(choices):
             message = choice.get("message") if isinstance(choice, Mapping) else None
             if not isinstance(message, Mapping):
                 if count:
@@ -246,12 +253,14 @@ class ChatReader(MessageReader):
             got.append(self.add_message(message, line, response=body, count=count))
             mine = self.b.actions[start:]
             if n == 0:
-                put_usage(mine, chat_usage(usage_of(body)))
+                phrases: list[str] = []
+                put_usage(mine, chat_usage(usage_of(body), phrases))
+                self.usage_problems(body, line, phrases)
             finish = FINISH.get(choice.get("finish_reason")) if isinstance(choice.get("finish_reason"), str) else None
             for action in mine:
                 if action.action_type == "assistant_message" and finish:
                     action.finish_reason = finish  # type: ignore[attr-defined]
-                if n and body.get("choices") and len(body["choices"]) > 1:
+                if n and len(choices) > 1:
                     self.tag(action, {"choice": n})
         return got
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from threadlab.core.model import Thread
+from threadlab.formats.openai_chat.codec import choices_of
 from threadlab.formats.openai_chat.reading import ChatReader, usage_of
 from threadlab.formats.provider_read import read_events
 from threadlab.formats.provider_sse import Event, events
@@ -47,6 +48,7 @@ class ChunkAssembler:
         self.choices: dict[int, dict[str, Any]] = {}
         self.tools: dict[tuple[int, int], dict[str, Any]] = {}
         self.usage: Any = None
+        self.usage_line: int | None = None  # the chunk the usage came from
 
     def add(self, chunk: Mapping[str, Any], line: int = 0) -> None:
         for key in _TOP:
@@ -54,8 +56,8 @@ class ChunkAssembler:
                 self.top.setdefault(key, chunk[key])
         usage = usage_of(chunk)
         if usage is not None:  # the vendors send totals so far: the last one is the stream's
-            self.usage = usage
-        for choice in chunk.get("choices") or []:
+            self.usage, self.usage_line = usage, line or None
+        for choice in choices_of(chunk):
             if isinstance(choice, Mapping):
                 self._choice(choice)
 
@@ -67,7 +69,8 @@ class ChunkAssembler:
         for key in _TEXT:
             if isinstance(delta.get(key), str):
                 message[key] = (message.get(key) or "") + delta[key]
-        for call in delta.get("tool_calls") or []:
+        calls = delta.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():  # (another value: the chunk's type check names it)
             if isinstance(call, Mapping):
                 self._tool(index, call, message)
         if choice.get("finish_reason") is not None:
@@ -118,6 +121,6 @@ def read_stream(source: Source, saved: list[Event] | None = None) -> Thread:
     n = read_events(reader, saved if saved is not None else events(source), known=is_chunk, check_name="openai.chat.chunk", add=assembler.add, what=CHUNK)
     if assembler.choices or assembler.top:
         body = assembler.completion()
-        got = reader.read_response(body, None, count=False, checked=False)
+        got = reader.read_response(body, assembler.usage_line, count=False, checked=False)  # (what it names: the usage's chunk)
         reader.exchanges.append({"response": reader.response_rest(body), "got": got})
     return reader.build("sse" if saved is None else "saved-events", {"events": n})

@@ -30,6 +30,7 @@ from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
 from threadlab.formats.agents_sdk_items import DERIVED, handoff_target
+from threadlab.formats.counts import counts_as
 from threadlab.formats.openai_chat.reading import put_usage
 from threadlab.formats.provider_kinds import RESPONSES, list_kind, request_kind, response_kind
 from threadlab.formats.provider_read import RIDERS, MessageReader, blank_text
@@ -64,7 +65,7 @@ class ResponsesCodec:
         return [*out, *(items if isinstance(items, list) else [])]
 
     def response_messages(self, body: Mapping[str, Any]) -> list[Any]:
-        return list(body.get("output") or [])
+        return output_of(body)
 
     @staticmethod
     def is_config(message: Any) -> bool:
@@ -77,19 +78,27 @@ def _blank_answer(item: Any) -> bool:
     return isinstance(item, Mapping) and item.get("type", "message") == "message" and item.get("role") == "assistant" and blank_text(item.get("content"))
 
 
-def responses_usage(usage: Any) -> Usage | None:
+def output_of(body: Mapping[str, Any]) -> list[Any]:
+    """A response's ``output`` items; none when it is no list (the SDK type check names that
+    value, with its line)."""
+    output = body.get("output")
+    return list(output) if isinstance(output, list) else []
+
+
+def responses_usage(usage: Any, problems: list[str] | None = None) -> Usage | None:
+    """A response's usage; a figure that is no count (``counts.count_of``) is left out, with a
+    phrase in ``problems``."""
     if not isinstance(usage, Mapping):
         return None
     inp = usage.get("input_tokens_details") if isinstance(usage.get("input_tokens_details"), Mapping) else {}
     out = usage.get("output_tokens_details") if isinstance(usage.get("output_tokens_details"), Mapping) else {}
-    fields = {
-        "input_tokens": usage.get("input_tokens"),
-        "output_tokens": usage.get("output_tokens"),
-        "total_tokens": usage.get("total_tokens"),
-        "cache_read_tokens": inp.get("cached_tokens"),
-        "thinking_tokens": out.get("reasoning_tokens"),
-    }
-    fields = {k: v for k, v in fields.items() if isinstance(v, int) and not isinstance(v, bool)}
+    fields = counts_as({
+        "input_tokens": ("input_tokens", usage.get("input_tokens")),
+        "output_tokens": ("output_tokens", usage.get("output_tokens")),
+        "total_tokens": ("total_tokens", usage.get("total_tokens")),
+        "input_tokens_details.cached_tokens": ("cache_read_tokens", inp.get("cached_tokens")),
+        "output_tokens_details.reasoning_tokens": ("thinking_tokens", out.get("reasoning_tokens")),
+    }, problems if problems is not None else [])
     return Usage(**fields) if fields else None
 
 
@@ -153,7 +162,7 @@ class ResponsesReader(MessageReader):
             if reason:
                 self.b.problem("schema", f"the response {body.get('id', '')} is not a Response ({reason}); read as it is", line=line)
         start = len(self.b.actions)
-        output = body.get("output") if isinstance(body.get("output"), list) else []
+        output = output_of(body)
         blank = {n for n, item in enumerate(output) if _blank_answer(item)}
         if len(blank) == len(output):
             blank = set()  # a response of whitespace only: that is its answer
@@ -170,7 +179,9 @@ class ResponsesReader(MessageReader):
             got.append(self.add_message(item, line, response=body, count=count))
         if riders:
             self.tag(self.b.actions[start], {RIDERS: riders})
-        put_usage(self.b.actions[start:], responses_usage(body.get("usage")))
+        phrases: list[str] = []
+        put_usage(self.b.actions[start:], responses_usage(body.get("usage"), phrases))
+        self.usage_problems(body, line, phrases)
         return got
 
     def request_rest(self, body: Mapping[str, Any]) -> dict[str, Any]:

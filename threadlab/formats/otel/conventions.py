@@ -64,7 +64,8 @@ _SYSTEM_KEEP = (G.GEN_AI_REQUEST_MODEL, G.GEN_AI_RETRIEVAL_QUERY_TEXT, OI.INPUT_
 def interpret(raw: RawSpan) -> Span:
     """The span's place in the conversation, with what it says (see the module doc)."""
     a = raw.attributes
-    span = Span(raw.trace_id, raw.span_id, raw.parent_id, raw.name, raw.start, raw.end, error=raw.error, line=raw.line)
+    span = Span(raw.trace_id, raw.span_id, raw.parent_id, raw.name, raw.start, raw.end, raw.untimed, error=raw.error, line=raw.line)
+    span.problems.extend(raw.problems)
     span.conversation_id = _str(a.get(G.GEN_AI_CONVERSATION_ID)) or _str(a.get(OI.SESSION_ID))
     span.agent_name = _str(a.get(G.GEN_AI_AGENT_NAME)) or _str(a.get(PAI_AGENT_NAME)) or _str(a.get(OI.AGENT_NAME))
     op = a.get(G.GEN_AI_OPERATION_NAME)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
+from threadlab.core.problems import short
 from threadlab.formats.spans.model import SpanHead
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -94,6 +95,7 @@ class RawSpan(SpanHead):
     resource: dict[str, Any] | None = None
     scope: str | None = None
     line: int | None = None
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (rule, message) of what did not read
 
 
 def _camel(d: Mapping[str, Any], name: str, snake: str) -> Any:
@@ -205,6 +207,37 @@ def _nanos(value: Any) -> int | None:
     return None
 
 
+def span_times(start: Any, end: Any, names: tuple[str, str], problems: list[tuple[str, str]]) -> tuple[int, int, bool]:
+    """A span's (start, end, untimed) in unix nanoseconds. A time given that is none (``nanos``)
+    is a ``schema`` problem naming it, and the span keeps its other time; with neither, it is
+    untimed (``spans.model.settle_untimed``), never put at 0, the unix epoch."""
+    first, last = nanos(start), nanos(end)
+    bad = [f"{name} is {short(value)}" for name, value, got in ((names[0], start, first), (names[1], end, last)) if got is None and value is not None]
+    if bad:
+        kept = "the span has no time" if first is None and last is None else f"the span's {names[0] if first is not None else names[1]} is used"
+        problems.append(("schema", f"{' and '.join(bad)}, no time; {kept}"))
+    if first is None:
+        if last is None:
+            return 0, 0, True
+        first = last
+    return first, (last if last is not None else first), False
+
+
+def event_time(value: Any, start: int, name: str, problems: list[tuple[str, str]]) -> int:
+    """An event's time; one given that is none is a ``schema`` problem, and the span's start is used."""
+    found = nanos(value)
+    if found is None and value is not None:
+        problems.append(("schema", f"event {short(name)}'s time is {short(value)}, no time; the span's start is used"))
+    return found if found is not None else start
+
+
+def _listed(value: Any, name: str, problems: list[tuple[str, str]]) -> list[Any]:
+    if value is None or isinstance(value, list):
+        return value or []
+    problems.append(("schema", f"{name} is {short(value)}, not a list; none read"))
+    return []
+
+
 _ERROR_CODES = (2, "2", "STATUS_CODE_ERROR", "ERROR", "StatusCode.ERROR")
 
 
@@ -237,16 +270,18 @@ def otlp_span(raw: Any, resource: dict[str, Any] | None, scope: str | None, line
     sid = span_id(_camel(raw, "spanId", "span_id"), 8)
     if trace is None or sid is None:
         raise ValueError(f"span {raw.get('name')!r} has no traceId/spanId")
-    start = nanos(_camel(raw, "startTimeUnixNano", "start_time_unix_nano")) or 0
-    end = nanos(_camel(raw, "endTimeUnixNano", "end_time_unix_nano")) or start
+    problems: list[tuple[str, str]] = []
+    start, end, untimed = span_times(_camel(raw, "startTimeUnixNano", "start_time_unix_nano"), _camel(raw, "endTimeUnixNano", "end_time_unix_nano"),
+                                     ("startTimeUnixNano", "endTimeUnixNano"), problems)
     status = raw.get("status") if isinstance(raw.get("status"), Mapping) else {}
     error = (status.get("message") or "error") if status.get("code") in _ERROR_CODES else None
     events = []
-    for event in raw.get("events") or []:
+    for event in _listed(raw.get("events"), "events", problems):
         if isinstance(event, Mapping):
-            events.append((str(event.get("name")), nanos(_camel(event, "timeUnixNano", "time_unix_nano")) or start, key_values(event.get("attributes"))))
+            name = str(event.get("name"))
+            events.append((name, event_time(_camel(event, "timeUnixNano", "time_unix_nano"), start, name, problems), key_values(event.get("attributes"))))
     return RawSpan(trace, sid, span_id(_camel(raw, "parentSpanId", "parent_span_id"), 8) or None, str(raw.get("name") or ""),
-                   start, end, key_values(raw.get("attributes")), events, error, resource or None, scope, line)
+                   start, end, untimed, key_values(raw.get("attributes")), events, error, resource or None, scope, line, problems)
 
 
 # --- flat spans ----------------------------------------------------------------------------
@@ -272,8 +307,11 @@ def flat_span(item: Mapping[str, Any], line: int | None) -> RawSpan:
     parent = next((item[k] for k in ("parent_id", "parent_span_id", "parentSpanId", "ParentSpanId") if item.get(k)), None)
     if isinstance(parent, Mapping):  # some exporters nest the parent's context
         parent = parent.get("span_id")
-    start = nanos(next((item[k] for k in ("start_time", "start_timestamp", "startTimeUnixNano", "Timestamp") if k in item), None)) or 0
-    end = nanos(next((item[k] for k in ("end_time", "end_timestamp", "endTimeUnixNano") if k in item), None)) or start
+    problems: list[tuple[str, str]] = []
+    starts = [k for k in ("start_time", "start_timestamp", "startTimeUnixNano", "Timestamp") if k in item]
+    ends = [k for k in ("end_time", "end_timestamp", "endTimeUnixNano") if k in item]
+    start, end, untimed = span_times(item[starts[0]] if starts else None, item[ends[0]] if ends else None,
+                                     (starts[0] if starts else "start_time", ends[0] if ends else "end_time"), problems)
     status = item.get("status")
     code = (status.get("status_code") or status.get("code")) if isinstance(status, Mapping) else item.get("status_code", status)
     error = None
@@ -282,19 +320,20 @@ def flat_span(item: Mapping[str, Any], line: int | None) -> RawSpan:
     attributes = item.get("attributes")
     attrs = key_values(attributes) if isinstance(attributes, list) else flatten(attributes) if isinstance(attributes, Mapping) else {}
     events = []
-    for event in item.get("events") or []:
+    for event in _listed(item.get("events"), "events", problems):
         if isinstance(event, Mapping):
             ev_attrs = event.get("attributes")
             ev_attrs = key_values(ev_attrs) if isinstance(ev_attrs, list) else flatten(ev_attrs) if isinstance(ev_attrs, Mapping) else {}
-            events.append((str(event.get("name")), nanos(event.get("timestamp", event.get("timeUnixNano"))) or start, ev_attrs))
+            name = str(event.get("name"))
+            events.append((name, event_time(event.get("timestamp", event.get("timeUnixNano")), start, name, problems), ev_attrs))
     kind = item.get("span_kind")
     if isinstance(kind, str) and not kind.startswith("SPAN_KIND") and "openinference.span.kind" not in attrs:
         attrs["openinference.span.kind"] = kind  # Phoenix's export keeps the OpenInference kind at the top
     resource = item.get("resource")
     res_attrs = resource.get("attributes") if isinstance(resource, Mapping) else None
     name = next((item[k] for k in ("name", "span_name", "SpanName") if isinstance(item.get(k), str)), "")
-    return RawSpan(trace, sid, span_id(parent, 8) if parent else None, name, start, end, attrs, events, error,
-                   flatten(res_attrs) if isinstance(res_attrs, Mapping) else key_values(res_attrs) or None, None, line)
+    return RawSpan(trace, sid, span_id(parent, 8) if parent else None, name, start, end, untimed, attrs, events, error,
+                   flatten(res_attrs) if isinstance(res_attrs, Mapping) else key_values(res_attrs) or None, None, line, problems)
 
 
 def flatten(attributes: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -64,20 +64,37 @@ def _is_error_details(content: Any) -> bool:
     return isinstance(content, list) and bool(content) and all(isinstance(c, Mapping) and "type" in c and "loc" in c for c in content)
 
 
-def usage_from_pai(usage: Mapping[str, Any] | None) -> Usage | None:
+def usage_from_pai(usage: Mapping[str, Any] | None, unread: Any = None) -> Usage | None:
     """RequestUsage JSON → canonical usage (total = input + output; thinking from
     output_reasoning_tokens or details.reasoning_tokens). A model, not its JSON object: on an
-    action without a usage field of its own (a tool call) it is kept as an extra field as given."""
-    return Usage(**usage_numbers(usage)) if usage else None
+    action without a usage field of its own (a tool call) it is kept as an extra field as given.
+    ``unread``: the envelope's ``_invalid`` (the figures the file gave that were no counts, as
+    ``usage.<key>``; ``usage`` itself when pydantic-ai took none of it): left out, not zero."""
+    if not usage or (isinstance(unread, Mapping) and "usage" in unread):
+        return None
+    return Usage(**usage_numbers(usage, unread))
 
 
-def usage_numbers(usage: Mapping[str, Any]) -> dict[str, Any]:
-    """The canonical usage's fields (None where there is no figure) of RequestUsage JSON."""
+_OURS = {"input_tokens": ("input_tokens", "request_tokens"), "output_tokens": ("output_tokens", "response_tokens"),
+         "thinking_tokens": ("output_reasoning_tokens", "details.reasoning_tokens"), "cache_read_tokens": ("cache_read_tokens",),
+         "cache_write_tokens": ("cache_write_tokens", "cache_write_1h_tokens")}
+
+
+def usage_numbers(usage: Mapping[str, Any], unread: Any = None) -> dict[str, Any]:
+    """The canonical usage's fields (None where there is no figure, or the file's was no count)
+    of RequestUsage JSON."""
     inp, out = usage.get("input_tokens") or 0, usage.get("output_tokens") or 0
     thinking = usage.get("output_reasoning_tokens") or (usage.get("details") or {}).get("reasoning_tokens") or None
     cache_write = (usage.get("cache_write_tokens") or 0) + (usage.get("cache_write_1h_tokens") or 0)
-    return {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out, "thinking_tokens": thinking,
-            "cache_read_tokens": usage.get("cache_read_tokens") or None, "cache_write_tokens": cache_write or None}
+    numbers = {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out, "thinking_tokens": thinking,
+               "cache_read_tokens": usage.get("cache_read_tokens") or None, "cache_write_tokens": cache_write or None}
+    if isinstance(unread, Mapping) and unread:
+        for ours, theirs in _OURS.items():
+            if any(f"usage.{key}" in unread for key in theirs):
+                numbers[ours] = None
+        if numbers["input_tokens"] is None or numbers["output_tokens"] is None:
+            numbers["total_tokens"] = None
+    return numbers
 
 
 def _finish(spec: Spec, part: Mapping[str, Any], rebuilt: dict[str, Any], index: int, pos: int, records: int, msg: Message) -> Spec:
@@ -185,7 +202,7 @@ def _response_specs(msg: Message, index: int, agent_id: str, one: int) -> list[S
     core = [s for s in specs if not s.action_type.startswith("system.")]
     target = message_spec or (core[0] if core else None)
     if target is not None and envelope.get("usage"):
-        target.fields["usage"] = usage_from_pai(envelope["usage"])
+        target.fields["usage"] = usage_from_pai(envelope["usage"], envelope.get("_invalid"))
     model = {k: envelope[k] for k in ("model_name", "provider_name") if envelope.get(k)}
     for spec in specs:
         if model and not spec.action_type.startswith("system."):

@@ -25,6 +25,7 @@ import pydantic
 import pydantic_core
 from pydantic_ai import messages as pai
 
+from threadlab.formats.counts import count_of
 from threadlab.formats.pydantic_ai.message import MISSING, BadPart, Message
 
 _INVENTED = ("timestamp", "tool_call_id")  # what pydantic-ai fills in when missing (wall clock, random id)
@@ -98,6 +99,7 @@ class Normaliser:
             problems.append(("schema", f"message #{index + 1} {said}; read as a {kind} (its parts are {kind} parts)"))
             raw["kind"] = kind
         raw_kinds = [p.get("part_kind") if isinstance(p, Mapping) else None for p in raw["parts"]]
+        unread = _unread_counts(raw, index, problems)
         prepared, missing = self._prepare(raw, index)
         part_problems: dict[int, tuple[str, str]] = {}
         try:
@@ -108,6 +110,8 @@ class Normaliser:
         else:
             parts = dumped.pop("parts")
             envelope = dumped
+        if unread:
+            envelope["_invalid"] = {**envelope.get("_invalid", {}), **unread}
         for position, keys in missing.items():
             if position < 0:
                 _forget(envelope, keys)
@@ -242,6 +246,35 @@ def _forget(value: dict[str, Any], keys: list[str]) -> None:
         if key == "timestamp":
             value.pop("timestamp", None)
     value[MISSING] = list(keys)
+
+
+# RequestUsage's token counts, under their names and 1.x's (``details`` holds more, by name)
+COUNT_KEYS = ("input_tokens", "request_tokens", "cache_write_tokens", "cache_write_1h_tokens", "cache_read_tokens", "output_tokens",
+              "response_tokens", "output_reasoning_tokens", "input_audio_tokens", "cache_audio_read_tokens", "output_audio_tokens")
+
+
+def _unread_counts(raw: dict[str, Any], index: int, problems: list[tuple[str, str]]) -> dict[str, Any]:
+    """Token counts of the message's usage that are no counts (``counts.count_of``: pydantic-ai's
+    lax integers would take ``true`` as 1 and ``"12"`` as 12), taken out of ``raw``'s usage (a
+    copy), each a ``usage`` problem; returns them as ``usage.<key>`` → value."""
+    usage = raw.get("usage")
+    if not isinstance(usage, dict):
+        return {}
+    unread: dict[str, Any] = {}
+    details = usage.get("details")
+    figures = [(key, usage[key]) for key in COUNT_KEYS if key in usage]
+    figures += [(f"details.{key}", value) for key, value in details.items()] if isinstance(details, dict) else []
+    for key, value in figures:
+        _, why = count_of(value)
+        if why is not None:
+            unread[f"usage.{key}"] = value
+            problems.append(("usage", f"message #{index + 1} usage.{key}: {why}; left out"))
+    if unread:
+        kept = {k: v for k, v in usage.items() if f"usage.{k}" not in unread}
+        if isinstance(details, dict):
+            kept["details"] = {k: v for k, v in details.items() if f"usage.details.{k}" not in unread}
+        raw["usage"] = kept
+    return unread
 
 
 def _valid_envelope(envelope: dict[str, Any], index: int, problems: list[tuple[str, str]]) -> dict[str, Any]:

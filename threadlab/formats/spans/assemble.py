@@ -116,7 +116,7 @@ class Assembly:
         run = self.run_of(span)
         name = (run.agent_name if run is not None else None) or span.agent_name or DEFAULT_AGENT
         if name not in self.agents:
-            self.agents[name] = {"created": (run or span).start, "meta": {}}
+            self.agents[name] = {"created": _time_of(run or span), "meta": {}}
         return name
 
     # --- output -----------------------------------------------------------------------------
@@ -313,7 +313,7 @@ class Assembly:
 
     def _match(self, span: Span) -> _Call | None:
         run = self.run_of(span)
-        candidates = [c for c in self.calls.values() if c.span is None and c.name == (span.tool_name or span.name) and c.time <= span.end]
+        candidates = [c for c in self.calls.values() if c.span is None and c.name == (span.tool_name or span.name) and (span.untimed or c.time <= span.end)]
         same_run = [c for c in candidates if run is not None and c.run == run.span_id]
         for group in (same_run, candidates):
             exact = [c for c in group if span.args is None or Part("x", args=c.args).key() == Part("x", args=span.args).key()]
@@ -342,8 +342,8 @@ class Assembly:
         target = span.to_agent
         if target is None:
             return
-        self.agents.setdefault(target, {"created": span.start, "meta": {}})
-        transfer = [c for c in self.calls.values() if c.agent == source and c.time <= span.end and c.span is None
+        self.agents.setdefault(target, {"created": _time_of(span), "meta": {}})
+        transfer = [c for c in self.calls.values() if c.agent == source and (span.untimed or c.time <= span.end) and c.span is None
                     and (c.name.startswith("transfer_to") or slug(target) in slug(c.name))]
         data = {"from_agent_id": self.agent_id(source), "to_agent_id": self.agent_id(target)}
         if transfer:
@@ -383,7 +383,8 @@ class Assembly:
         for name, info in self.agents.items():
             if self.agent_id(name) not in acting and not info["meta"]:
                 continue  # an agent span that only wraps others (OpenInference's trace-level AGENT span)
-            builder.agent(name, agent_id=self.agent_id(name), created_at=when(info["created"]), metadata=info["meta"] or None)
+            created = when(info["created"]) if info["created"] is not None else None  # (none: the thread's first time, ThreadBuilder's)
+            builder.agent(name, agent_id=self.agent_id(name), created_at=created, metadata=info["meta"] or None)
         # a join goes before what the joining agent does at the same moment
         for time, _, kind, fields in sorted(self.out, key=lambda x: (x[0], x[2] != "system.agent_join", x[1])):
             clean = {k: v for k, v in fields.items() if not k.startswith("_")}
@@ -393,7 +394,7 @@ class Assembly:
             if link is not None and link[1] and kind != "system.agent_join":
                 meta["parent_tool_call_id"] = link[1]  # a delegated agent's actions name the call that started it
             clean["metadata"] = meta
-            builder.add(kind, timestamp=when(time), **clean)
+            builder.add(kind, timestamp=None if fields["_span"].untimed else when(time), **clean)  # (no time: the builder's, said)
         for span in self.spans:
             phrases = self.kept.get(span.span_id, []) + [m for _, m in span.problems]
             if span.role == FOREIGN:
@@ -404,6 +405,10 @@ class Assembly:
             else:
                 builder.took()
         return builder.build()
+
+
+def _time_of(span: Span) -> int | None:
+    return None if span.untimed else span.start
 
 
 def _results_only(msg: Msg) -> bool:

@@ -14,7 +14,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.formats.spans.assemble import Assembly
 from threadlab.formats.spans.documents import Failure
-from threadlab.formats.spans.model import Span
+from threadlab.formats.spans.model import Span, settle_untimed
 
 
 def group_traces(spans: Iterable[Span]) -> dict[str, list[Span]]:
@@ -63,6 +63,7 @@ def build_threads(
         if not threads:
             for failure in failures:
                 (builder.failed if failure.record else builder.problem)(failure.rule, failure.message, line=failure.line)
+        settle_untimed(members)
         assembly = Assembly(members, key)
         assembly.read()
         threads.append(assembly.build(builder))

@@ -143,6 +143,10 @@ class SpanHead:
     name: str
     start: int
     end: int
+    # neither time could be read: its actions get none (the builder puts each after the one
+    # before, and counts it in ``synthetic_timestamps``); ``start`` and ``end`` then only place
+    # it among the spans of its file (``settle_untimed``)
+    untimed: bool = False
 
 
 @dataclass(slots=True)
@@ -180,3 +184,17 @@ class Span(SpanHead):
     # thread-level facts (trace title, resource attributes, workflow name)
     thread_meta: dict[str, Any] | None = None
     title: str | None = None
+
+
+def settle_untimed(spans: list[SpanHead]) -> None:
+    """Place each span whose times could not be read (``untimed``) where it is in its file, at
+    the start of the timed span before it (else the first after it): its place in time order,
+    not a time anything is given."""
+    timed = [s.start for s in spans if not s.untimed]
+    before = timed[0] if timed else 0
+    for span in spans:
+        if span.untimed:
+            span.start = span.end = before
+        else:
+            before = span.start
+

@@ -17,7 +17,9 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction
+from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
+from threadlab.formats.counts import count_of
 
 FORMAT_KEY = "vercel_ai"  # action metadata key holding what ThreadProtocol has no field for
 AGENT_ACTIONS = ("assistant_message", "thinking", "tool_call")
@@ -74,6 +76,7 @@ class Turn:
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of start/finish chunks
     when: Any = None  # the message's own time (AI SDK v4 messages carry ``createdAt``)
     head: dict[str, Any] = field(default_factory=dict)  # more for the first action's metadata (v4's message fields)
+    line: int | None = None  # the line its metadata came from last (a stream's)
 
     def add(self, action_type: str, *, agent: bool = False, **fields: Any) -> Slot:
         slot = Slot(action_type, fields, {"step": self.step}, self.agent if agent else None)
@@ -84,12 +87,24 @@ class Turn:
 # --- probing producer-defined metadata ------------------------------------------------------
 
 
-def _number(value: Any) -> int | None:
+def _count(found: tuple[str, Any], problems: list[str]) -> int | None:
+    """A figure found as (its name, its value) as a count (``counts.count_of``: ``12.0`` is 12);
+    a value that is none is a phrase in ``problems``."""
+    name, value = found
     if isinstance(value, Mapping):  # provider-level usage: {"total": n, ...}
-        value = value.get("total")
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return int(value)
-    return None
+        name, value = f"{name}.total", value.get("total")
+    count, why = count_of(value)
+    if why is not None:
+        problems.append(f"usage.{name}: {why}; left out")
+    return count
+
+
+def _named(mapping: Mapping[str, Any], *keys: str, prefix: str = "") -> tuple[str, Any]:
+    """(name, value) of the first of ``keys`` that ``mapping`` holds a value for."""
+    for key in keys:
+        if mapping.get(key) is not None:
+            return prefix + key, mapping[key]
+    return "", None
 
 
 def _first(mapping: Mapping[str, Any], *keys: str) -> Any:
@@ -100,61 +115,75 @@ def _first(mapping: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
-def _either(*values: Any) -> Any:
-    return next((v for v in values if v is not None), None)
-
-
-def normalize_usage(raw: Mapping[str, Any]) -> dict[str, int] | None:
+def normalize_usage(raw: Mapping[str, Any], problems: list[str] | None = None) -> dict[str, int] | None:
     """AI SDK ``LanguageModelUsage`` (v5-v7, camelCase or snake_case, flat or nested) → the
-    ThreadProtocol usage fields."""
-    inputs = _first(raw, "inputTokens", "input_tokens", "promptTokens", "prompt_tokens")
-    outputs = _first(raw, "outputTokens", "output_tokens", "completionTokens", "completion_tokens")
+    ThreadProtocol usage fields. A figure that is no count is left out, with a phrase in
+    ``problems``."""
+    phrases = problems if problems is not None else []
+    inputs = _named(raw, "inputTokens", "input_tokens", "promptTokens", "prompt_tokens")
+    outputs = _named(raw, "outputTokens", "output_tokens", "completionTokens", "completion_tokens")
     in_details = raw.get("inputTokenDetails") if isinstance(raw.get("inputTokenDetails"), Mapping) else {}
     out_details = raw.get("outputTokenDetails") if isinstance(raw.get("outputTokenDetails"), Mapping) else {}
-    nested_in = inputs if isinstance(inputs, Mapping) else {}
-    nested_out = outputs if isinstance(outputs, Mapping) else {}
+    nested_in = inputs[1] if isinstance(inputs[1], Mapping) else {}
+    nested_out = outputs[1] if isinstance(outputs[1], Mapping) else {}
+
+    def among(*candidates: tuple[str, Any]) -> tuple[str, Any]:
+        return next((c for c in candidates if c[1] is not None), ("", None))
+
     usage = {
-        "input_tokens": _number(inputs),
-        "output_tokens": _number(outputs),
-        "total_tokens": _number(_first(raw, "totalTokens", "total_tokens")),
-        "thinking_tokens": _number(
-            _either(out_details.get("reasoningTokens"), _first(raw, "reasoningTokens", "reasoning_tokens", "thinking_tokens"), nested_out.get("reasoning"))
-        ),
-        "cache_read_tokens": _number(
-            _either(in_details.get("cacheReadTokens"), _first(raw, "cachedInputTokens", "cache_read_tokens"), nested_in.get("cacheRead"))
-        ),
-        "cache_write_tokens": _number(
-            _either(in_details.get("cacheWriteTokens"), raw.get("cache_write_tokens"), nested_in.get("cacheWrite"))
-        ),
+        "input_tokens": _count(inputs, phrases),
+        "output_tokens": _count(outputs, phrases),
+        "total_tokens": _count(_named(raw, "totalTokens", "total_tokens"), phrases),
+        "thinking_tokens": _count(among(_named(out_details, "reasoningTokens", prefix="outputTokenDetails."),
+                                        _named(raw, "reasoningTokens", "reasoning_tokens", "thinking_tokens"),
+                                        _named(nested_out, "reasoning", prefix=f"{outputs[0]}.")), phrases),
+        "cache_read_tokens": _count(among(_named(in_details, "cacheReadTokens", prefix="inputTokenDetails."),
+                                          _named(raw, "cachedInputTokens", "cache_read_tokens"),
+                                          _named(nested_in, "cacheRead", prefix=f"{inputs[0]}.")), phrases),
+        "cache_write_tokens": _count(among(_named(in_details, "cacheWriteTokens", prefix="inputTokenDetails."),
+                                           _named(raw, "cache_write_tokens"),
+                                           _named(nested_in, "cacheWrite", prefix=f"{inputs[0]}.")), phrases),
     }
     found = {k: v for k, v in usage.items() if v is not None}
     return found or None
 
 
-def usage_of(meta: Mapping[str, Any]) -> dict[str, int] | None:
+def usage_of(meta: Mapping[str, Any], problems: list[str] | None = None) -> dict[str, int] | None:
     """The message's usage: ``totalUsage`` or ``usage`` (a per-step ``stepUsage`` is not counted,
-    so a response is counted once)."""
+    so a response is counted once); a figure that is no count is a phrase in ``problems``."""
     for key in ("totalUsage", "usage", "total_usage"):
         value = meta.get(key)
         if isinstance(value, Mapping):
-            return normalize_usage(value)
+            phrases: list[str] = []
+            found = normalize_usage(value, phrases)
+            if problems is not None:
+                problems.extend(f"metadata.{key}.{p.removeprefix('usage.')}" for p in phrases)
+            return found
     if any(k in meta for k in ("inputTokens", "outputTokens", "input_tokens", "output_tokens")):
-        return normalize_usage(meta)
+        phrases = []
+        found = normalize_usage(meta, phrases)
+        if problems is not None:
+            problems.extend(f"metadata.{p.removeprefix('usage.')}" for p in phrases)
+        return found
     return None
 
 
-def timestamp_of(meta: Mapping[str, Any]) -> datetime | None:
+def timestamp_of(meta: Mapping[str, Any], problems: list[str] | None = None) -> datetime | None:
     """``createdAt`` (ms or s since the epoch, or ISO), ``timestamp``, or pydantic-ai's
-    ``pydantic_ai.timestamp``."""
+    ``pydantic_ai.timestamp``; None for none, and for a value that is no time (a phrase in
+    ``problems`` names it: the message then has no time, the builder's)."""
     nested = meta.get("pydantic_ai")
-    value = _first(meta, "createdAt", "created_at", "timestamp")
+    name, value = _named(meta, "createdAt", "created_at", "timestamp")
     if value is None and isinstance(nested, Mapping):
-        value = nested.get("timestamp")
+        name, value = "pydantic_ai.timestamp", nested.get("timestamp")
+    given = value
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 1e11:
         value = value / 1000  # JavaScript Date.now() milliseconds
     try:
         return parse_timestamp(value) if value is not None else None
     except (ValueError, OverflowError, OSError):
+        if problems is not None:
+            problems.append(f"{name} {short(given)} is no time; the message has none")
         return None
 
 
@@ -240,13 +269,21 @@ class Assembler:
 
     def add_turn(self, turn: Turn) -> None:
         meta = turn.metadata
-        when = turn.when if turn.when is not None else timestamp_of(meta) if meta else None
+        said: list[tuple[str, str]] = []  # (rule, phrase) of what its metadata holds that does not read
+        times: list[str] = []
+        when = turn.when if turn.when is not None else timestamp_of(meta, times) if meta else None
+        said += [("schema", f"metadata.{t}") for t in times]
         last = self.builder.last_time
         if when is not None and last is not None and when < last:
             when = None  # never let a merged/stale createdAt send time backwards
         model = model_of(meta) if meta else None
         provider = provider_of(meta, model) if meta else None
-        usage = usage_of(meta) if meta else None
+        counts: list[str] = []
+        usage = usage_of(meta, counts) if meta else None
+        said += [("usage", c) for c in counts]
+        where = (f"message {short(turn.message_id)}" if turn.message_id is not None else f"message {self.turns + 1}") + (f" (line {turn.line})" if turn.line is not None else "")
+        for rule, phrase in said:
+            self.builder.problem(rule, f"{where}: {phrase}", line=turn.line)
         meta_agent = self.agent_of("metadata", meta) if meta else None
         slots = turn.slots
         if not slots:  # a message (or response) with no parts is still one: its id, role, metadata

@@ -31,6 +31,7 @@ class ChunkHandlers:
     approvals: dict[str, str]
     resolved: set[str]
     data_parts: dict[tuple[str | None, str, str], Slot]
+    line: int | None  # the line being read
 
     def problem(self, rule: str, message: str) -> None:
         raise NotImplementedError
@@ -76,6 +77,7 @@ class ChunkHandlers:
         if value is None:
             return
         turn = self._current()
+        turn.line = self.line
         if isinstance(value, dict):
             turn.metadata.update(value)  # shallow merge, as the AI SDK client does
         else:

@@ -73,7 +73,10 @@ def read_v4(reader: Reader, turn: Turn, message: Mapping[str, Any]) -> None:
     if extra:
         turn.extra.update(extra)
     if "createdAt" in message:
-        turn.when = timestamp_of({"createdAt": message["createdAt"]})
+        said: list[str] = []
+        turn.when = timestamp_of({"createdAt": message["createdAt"]}, said)
+        for phrase in said:
+            reader.problem("schema", phrase)
     parts = message.get("parts")
     if not isinstance(parts, list) or not parts:
         meta["parts"] = parts if isinstance(parts, list) else None
