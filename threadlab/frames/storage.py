@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -26,18 +26,10 @@ if TYPE_CHECKING:
     from threadlab.frames.frames import Frames
 
 
-def read_parquet(source: str | os.PathLike[str], *, storage_options: Mapping[str, Any] | None = None,
-                 engine: Literal["pandas", "dask"] = "pandas") -> Any:
+def read_parquet(source: str | os.PathLike[str], *, storage_options: Mapping[str, Any] | None = None) -> Frames:
     """Frames written by ``frames.to_parquet(url)`` or ``threadlab.sync`` (a path or an fsspec
     URL: ``s3://``, ``gs://``, ``hf://``, ``memory://``; ``storage_options`` go to its
-    filesystem), or the folder of five files an older threadlab wrote. ``engine="dask"``: Dask
-    DataFrames, one partition per file (``threadlab[dask]``)."""
-    if engine == "dask":
-        from threadlab.loading.dask_dataset import read_dask
-
-        return read_dask(source, storage_options=storage_options)
-    if engine != "pandas":
-        raise ValueError(f"unknown engine {engine!r}; use 'pandas' or 'dask'")
+    filesystem), or the folder of five files an older threadlab wrote."""
     from threadlab.frames.dataset_read import read_frames
 
     return read_frames(source, storage_options=storage_options)
