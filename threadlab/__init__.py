@@ -47,6 +47,7 @@ _LAZY: dict[str, str] = {
     "frames_from_threads": "threadlab.frames",
     "load": "threadlab.loading",
     "read_parquet": "threadlab.frames.storage",
+    "sql": "threadlab.frames.sql",
     **{name: spec.module for spec in FORMATS for name in spec.exports},
     **dict.fromkeys(_ANALYSIS, "threadlab.analysis"),
     **dict.fromkeys(_WIDGETS, "threadlab.widgets"),
