@@ -48,6 +48,7 @@ _LAZY: dict[str, str] = {
     "load": "threadlab.loading",
     "read_parquet": "threadlab.frames.storage",
     "sql": "threadlab.frames.sql",
+    "sync": "threadlab.loading.archive",
     **{name: spec.module for spec in FORMATS for name in spec.exports},
     **dict.fromkeys(_ANALYSIS, "threadlab.analysis"),
     **dict.fromkeys(_WIDGETS, "threadlab.widgets"),
