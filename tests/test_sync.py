@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import fsspec
+import orjson
 import pandas as pd
 import pytest
 
@@ -101,6 +102,23 @@ def test_a_grown_session_is_read_again(sources: Path, tmp_path: Path, converted:
     os.utime(edited, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     assert edited.stat().st_size == stat.st_size
     assert threadlab.sync(sources, tmp_path / "archive").converted == [str(edited)]
+    assert_archive_is(tmp_path / "archive", sources)
+
+
+def test_only_the_part_of_a_changed_file_is_rewritten(sources: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(archive, "PART_BYTES", 1)  # a part per file
+    monkeypatch.chdir(sources)
+    first = threadlab.sync(".", tmp_path / "archive")
+    assert all(name.startswith(str(sources)) for name in first.converted)  # absolute, from any folder
+    files = {p: p.stat().st_mtime_ns for p in (tmp_path / "archive").rglob("*.parquet")}
+    parts = orjson.loads((tmp_path / "archive" / SCHEMA_FILE).read_bytes())["parts"]
+    assert len(parts) >= len(first.converted)
+    grown = sorted((sources / "codex").rglob("*.jsonl"))[0]
+    grown.write_bytes(grown.read_bytes() + grown.read_bytes().splitlines(keepends=True)[-1])
+    assert threadlab.sync(sources, tmp_path / "archive").converted == [str(grown)]
+    after = {p: p.stat().st_mtime_ns for p in (tmp_path / "archive").rglob("*.parquet")}
+    kept = [p for p in files if p in after and after[p] == files[p]]
+    assert len(files) - len(kept) <= 7  # the grown file's part (a file per table) and no other
     assert_archive_is(tmp_path / "archive", sources)
 
 

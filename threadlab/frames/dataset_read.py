@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from threadlab.core.location import Location
-from threadlab.frames.dataset import NULL_PARTITION, part_of, read_document, warn_unknown
+from threadlab.frames.dataset import NULL_PARTITION, part_of, read_document, read_file, warn_unknown
 from threadlab.frames.frames import TABLE_NAMES
 from threadlab.frames.schema import COLUMNS, ROW, SCHEMA_FILE, file_schema
 
@@ -46,7 +45,7 @@ def read_tables(location: Location, document: Mapping[str, Any], names: Iterable
 
     def one(job: tuple[str, str]) -> pa.Table:
         name, rel = job
-        table = pq.read_table(location.path(rel), filesystem=arrow_fs)
+        table = read_file(arrow_fs, location.path(rel))
         return _conform(name, rel, table, order, unknown)
 
     if len(jobs) > 1:

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from threadlab.core.location import Location
 from threadlab.frames.arrow import SCHEMAS
@@ -49,7 +48,9 @@ def read_legacy(location: Location) -> Frames:
 
 
 def _read_table(location: Location, rel: str, schema: pa.Schema, arrow_fs: Any) -> pa.Table:
-    table = pq.read_table(location.path(rel), filesystem=arrow_fs)
+    from threadlab.frames.dataset import read_file
+
+    table = read_file(arrow_fs, location.path(rel))
     extra = [c for c in schema.names if c not in table.column_names]
     if extra:
         raise ValueError(f"{location.name(rel)} lacks the columns {', '.join(extra)}")

@@ -17,14 +17,16 @@ A sync walks the sources as ``threadlab.load`` does and sorts each file:
   or is pruned.
 
 Files a walk skips (a README, an image) are added to ``skipped`` the first time they are met.
-A sync writes one part and then the schema file, so a reader sees the archive before the sync
-or after it (``frames/dataset.py``). One sync at a time per dataset."""
+Sources are named by absolute path (or URL), whatever folder the sync runs from. A sync writes a
+part per ``PART_BYTES`` of files it converted (so a file that changes later costs the rewrite
+of its part only), then the schema file, so a reader sees the archive before the sync or after
+it (``frames/dataset.py``). One sync at a time per dataset."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,12 +41,13 @@ from threadlab.frames.frames import Frames
 from threadlab.frames.labels import concat
 from threadlab.frames.skipped import skipped_frame
 from threadlab.loading.chunks import no_gc
-from threadlab.loading.files import FileRef, file_refs, make_chunks
+from threadlab.loading.files import CHUNK_BYTES, FileRef, file_refs, make_chunks
 from threadlab.loading.pool import Progress, default_workers, run_chunks
 from threadlab.loading.remote import named_by_url, staged_sources
 
 MANIFEST = "sources"
 SMALL_SYNC_BYTES = 8 << 20  # below this, files are converted in this process (as load does)
+PART_BYTES = 16 << 20  # files converted into one part: what a changed file's rewrite costs at most
 
 
 @dataclass
@@ -78,7 +81,7 @@ def sync(sources: Any, dataset: str | os.PathLike[str], *, format: str = "auto",
     manifest = _manifest(writer.document)
     held: dict[str, list[Any]] = manifest["files"]
     report = SyncReport(location.url, pruned=prune)
-    with staged_sources(sources, storage_options=source_options, cache=None) as (local, mirrors):
+    with staged_sources(_absolute(sources), storage_options=source_options, cache=None) as (local, mirrors):
         with no_gc():
             items = list(file_refs(local))
         name = _namer(mirrors)
@@ -94,26 +97,35 @@ def sync(sources: Any, dataset: str | os.PathLike[str], *, format: str = "auto",
                 else:
                     todo.append(item)
         skipped = [s for s in items if isinstance(s, Skipped) and name(s.path) not in manifest["skipped"]]
-        walk_problems = [p for p in items if isinstance(p, Problem)]
+        walk_problems = [p for p in items if isinstance(p, Problem) and (p.source or "") not in manifest["skipped"]]
         report.removed = sorted(k for k in held if k not in seen)
         report.converted = sorted(name(f.path) for f in todo)
-        frames = _convert(todo, format, workers, progress, skipped, walk_problems)
-        frames = named_by_url(frames, mirrors)
-    replaced = [k for k in report.converted if k in held] + (report.removed if prune else [])
-    _take_out(writer, held, replaced)
-    if prune:
-        for key in report.removed:
-            held.pop(key, None)
-    if todo or skipped or walk_problems:
-        part = writer.add(frame_tables(frames))
-        for ref in todo:
-            held[name(ref.path)] = [ref.size, ref.mtime_ns, part]
-        manifest["skipped"] = sorted({*manifest["skipped"], *(name(s.path) for s in skipped)})
+        replaced = [k for k in report.converted if k in held] + (report.removed if prune else [])
+        _take_out(writer, held, replaced)
+        if prune:
+            for key in report.removed:
+                held.pop(key, None)
+        for frames, refs in _convert(todo, format, workers, progress, skipped, walk_problems):
+            part = writer.add(frame_tables(named_by_url(frames, mirrors)))
+            for ref in refs:
+                held[name(ref.path)] = [ref.size, ref.mtime_ns, part]
+    if skipped or walk_problems:  # each recorded once (a FIFO's problem, a README's row)
+        manifest["skipped"] = sorted({*manifest["skipped"], *(name(s.path) for s in skipped), *(p.source or "" for p in walk_problems)})
     if todo or skipped or walk_problems or replaced or writer.document is None:
         writer.commit({MANIFEST: manifest})
     report.unchanged.sort()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _absolute(sources: Any) -> Any:
+    """Paths made absolute: the manifest and the rows name a file the same way whichever folder
+    a sync runs from, so a changed file's old rows are found."""
+    if isinstance(sources, list | tuple):
+        return [_absolute(item) for item in sources]
+    if isinstance(sources, os.PathLike) or (isinstance(sources, str) and "://" not in sources):
+        return os.path.abspath(os.path.expanduser(os.fspath(sources)))
+    return sources
 
 
 def _manifest(document: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -139,23 +151,38 @@ def _namer(mirrors: list[Any]) -> Any:
 
 
 def _convert(files: list[FileRef], format: str, workers: int | None, progress: bool | None, skipped: list[Skipped],
-             problems: list[Problem]) -> Frames:
-    """The frames of ``files`` (with the walk's new skipped files and problems), as a load gives."""
+             problems: list[Problem]) -> Iterator[tuple[Frames, list[FileRef]]]:
+    """The frames of ``files`` (with the walk's new skipped files and problems, in the last), as a
+    load gives them, in pieces of about ``PART_BYTES`` of files: each piece becomes a part, so a
+    file that changes later costs the rewrite of its piece, not of everything converted with it."""
     from threadlab.frames.arrow import batch_to_tables
     from threadlab.frames.extract import extract
 
     total = sum(max(f.size, 0) for f in files)
-    chunks = make_chunks(files, format, stable=False)
+    chunks = make_chunks(files, format, stable=False, target_bytes=min(CHUNK_BYTES, PART_BYTES))
     n_workers = workers if workers is not None else 1 if total < SMALL_SYNC_BYTES else default_workers(len(chunks))
     bar = Progress(total, len(files), progress if progress is not None else len(files) > 8)
     try:
-        parts = run_chunks(chunks, workers=n_workers, cache_dir=None, on_done=bar.advance)
+        tables = run_chunks(chunks, workers=n_workers, cache_dir=None, on_done=bar.advance)
     finally:
         bar.close()
+    pieces: list[tuple[list[dict[str, pa.Table]], list[FileRef]]] = [([], [])]
+    held = 0
+    for chunk, found in zip(chunks, tables, strict=True):
+        if held >= PART_BYTES:
+            pieces.append(([], []))
+            held = 0
+        pieces[-1][0].append(found)
+        pieces[-1][1].extend(chunk.files)
+        held += chunk.size
     if problems:
-        parts.append(batch_to_tables(extract(problems)))
-    with no_gc():
-        return Frames.from_tables(concat(parts), skipped=skipped_frame(skipped))
+        pieces[-1][0].append(batch_to_tables(extract(problems)))
+    for i, (piece, refs) in enumerate(pieces):
+        last = i == len(pieces) - 1
+        if not piece and not (last and skipped):
+            continue
+        with no_gc():
+            yield Frames.from_tables(concat(piece), skipped=skipped_frame(skipped if last else ())), refs
 
 
 def _take_out(writer: DatasetWriter, held: dict[str, list[Any]], names: list[str]) -> None:
