@@ -46,7 +46,7 @@ _LAZY: dict[str, str] = {
     "Frames": "threadlab.frames",
     "frames_from_threads": "threadlab.frames",
     "load": "threadlab.loading",
-    "read_parquet": "threadlab.frames.storage",
+    "read_parquet": "threadlab.loading.dask_dataset",
     "sql": "threadlab.frames.sql",
     "sync": "threadlab.loading.archive",
     **{name: spec.module for spec in FORMATS for name in spec.exports},

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from threadlab.frames.frames import Frames
 
 READ_THREADS = 8  # files read at once (an object store answers each request slowly, in parallel well)
-_PART_INDEX = "__part_index"
+PART_INDEX = "__part_index"
 
 
 def dataset_files(location: Location, document: Mapping[str, Any], name: str) -> list[str]:
@@ -46,7 +46,7 @@ def read_tables(location: Location, document: Mapping[str, Any], names: Iterable
     def one(job: tuple[str, str]) -> pa.Table:
         name, rel = job
         table = read_file(arrow_fs, location.path(rel))
-        return _conform(name, rel, table, order, unknown)
+        return conform(name, rel, table, order, unknown)
 
     if len(jobs) > 1:
         with ThreadPoolExecutor(max_workers=min(READ_THREADS, len(jobs))) as pool:
@@ -64,12 +64,12 @@ def read_tables(location: Location, document: Mapping[str, Any], names: Iterable
             continue
         table = pa.concat_tables(tables)
         if partitioned and name != "skipped":
-            table = table.sort_by([(_PART_INDEX, "ascending"), (ROW, "ascending")])
+            table = table.sort_by([(PART_INDEX, "ascending"), (ROW, "ascending")])
         out[name] = table.select([c.name for c in COLUMNS[name]])
     return out
 
 
-def _conform(name: str, rel: str, table: pa.Table, order: Mapping[str, int], unknown: set[str]) -> pa.Table:
+def conform(name: str, rel: str, table: pa.Table, order: Mapping[str, int], unknown: set[str]) -> pa.Table:
     """One file's table with the columns this threadlab declares: hive folder values put back,
     missing columns empty, unknown ones left out (and named)."""
     schema = file_schema(name)
@@ -89,7 +89,7 @@ def _conform(name: str, rel: str, table: pa.Table, order: Mapping[str, int], unk
     names = list(schema.names)
     if ROW in table.column_names:
         arrays += [table[ROW], pa.array([order[part_of(rel)]] * table.num_rows, pa.int64())]
-        names += [ROW, _PART_INDEX]
+        names += [ROW, PART_INDEX]
     return pa.Table.from_arrays(arrays, names=names)
 
 
@@ -117,4 +117,4 @@ def _plain_skipped() -> pa.Schema:
     return SCHEMA
 
 
-__all__ = ["dataset_files", "read_frames", "read_tables"]
+__all__ = ["PART_INDEX", "conform", "dataset_files", "read_frames", "read_tables"]

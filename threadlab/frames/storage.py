@@ -1,16 +1,15 @@
-"""Frames on disk and in DuckDB: ``frames.to_parquet(url)``, ``threadlab.read_parquet(url)``
-and ``frames.to_duckdb(con)``.
+"""Frames on disk and in DuckDB: the folder of five files an older threadlab wrote, and
+``frames.to_duckdb(con)``.
 
 ``to_parquet`` writes a Parquet dataset (``frames/dataset.py``: a folder per table, a
-``threadlab-schema.json``); ``read_parquet`` reads one back, or the folder an older threadlab
+``threadlab-schema.json``); ``read_parquet`` (``frames/dataset_read.py``, and
+``loading/dask_dataset.py`` for the engines) reads one back, or the folder an older threadlab
 wrote (``<table>.parquet`` for the five frames and ``skipped.parquet``: schema version 0; a
 folder written before there was a ``skipped`` reads back with none). Labels come back as
 categoricals, every other column with its declared dtype."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -23,15 +22,6 @@ from threadlab.frames.skipped import frame_of_table
 
 if TYPE_CHECKING:
     from threadlab.frames.frames import Frames
-
-
-def read_parquet(source: str | os.PathLike[str], *, storage_options: Mapping[str, Any] | None = None) -> Frames:
-    """Frames written by ``frames.to_parquet(url)`` or ``threadlab.sync`` (a path or an fsspec
-    URL: ``s3://``, ``gs://``, ``hf://``, ``memory://``; ``storage_options`` go to its
-    filesystem), or the folder of five files an older threadlab wrote."""
-    from threadlab.frames.dataset_read import read_frames
-
-    return read_frames(source, storage_options=storage_options)
 
 
 def read_legacy(location: Location) -> Frames:
