@@ -43,7 +43,7 @@ from threadlab.frames.skipped import skipped_frame
 from threadlab.loading.chunks import no_gc
 from threadlab.loading.files import CHUNK_BYTES, FileRef, file_refs, make_chunks
 from threadlab.loading.pool import Progress, default_workers, run_chunks
-from threadlab.loading.remote import named_by_url, staged_sources
+from threadlab.loading.remote import named_by_url, staged_sources, url_namer
 
 MANIFEST = "sources"
 SMALL_SYNC_BYTES = 8 << 20  # below this, files are converted in this process (as load does)
@@ -84,7 +84,7 @@ def sync(sources: Any, dataset: str | os.PathLike[str], *, format: str = "auto",
     with staged_sources(_absolute(sources), storage_options=source_options, cache=None) as (local, mirrors):
         with no_gc():
             items = list(file_refs(local))
-        name = _namer(mirrors)
+        name = url_namer(mirrors)
         seen: set[str] = set()
         todo: list[FileRef] = []
         for item in items:
@@ -133,21 +133,6 @@ def _manifest(document: Mapping[str, Any] | None) -> dict[str, Any]:
     files = found.get("files") if isinstance(found, dict) else None
     skipped = found.get("skipped") if isinstance(found, dict) else None
     return {"files": dict(files) if isinstance(files, dict) else {}, "skipped": list(skipped) if isinstance(skipped, list) else []}
-
-
-def _namer(mirrors: list[Any]) -> Any:
-    """A walked path → the name the frames give it (the URL of a mirrored file)."""
-    if not mirrors:
-        return lambda path: path
-
-    def name(path: str) -> str:
-        for staged in mirrors:
-            named = staged.url_of(path)
-            if named is not path:
-                return named
-        return path
-
-    return name
 
 
 def _convert(files: list[FileRef], format: str, workers: int | None, progress: bool | None, skipped: list[Skipped],

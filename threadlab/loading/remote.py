@@ -10,7 +10,7 @@ it. Without one, the mirror is a temporary folder removed once the frames are ma
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
@@ -49,10 +49,9 @@ def staged_sources(source: Any, *, storage_options: Mapping[str, Any] | None, ca
         yield (out[0] if single else out), mirrors
 
 
-def named_by_url(frames: Frames, mirrors: list[Staged]) -> Frames:
-    """The frames with every mirror path spelled as its URL."""
-    if not mirrors:
-        return frames
+def url_namer(mirrors: list[Staged]) -> Callable[[Any], Any]:
+    """A walked path → the name the frames give it (the URL of a mirrored file; other values
+    as they are)."""
 
     def url(path: Any) -> Any:
         if not isinstance(path, str):
@@ -62,6 +61,15 @@ def named_by_url(frames: Frames, mirrors: list[Staged]) -> Frames:
             if named is not path:
                 return named
         return path
+
+    return url
+
+
+def named_by_url(frames: Frames, mirrors: list[Staged]) -> Frames:
+    """The frames with every mirror path spelled as its URL."""
+    if not mirrors:
+        return frames
+    url = url_namer(mirrors)
 
     def text(message: Any) -> Any:
         if isinstance(message, str):
@@ -90,4 +98,4 @@ def _mapped(column: pd.Series, fn: Any) -> pd.Series:
     return column.map(fn).astype(column.dtype)
 
 
-__all__ = ["has_url", "named_by_url", "staged_sources"]
+__all__ = ["has_url", "named_by_url", "staged_sources", "url_namer"]
