@@ -151,3 +151,9 @@ def test_sync_from_and_to_urls(sources: Path) -> None:
     back = threadlab.read_parquet("memory://sync-archive")
     assert set(back.threads["source"].astype(str)) <= set(report.converted)
     assert len(back.actions) == len(threadlab.load(sources, progress=False, workers=1).actions)
+
+
+def test_a_dataset_no_sync_wrote_is_refused(sources: Path, tmp_path: Path) -> None:
+    threadlab.load(sources, progress=False).to_parquet(tmp_path / "ds")
+    with pytest.raises(ValueError, match=r"not an archive tl\.sync keeps"):
+        threadlab.sync(sources, tmp_path / "ds")

@@ -18,7 +18,9 @@ rather than guess. Every column's kind and meaning come from ``frames/columns.py
 the Arrow type the Parquet files hold. ``parts`` lists the write batches the dataset is made of,
 in order: a file of a part the list does not name (a write that stopped half way) is no part of
 the dataset, and the next write removes it. The folder layout written before this file existed
-(``<table>.parquet`` for the five frames and ``skipped``) is version ``0``."""
+(``<table>.parquet`` for the five frames and ``skipped``) is version ``0``. A dataset ``tl.sync``
+keeps also holds ``"sources"``: the manifest of the files it converted (``loading/archive.py``),
+kept as it is by ``to_parquet(mode="append")``."""
 
 from __future__ import annotations
 

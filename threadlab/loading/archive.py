@@ -78,6 +78,9 @@ def sync(sources: Any, dataset: str | os.PathLike[str], *, format: str = "auto",
     started = time.perf_counter()
     location = Location.of(dataset, storage_options)
     writer = DatasetWriter(location, mode="append", partition_by=(partition_by,) if isinstance(partition_by, str) else partition_by)
+    if writer.document is not None and writer.document["parts"] and MANIFEST not in writer.document:
+        raise ValueError(f"{location.url} holds a dataset frames.to_parquet wrote, not an archive tl.sync keeps: its rows name no "
+                         "synced file, so a sync would add them again; sync into another folder")
     manifest = _manifest(writer.document)
     held: dict[str, list[Any]] = manifest["files"]
     report = SyncReport(location.url, pruned=prune)
