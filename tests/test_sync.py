@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from pathlib import Path
 
 import fsspec
@@ -141,14 +142,15 @@ def test_removed_sources_are_reported_and_kept_until_pruned(sources: Path, tmp_p
 
 def test_sync_from_and_to_urls(sources: Path) -> None:
     fs = fsspec.filesystem("memory")
+    src, archive_url = f"memory://src-{uuid.uuid4().hex[:8]}", f"memory://archive-{uuid.uuid4().hex[:8]}"
     for path in sources.rglob("*"):
         if path.is_file():
-            fs.pipe_file(f"/sync-src/{path.relative_to(sources).as_posix()}", path.read_bytes())
-    report = threadlab.sync("memory://sync-src", "memory://sync-archive")
-    assert report.converted and all(name.startswith("memory://sync-src/") for name in report.converted)
-    again = threadlab.sync("memory://sync-src", "memory://sync-archive")
+            fs.pipe_file(f"{src.removeprefix('memory:/')}/{path.relative_to(sources).as_posix()}", path.read_bytes())
+    report = threadlab.sync(src, archive_url)
+    assert report.converted and all(name.startswith(f"{src}/") for name in report.converted)
+    again = threadlab.sync(src, archive_url)
     assert again.unchanged == report.converted and not again.converted
-    back = threadlab.read_parquet("memory://sync-archive")
+    back = threadlab.read_parquet(archive_url)
     assert set(back.threads["source"].astype(str)) <= set(report.converted)
     assert len(back.actions) == len(threadlab.load(sources, progress=False, workers=1).actions)
 
