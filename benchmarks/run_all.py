@@ -24,6 +24,8 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("pydantic_ai_folder.py", ["--mb", "200", "--rounds", "3"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     ("spans.py", ["20MB", "--repeat", "3"]),
+    # the archive (issue 27): a dataset read back, tl.sync unchanged and with 1% of sessions grown, against a first load
+    ("dataset.py", ["1GB", "--corpora", "claude,threadprotocol"]),
     # after load: tl.search and tl.scan over the 1 GB corpora (both shapes) against str.contains and naive loops (issue 26)
     ("analysis.py", ["1GB", "--repeat", "3"]),
     # "run cell" to "figure drawn" for 1k/10k/100k/1M-action timelines, and the explorer's filters over 30,000 threads,

@@ -93,7 +93,7 @@ def test_every_python_block_of_the_readme_runs(workdir: Path) -> None:
             raise AssertionError(f"the README's python block at line {block.line} fails: {type(exc).__name__}: {exc}") from exc
         ran += 1
     assert ran >= 5
-    assert (workdir / "out.json").is_file() and (workdir / "share" / "actions.parquet").is_file()  # written here, not in data/
+    assert (workdir / "out.json").is_file() and (workdir / "share" / "threadlab-schema.json").is_file()  # written here, not in data/
     assert _data_files() == before
 
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from threadlab.core.location import is_url, local_path
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.nogc import no_gc
 from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.core.validation import validate_dict
 from threadlab.formats import detect_format, format_spec, get_format
+from threadlab.formats.remote import stage
 from threadlab.formats.source import Source
 from threadlab.formats.walk import expand_sources
 
@@ -100,7 +103,7 @@ def _no_actions(threads: list[Thread], source: Source, built: list[tuple[Thread,
     threads[0].problems = [*threads[0].problems, problem]
 
 
-def read_all(source: Any, format: str = "auto", *, strict: bool = True) -> list[Thread]:
+def read_all(source: Any, format: str = "auto", *, strict: bool = True, storage_options: Mapping[str, Any] | None = None) -> list[Thread]:
     """Read every thread in ``source``: a path (a file, or a folder: every file in it that some
     format reads, as ``threadlab.load`` walks it), bytes, a str of JSON/SSE text, a dict or
     list, or an in-memory object of a supported library.
@@ -109,7 +112,13 @@ def read_all(source: Any, format: str = "auto", *, strict: bool = True) -> list[
     the threads with their problems on ``thread.problems`` (whatever broke a rule is kept, not
     dropped), and name what cannot be read at all (a file no format reads, or not the named
     format; of a folder, each such file) in an ``UnreadFilesWarning`` (``threadlab.load`` puts
-    them in frames.problems)."""
+    them in frames.problems).
+
+    A URL (``s3://bucket/runs/``, ``memory://``, ...; ``storage_options`` go to its fsspec
+    filesystem) is read as the same folder or file on disk would be (``formats/remote.py``)."""
+    if is_url(source):
+        return _read_url(read_all, source, format, strict=strict, storage_options=storage_options)
+    source = local_path(source) if isinstance(source, str) and source.startswith("file://") else source
     if _is_folder(source, format):
         return _read_folder(source, format, strict=strict)
     try:
@@ -177,14 +186,34 @@ class UnreadFilesWarning(UserWarning):
         return list(error.problems) if isinstance(error, ThreadError) else []
 
 
-def read(source: Any, format: str = "auto", *, strict: bool = True) -> Thread:
-    """Read exactly one thread (see ``read_all`` for what ``source`` may be): a source that holds
-    none or several raises ``ThreadError``, lenient or not (there is no one thread to give)."""
+def read(source: Any, format: str = "auto", *, strict: bool = True, storage_options: Mapping[str, Any] | None = None) -> Thread:
+    """Read exactly one thread (see ``read_all`` for what ``source`` may be, a URL too): a
+    source that holds none or several raises ``ThreadError``, lenient or not (there is no one
+    thread to give)."""
+    if is_url(source):
+        return _read_url(read, source, format, strict=strict, storage_options=storage_options)
+    source = local_path(source) if isinstance(source, str) and source.startswith("file://") else source
     threads = read_all(source, format, strict=strict) if _is_folder(source, format) else _read_one(source, format, strict=strict)
     if len(threads) != 1:
         name = source.name if isinstance(source, Source) else str(source)[:80]
         raise ThreadError([Problem("format", f"holds {len(threads)} threads; use threadlab.read_all", source=name)])
     return threads[0]
+
+
+def _read_url(reader: Callable[..., Any], url: str, format: str, *, strict: bool, storage_options: Mapping[str, Any] | None) -> Any:
+    """``reader`` over a URL's mirror on disk, with every name it gives back spelled as the URL."""
+    with stage(url, storage_options=storage_options) as staged, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            found = reader(staged.local, format, strict=strict)
+        except ThreadError as exc:
+            raise ThreadError([staged.problem(p) for p in exc.problems], source=url) from None
+    for w in caught:
+        message = w.message
+        if isinstance(message, UnreadFilesWarning):
+            message = UnreadFilesWarning(ThreadError([staged.problem(p) for p in message.problems], source=url))
+        warnings.warn(message, stacklevel=3)
+    return [staged.thread(t) for t in found] if isinstance(found, list) else staged.thread(found)
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:

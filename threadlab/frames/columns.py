@@ -143,6 +143,27 @@ SKIPPED = _cols(
     ("bytes", "int", "its size; empty for a folder, a special file or a broken link"),
 )
 
+# not stored in Frames: derived from the five (``frames.agent_usage()``, frames/agents.py); a
+# Parquet dataset keeps it beside them for SQL (frames/dataset.py), and reading one derives it again
+AGENT_USAGE = _cols(
+    ("source", "label", "the file the thread was read from"),
+    ("thread_id", "label", "thread"),
+    ("agent_id", "label", "agent"),
+    ("agent_name", "label", "its human name"),
+    ("n_actions", "int", "the agent's actions (role agent)"),
+    ("n_messages", "int", "its assistant messages"),
+    ("n_model_calls", "int", "its usage rows: model responses"),
+    ("n_tool_calls", "int", "tool calls it made"),
+    ("n_tool_errors", "int", "of those, returns with status error or validation_error"),
+    *TOKENS,
+    ("cost_usd", "float", "its usage rows' cost in USD, summed (empty when none is priced)"),
+    ("tool_latency_s", "float", "its tool calls' latency, summed, in seconds"),
+    ("mean_tool_latency_s", "float", "its tool calls' mean latency, in seconds"),
+    ("first_action_at", "time", "its first action"),
+    ("last_action_at", "time", "its last action"),
+    ("active_s", "float", "last - first action, seconds"),
+)
+
 TABLES: dict[str, tuple[Column, ...]] = {
     "actions": ACTIONS,
     "tool_calls": TOOL_CALLS,

@@ -4,7 +4,7 @@ produce and widgets consume, and ``skipped``: what a load's folder walk met and 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -87,12 +87,18 @@ class Frames:
         """Each frame as an Arrow table (labels as plain strings)."""
         return {name: frame_to_table(name, frame) for name, frame in self.tables().items()}
 
-    def to_parquet(self, folder: str | os.PathLike[str]) -> Path:
-        """Write ``<folder>/<table>.parquet`` for the five frames and ``skipped`` (read back
-        with ``threadlab.read_parquet``)."""
-        from threadlab.frames.storage import write_frames
+    def to_parquet(self, target: str | os.PathLike[str], *, partition_by: tuple[str, ...] | str | None = None, mode: str = "write",
+                   storage_options: Mapping[str, Any] | None = None) -> Path | str:
+        """Write a Parquet dataset: a folder per table (the five frames, ``skipped`` and the
+        derived ``agent_usage``) and ``threadlab-schema.json`` (the schema version, every
+        column's type and meaning; ``frames/dataset.py``). ``target``: a folder or an fsspec
+        URL (``s3://bucket/runs``, ``memory://x``; ``storage_options`` go to its filesystem).
+        ``partition_by``: columns of ``threads`` (``("format",)``) to split every table by, in
+        hive folders. ``mode="append"`` adds these frames to the dataset there; ``"write"``
+        replaces it. Read back with ``threadlab.read_parquet``."""
+        from threadlab.frames.dataset import write_dataset
 
-        return write_frames(self, folder)
+        return write_dataset(self, target, partition_by=partition_by, mode=mode, storage_options=storage_options)
 
     def to_duckdb(self, con: Any = None, *, prefix: str = "") -> Any:
         """Register the five frames and ``skipped`` as DuckDB tables (``actions``,

@@ -1,55 +1,49 @@
-"""Frames on disk and in DuckDB: ``frames.to_parquet(folder)``, ``threadlab.read_parquet(folder)``
-and ``frames.to_duckdb(con)``.
+"""Frames on disk and in DuckDB: the folder of five files an older threadlab wrote, and
+``frames.to_duckdb(con)``.
 
-A folder holds ``<table>.parquet`` for the five frames and ``skipped.parquet`` (the files the
-load did not read: a folder written before there was one reads back with none); labels are
-stored dictionary-encoded and come back as categoricals, every other column with its declared
-dtype."""
+``to_parquet`` writes a Parquet dataset (``frames/dataset.py``: a folder per table, a
+``threadlab-schema.json``); ``read_parquet`` (``frames/dataset_read.py``, and
+``loading/dask_dataset.py`` for the engines) reads one back, or the folder an older threadlab
+wrote (``<table>.parquet`` for the five frames and ``skipped.parquet``: schema version 0; a
+folder written before there was a ``skipped`` reads back with none). Labels come back as
+categoricals, every other column with its declared dtype."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from threadlab.core.location import Location
 from threadlab.frames.arrow import SCHEMAS
 from threadlab.frames.frames import TABLE_NAMES
 from threadlab.frames.skipped import SCHEMA as SKIPPED_SCHEMA
-from threadlab.frames.skipped import frame_of_table, table_of_frame
+from threadlab.frames.skipped import frame_of_table
 
 if TYPE_CHECKING:
     from threadlab.frames.frames import Frames
 
 
-def write_frames(frames: Frames, folder: str | os.PathLike[str]) -> Path:
-    target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
-    for name, table in {**frames.to_arrow(), "skipped": table_of_frame(frames.skipped)}.items():
-        pq.write_table(table, target / f"{name}.parquet", compression="zstd")
-    return target
-
-
-def read_parquet(folder: str | os.PathLike[str]) -> Frames:
-    """Frames written by ``frames.to_parquet(folder)`` (or a ``threadlab.load`` cache entry)."""
+def read_legacy(location: Location) -> Frames:
+    """The five-file folder (schema version 0)."""
     from threadlab.frames.frames import Frames
 
-    source = Path(folder)
-    missing = [name for name in TABLE_NAMES if not (source / f"{name}.parquet").is_file()]
+    missing = [name for name in TABLE_NAMES if not location.exists(f"{name}.parquet")]
     if missing:
-        raise FileNotFoundError(f"{source} holds no {', '.join(m + '.parquet' for m in missing)} (written by frames.to_parquet?)")
-    tables = {name: _read_table(source / f"{name}.parquet", schema) for name, schema in SCHEMAS.items()}
-    skipped = source / "skipped.parquet"
-    return Frames.from_tables(tables, skipped=frame_of_table(_read_table(skipped, SKIPPED_SCHEMA) if skipped.is_file() else SKIPPED_SCHEMA.empty_table()))
+        raise FileNotFoundError(f"{location.url} holds no {', '.join(m + '.parquet' for m in missing)} (written by frames.to_parquet?)")
+    arrow_fs = location.arrow_filesystem()
+    tables = {name: _read_table(location, f"{name}.parquet", schema, arrow_fs) for name, schema in SCHEMAS.items()}
+    skipped = _read_table(location, "skipped.parquet", SKIPPED_SCHEMA, arrow_fs) if location.exists("skipped.parquet") else SKIPPED_SCHEMA.empty_table()
+    return Frames.from_tables(tables, skipped=frame_of_table(skipped))
 
 
-def _read_table(path: Path, schema: pa.Schema) -> pa.Table:
-    table = pq.read_table(path)
+def _read_table(location: Location, rel: str, schema: pa.Schema, arrow_fs: Any) -> pa.Table:
+    from threadlab.frames.dataset import read_file
+
+    table = read_file(arrow_fs, location.path(rel))
     extra = [c for c in schema.names if c not in table.column_names]
     if extra:
-        raise ValueError(f"{path} lacks the columns {', '.join(extra)}")
+        raise ValueError(f"{location.name(rel)} lacks the columns {', '.join(extra)}")
     return table.select(schema.names).cast(schema)
 
 

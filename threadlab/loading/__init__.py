@@ -8,9 +8,9 @@ from threadlab.formats.walk import expand_sources
 from threadlab.loading.api import load
 
 if TYPE_CHECKING:
-    from threadlab.frames.storage import read_parquet
+    from threadlab.loading.dask_dataset import read_parquet
 
 # pyarrow.parquet (and its filesystems, ssl) only when a folder of Parquet files is read
-__getattr__ = lazy_getattr(globals(), {"read_parquet": "threadlab.frames.storage"})
+__getattr__ = lazy_getattr(globals(), {"read_parquet": "threadlab.loading.dask_dataset"})
 
 __all__ = ["expand_sources", "load", "read_parquet"]

@@ -6,6 +6,7 @@ its path and reason) and everything else loads. ``strict=True`` raises with ever
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -25,6 +26,7 @@ from threadlab.loading.chunks import failed_file_tables, no_gc
 from threadlab.loading.files import CHUNK_BYTES, Chunk, FileRef, file_refs, make_chunks
 from threadlab.loading.pool import Progress, default_workers, run_chunks
 from threadlab.loading.reader import careful
+from threadlab.loading.remote import has_url, named_by_url, staged_sources
 
 if TYPE_CHECKING:
     from threadlab.loading.dask_engine import DaskFrames
@@ -46,6 +48,7 @@ def load(
     workers: int | None = None,
     cache: bool | str | os.PathLike[str] | None = None,
     engine: Literal["pandas", "dask"] = "pandas",
+    storage_options: Mapping[str, Any] | None = None,
 ) -> Frames | DaskFrames:
     """Load every thread in ``source`` (a path, folder, glob, a list of those, or Threads and
     other in-memory objects) into Frames.
@@ -63,7 +66,18 @@ def load(
 
     Files a folder holds that are not read (a README, a picture, a Codex home's config, hidden
     files) are listed in ``frames.skipped`` with the reason; they are not problems (``strict``
-    does not raise for them)."""
+    does not raise for them).
+
+    A source may be an fsspec URL (``s3://bucket/runs/``, ``gs://``, ``hf://``, ``memory://``,
+    ``file://``; ``storage_options`` go to its filesystem, credentials come from where it looks):
+    read as the same folder on disk would be, the frames naming the URL (``loading/remote.py``)."""
+    if has_url(source):
+        if engine == "dask":
+            raise ValueError("engine='dask' loads files on disk; load a URL with the default engine, or write it as a dataset and "
+                             "read that with threadlab.read_parquet(url, engine='dask')")
+        with staged_sources(source, storage_options=storage_options, cache=cache_folder(cache)) as (local, mirrors):
+            frames = load(local, format=format, strict=strict, progress=progress, workers=workers, cache=cache)
+            return named_by_url(frames, mirrors)  # type: ignore[arg-type]
     with no_gc():  # a FileRef per file, none in a cycle: a collection would walk them all for nothing
         items = list(file_refs(source))
     skipped = skipped_frame(item for item in items if isinstance(item, Skipped))
