@@ -66,6 +66,23 @@ def test_same_frames_as_the_careful_route(folder: Path, monkeypatch: pytest.Monk
         pd.testing.assert_frame_equal(frame, old.tables()[name], obj=name)
 
 
+def test_same_frames_as_the_careful_route_on_a_generated_projects_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The benchmark's corpus (``benchmarks/claude_corpus.py``: sessions with subagents in both
+    layouts, forks at parallel calls, summaries, cost states), which the fast route must read as
+    the careful one does: the frames the speed figures are quoted for."""
+    from benchmarks.claude_corpus import write_projects
+
+    write_projects(tmp_path / "corpus", 1_500_000, seed=3)
+    folder = tmp_path / "corpus" / "projects"
+    new = tl.load(folder, progress=False, workers=1)
+    with monkeypatch.context() as m:
+        m.setattr(claude, "to_documents", lambda source: None)
+        old = tl.load(folder, progress=False, workers=1)
+    assert len(new.threads) > 5 and len(new.actions) > 1000
+    for name, frame in new.tables().items():
+        pd.testing.assert_frame_equal(frame, old.tables()[name], obj=name)
+
+
 def _mutants(lines: list[dict[str, Any]], rng: random.Random) -> list[bytes]:
     """Transcripts broken the ways files are: values of the wrong type where the models want
     text, bad times, lines that are no JSON or no object, a cut-off end, unknown kinds."""

@@ -12,6 +12,8 @@ lines as they are, without ``agentId``, and with ``session_id``, each way read a
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import orjson
@@ -43,3 +45,33 @@ def test_a_session_of_sidechain_lines_alone_has_no_human_prompt(stream: bool, an
     assert len(prompts) >= 1 and set(prompts["author"]) == {"agent"}  # the launching agent's prompt
     thread = tl.read(path)
     assert "main" not in {getattr(a, "agent_id", None) for a in thread.actions}  # every action is the subagent's
+
+
+def test_the_sidechain_files_beside_sessions_are_read_again_when_they_change(tmp_path: Path) -> None:
+    """``layout.sidechains_beside`` keeps what a project folder's pre-2.1 ``agent-*.jsonl`` files
+    belong to (every session asks); a file rewritten for another session, or one added, is seen."""
+    from threadlab.formats.claude.layout import subagent_files
+
+    def line(session: str) -> bytes:
+        return orjson.dumps({"type": "user", "sessionId": session, "isSidechain": True, "uuid": "u1",
+                             "message": {"role": "user", "content": "hi"}}) + b"\n"
+
+    def settle(path: Path, seconds_ago: int) -> None:  # as a folder last changed long ago (kept, not read again)
+        moment = time.time() - seconds_ago
+        os.utime(path, (moment, moment))
+
+    for session in ("s1", "s2"):
+        (tmp_path / f"{session}.jsonl").write_bytes(line(session))
+    agent = tmp_path / "agent-a.jsonl"
+    agent.write_bytes(line("s1"))
+    settle(agent, 100)
+    settle(tmp_path, 100)
+    names = lambda session: [f.path.name for f in subagent_files(tmp_path / f"{session}.jsonl")]  # noqa: E731
+    assert (names("s1"), names("s2")) == (["agent-a.jsonl"], [])
+    agent.write_bytes(line("s2") + b"\n")  # rewritten in place: another session's now
+    settle(agent, 50)
+    assert (names("s1"), names("s2")) == ([], ["agent-a.jsonl"])
+    (tmp_path / "agent-b.jsonl").write_bytes(line("s1"))
+    settle(tmp_path / "agent-b.jsonl", 40)
+    settle(tmp_path, 40)
+    assert (names("s1"), names("s2")) == (["agent-b.jsonl"], ["agent-a.jsonl"])

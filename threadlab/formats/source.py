@@ -58,7 +58,7 @@ class Source:
     # --- what kind of thing it is ---------------------------------------------------------
     @property
     def is_dir(self) -> bool:
-        return self.path is not None and self.path.is_dir()
+        return self.path is not None and self._data is None and self.path.is_dir()  # (bytes in hand: a file's, no stat to ask)
 
     @property
     def is_object(self) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,10 +106,48 @@ def subagent_files(session: Path) -> list[SubagentFile]:
     """The subagent transcripts of one session, with their sidecars, in a stable order."""
     folder = session.parent / session.stem / "subagents"
     found = [_with_sidecar(p) for p in (sorted(folder.rglob("agent-*.jsonl")) if folder.is_dir() else [])]
-    for path in sorted(session.parent.glob("agent-*.jsonl")):
-        if path != session and sidechain_session(path) == session.stem:
+    for path in sidechains_beside(session.parent).get(session.stem, ()):
+        if path != session:
             found.append(SubagentFile(path, path.stem.removeprefix("agent-"), None, None, SubagentFile.BESIDE))
     return found
+
+
+# folder → (its entries' time when listed, each agent file with its stat, session id → its files)
+_BESIDE: dict[str, tuple[int, list[tuple[Path, Any]], dict[str, list[Path]]]] = {}
+_SETTLED_NS = 2_000_000_000  # a listing is kept only when the folder was last changed longer ago than this (coarse clocks)
+
+
+def sidechains_beside(folder: Path) -> dict[str, list[Path]]:
+    """Session id → the pre-2.1 sidechain files (``agent-*.jsonl``) in ``folder`` that belong to
+    it, in name order. Every session of a project folder asks, and each answer lists the folder
+    and reads the head of every agent file in it (quadratic in a folder of many sessions): so it
+    is worked out once and kept while the folder's entries (its time) and each agent file (time,
+    size, inode) are as they were; anything changed is listed and read again."""
+    try:
+        listed = folder.stat().st_mtime_ns
+    except OSError:
+        return {}
+    known = _BESIDE.get(str(folder))
+    if known is not None and known[0] == listed and all(_stamp(path) == stamp for path, stamp in known[1]):
+        return known[2]
+    paths = sorted(folder.glob("agent-*.jsonl"))
+    stamps = [(path, _stamp(path)) for path in paths]
+    found: dict[str, list[Path]] = {}
+    for path in paths:
+        session = sidechain_session(path)
+        if session is not None:
+            found.setdefault(session, []).append(path)
+    if time.time_ns() - listed > _SETTLED_NS:
+        _BESIDE[str(folder)] = (listed, stamps, found)
+    return found
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 def _with_sidecar(path: Path) -> SubagentFile:

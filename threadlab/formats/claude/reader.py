@@ -90,7 +90,7 @@ def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path 
     session_uuids = {e.uuid for e in main if e.uuid}
     assign_times(main)
     subs = _subagent_streams(path, base, inline, sidecars, builder)
-    calls = _tool_uses(main, MAIN_AGENT)
+    calls = _tool_uses(main, MAIN_AGENT) if subs else {}  # (only subagents look their launching call up)
     known: dict[str, SubagentInfo] = {}
     links: dict[str, str] = {}
     streams = [main]

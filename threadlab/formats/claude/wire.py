@@ -46,7 +46,7 @@ SDK_MESSAGE_CLASSES = frozenset(
 UNREAD: Any = object()  # an Entry's ``stamp`` before it is parsed
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Entry:
     """One wire dict, with where it came from: ``file`` is the name problems use, ``line`` its
     1-based line (or position in a list), ``agent`` the agent whose file or stream it is in.
@@ -64,8 +64,16 @@ class Entry:
     uuid: str | None = field(init=False)
     stamp: Any = field(init=False, default=UNREAD)  # the line's own timestamp, parsed when first asked (chain.py)
 
-    def __post_init__(self) -> None:
-        raw = self.raw
+    def __init__(self, raw: dict[str, Any], file: str, line: int, agent: str | None = None, time: Any = None,
+                 problem: tuple[str, str] | None = None) -> None:
+        # (written out, not generated with a __post_init__: one made per line of every file)
+        self.raw = raw
+        self.file = file
+        self.line = line
+        self.agent = agent
+        self.time = time
+        self.problem = problem
+        self.stamp = UNREAD
         kind = raw.get("type")
         self.type = kind if isinstance(kind, str) else ""
         uuid = raw.get("uuid")
@@ -184,18 +192,19 @@ def read_lines(source: Source, file: str, agent: str | None = None) -> list[Entr
     (its text whole) carrying its problem (file and line named), so the thread shows where it
     was and the account counts it as kept."""
     entries: list[Entry] = []
+    append, loads = entries.append, orjson.loads
     for number, line, first, _ in with_edges(source.lines()):
         try:
-            obj = orjson.loads(line)
+            obj = loads(line)
         except orjson.JSONDecodeError as exc:
             problem = ("truncated", CUT_FIRST) if first and cut_first(line) else ("json", str(exc))  # a capture begun mid-line
             entries.append(Entry({"type": BAD_LINE, "text": line.decode("utf-8", "replace")}, file, number, agent, problem=problem))
             continue
-        if not isinstance(obj, dict):
+        if type(obj) is not dict:  # (orjson gives dict itself)
             problem = ("schema", f"is a JSON {type(obj).__name__}, not an entry object")
             entries.append(Entry({"type": BAD_LINE, "value": obj}, file, number, agent, problem=problem))
             continue
-        entries.append(Entry(obj, file, number, agent))
+        append(Entry(obj, file, number, agent))
     if entries and entries[-1].problem is not None and entries[-1].problem[0] == "json":
         last = entries[-1]
         last.problem = ("truncated", "ends before its JSON does (a cut-off last line)")
