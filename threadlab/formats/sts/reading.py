@@ -23,6 +23,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.problems import short
+from threadlab.formats.json_lines import line_failure, with_edges
 from threadlab.formats.source import Source
 
 META = "sts"
@@ -35,8 +36,8 @@ def is_header(obj: Any) -> bool:
 
 
 def read_session(source: Source) -> Thread:
-    lines = [(number, raw) for number, raw in source.lines() if raw.strip()]
-    first = _parse(lines[0][1]) if lines else None
+    lines = list(with_edges(source.lines()))  # a torn first or last line is named ``truncated``
+    first = _parse(lines[0].line) if lines else None
     header = first if is_header(first) else None
     name = source.path.name if source.path is not None else source.name
     default = None if not name or name.startswith("<") else Path(name).name.split(".")[0]
@@ -45,15 +46,21 @@ def read_session(source: Source) -> Thread:
     builder = ThreadBuilder(thread_id, title=title, metadata={META: {"session": header}} if header is not None else None, source=source.name)
     agent = builder.agent(header["harness"] if header is not None else "assistant")
     reader = _Lines(builder, agent)
-    for index, (number, raw) in enumerate(lines):
+    for index, edge in enumerate(lines):
         if index == 0 and header is not None:
             builder.took()
             continue
-        reader.line(number, raw)
+        try:
+            obj = orjson.loads(edge.line)
+        except orjson.JSONDecodeError as exc:
+            rule, message = line_failure(edge, exc)
+            builder.failed(rule, message, line=edge.number)
+            continue
+        reader.line(edge.number, obj)
     if lines and not any(a.action_type in CORE_ACTION_TYPES for a in builder.actions):
         builder.problem("no-actions", "its lines give no message, thinking, tool call or return")
     if header is None and lines:
-        builder.problem("format", "its first line is no session header ({type: \"session\", harness, id})", line=lines[0][0])
+        builder.problem("format", "its first line is no session header ({type: \"session\", harness, id})", line=lines[0].number)
     return builder.build()
 
 
@@ -87,11 +94,7 @@ class _Lines:
         self.b, self.agent = builder, agent
         self.calls: dict[str, str] = {}
 
-    def line(self, number: int, raw: bytes) -> None:
-        obj = _parse(raw)
-        if obj is None:
-            self.b.failed("json", f"line {number} is not JSON", line=number)
-            return
+    def line(self, number: int, obj: Any) -> None:
         message = obj.get("message") if isinstance(obj, Mapping) else None
         if not (isinstance(obj, Mapping) and obj.get("type") == "message" and isinstance(message, Mapping) and message.get("role") in ROLES):
             self.b.kept("unknown-type", f"line {number} is no message line of a role the format names ({short(obj)}); kept as system.unknown_line", line=number)
