@@ -56,7 +56,7 @@ def _pad(sample: dict[str, Any], rng: random.Random, words: int) -> None:
                     choice["message"]["content"] += " " + extra
 
 
-def make_log(path: Path, size: int, seed: int = 7) -> None:
+def make_log(path: Path, size: int, seed: int = 7, words: int = 400) -> None:
     parts = {m.name: orjson.loads(m.data) for m in members(TEMPLATE.read_bytes(), wanted=("",))[0] if m.data and m.name.endswith(".json")}
     templates = [v for k, v in parts.items() if k.startswith("samples/")]
     summary_of = {(s["id"], s["epoch"]): s for s in parts["summaries.json"]}
@@ -73,7 +73,7 @@ def make_log(path: Path, size: int, seed: int = 7) -> None:
             sample = copy.deepcopy(base)
             sid = f"s{i:07d}"
             sample["id"], sample["epoch"], sample["uuid"] = sid, 1, f"u{i:021d}"
-            _pad(sample, rng, 400)
+            _pad(sample, rng, words)
             out.writestr(f"samples/{sid}_epoch_1.json", orjson.dumps(sample))
             summary = dict(summary_of[(base["id"], base["epoch"])], id=sid, epoch=1, uuid=sample["uuid"])
             summaries.append(summary)

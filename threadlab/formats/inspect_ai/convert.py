@@ -37,7 +37,7 @@ from typing import Any
 
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
-from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.core.model import Thread, Usage
 from threadlab.core.problems import short
 from threadlab.formats.inspect_ai.attachments import resolve_attachments
 from threadlab.formats.inspect_ai.events import message_key, output_message, usage_fields, walk_events
@@ -52,16 +52,19 @@ class SampleReader:
     """``member``: where the sample is (``samples/1_epoch_1.json``, ``samples[1]``), named in its
     problems; ``line``: the member's position in a ``.eval`` (a container's line), else None."""
 
-    def __init__(self, sample: Mapping[str, Any], header: Mapping[str, Any], source: str, member: str, line: int | None = None) -> None:
+    def __init__(self, sample: Mapping[str, Any], header: Mapping[str, Any], source: str, member: str, line: int | None = None, *,
+                 builder: type[ThreadBuilder] = ThreadBuilder, resolved: bool = False) -> None:
+        """``builder``: a ``DocBuilder`` for the frames route; ``resolved``: the sample's
+        references are resolved already (``decode.py``)."""
         ev = header.get("eval") if isinstance(header.get("eval"), Mapping) else {}
         self.default_model = ev.get("model") if isinstance(ev.get("model"), str) else "model"
         sid, epoch = sample.get("id"), sample.get("epoch", 1)
         thread_id = f"{ev.get('task', 'task')}/{ev.get('eval_id') or ev.get('run_id') or ev.get('task_id', '')}/{sid}/epoch-{epoch}"
-        missing = resolve_attachments(sample) if isinstance(sample, dict) else []  # before anything reads a value
+        missing = resolve_attachments(sample) if isinstance(sample, dict) and not resolved else []  # before anything reads a value
         meta = {k: sample[k] for k in _SAMPLE_META if sample.get(k) is not None}
         meta.update({k: ev[k] for k in ("task", "task_id", "run_id", "eval_id", "model", "created") if ev.get(k) is not None})
         meta["member"] = member
-        self.b = ThreadBuilder(thread_id, title=_title(sample.get("input")), metadata={KEY: meta}, source=source)
+        self.b = builder(thread_id, title=_title(sample.get("input")), metadata={KEY: meta}, source=source)
         self.member = f"member {line} ({member})" if line is not None else member  # as problems name it
         self.line = line
         self.numbers: dict[int, int] = {}  # id(event) → its position in the walk, from 1
@@ -109,6 +112,15 @@ class SampleReader:
         return fields
 
     def read(self) -> Thread:
+        self.convert()
+        return self.b.build()
+
+    def read_document(self) -> tuple[Thread, dict[str, Any]]:
+        """The frames route (``formats/documents.py``: built by a ``DocBuilder``)."""
+        self.convert()
+        return self.b.build_document()  # type: ignore[attr-defined,no-any-return]
+
+    def convert(self) -> None:
         events = list(walk_events(self.listed("events")))
         self.numbers = {id(e): n for n, e in enumerate(events, 1)}
         models = [e for e in events if e.get("event") == "model"]
@@ -117,7 +129,6 @@ class SampleReader:
             self.from_events(events)
         else:
             self.from_messages(events)
-        return self.b.build()
 
     def from_events(self, events: list[Mapping[str, Any]]) -> None:
         by_id = {m["id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and message_key(m.get("id"))}
@@ -278,7 +289,7 @@ class SampleReader:
             self.b.add("system.handoff", timestamp=when, data=data, metadata={KEY: {"derived": True}})
 
     # --- messages --------------------------------------------------------------------------
-    def message(self, message: Any, index: int) -> list[BaseAction]:
+    def message(self, message: Any, index: int) -> list[Any]:
         self.b.took()
         if not isinstance(message, Mapping):
             self.b.problem("schema", f"message {index + 1} is a {type(message).__name__}, not a message; kept as system.unknown_message")
@@ -311,8 +322,8 @@ class SampleReader:
         self.b.account.converted -= 1
         return [self.b.add("system.unknown_message", data=dict(message))]
 
-    def assistant(self, message: Mapping[str, Any], agent: str, when: Any, meta: dict[str, Any], where: str) -> list[BaseAction]:
-        actions: list[BaseAction] = []
+    def assistant(self, message: Mapping[str, Any], agent: str, when: Any, meta: dict[str, Any], where: str) -> list[Any]:
+        actions: list[Any] = []
         content = message.get("content")
         texts: list[Any] = []
         for part in content if isinstance(content, list) else [content]:
@@ -337,9 +348,22 @@ class SampleReader:
         return actions
 
 
-def _put_usage(actions: list[BaseAction], fields: dict[str, int]) -> None:
-    target = next((a for a in actions if a.action_type == "assistant_message"), actions[0])
-    target.usage = Usage(**fields) if target.action_type in ("assistant_message", "thinking") else fields  # type: ignore[attr-defined]
+def _put_usage(actions: list[Any], fields: dict[str, int]) -> None:
+    """The usage on the call's message (else its first action: a tool call keeps it as given).
+    An action of the frames route is its JSON object, given the object the model would write."""
+    target = next((a for a in actions if _kind(a) == "assistant_message"), actions[0])
+    typed = _kind(target) in ("assistant_message", "thinking")
+    if isinstance(target, dict):  # (the counts are ints: Usage would take them as they are)
+        target["usage"] = {k: fields[k] for k in _USAGE_ORDER if fields.get(k) is not None} if typed else fields
+    else:
+        target.usage = Usage(**fields) if typed else fields
+
+
+_USAGE_ORDER = tuple(Usage.model_fields)
+
+
+def _kind(action: Any) -> str:
+    return action["action_type"] if isinstance(action, dict) else action.action_type
 
 
 def _content(content: Any) -> Any:
