@@ -40,6 +40,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread, Usage
 from threadlab.core.problems import short
 from threadlab.formats.inspect_ai.attachments import resolve_attachments
+from threadlab.formats.inspect_ai.decode import MAPS
 from threadlab.formats.inspect_ai.events import message_key, output_message, usage_fields, walk_events
 
 KEY = "inspect_ai"
@@ -56,7 +57,7 @@ class SampleReader:
                  builder: type[ThreadBuilder] = ThreadBuilder, resolved: bool = False) -> None:
         """``builder``: a ``DocBuilder`` for the frames route; ``resolved``: the sample's
         references are resolved already (``decode.py``)."""
-        ev = header.get("eval") if isinstance(header.get("eval"), Mapping) else {}
+        ev = header.get("eval") if isinstance(header.get("eval"), MAPS) else {}
         self.default_model = ev.get("model") if isinstance(ev.get("model"), str) else "model"
         sid, epoch = sample.get("id"), sample.get("epoch", 1)
         thread_id = f"{ev.get('task', 'task')}/{ev.get('eval_id') or ev.get('run_id') or ev.get('task_id', '')}/{sid}/epoch-{epoch}"
@@ -95,7 +96,7 @@ class SampleReader:
     def output(self, event: Mapping[str, Any]) -> Mapping[str, Any]:
         """A model event's ``output`` (a ModelOutput); another value is a ``schema`` problem."""
         value = event.get("output")
-        if value is None or isinstance(value, Mapping):
+        if value is None or isinstance(value, MAPS):
             return value or {}
         if id(event) in self.named:
             return {}
@@ -124,15 +125,15 @@ class SampleReader:
         events = list(walk_events(self.listed("events")))
         self.numbers = {id(e): n for n, e in enumerate(events, 1)}
         models = [e for e in events if e.get("event") == "model"]
-        has_ids = any(isinstance(m, Mapping) and m.get("id") for m in self.messages)
+        has_ids = any(isinstance(m, MAPS) and m.get("id") for m in self.messages)
         if models and has_ids:
             self.from_events(events)
         else:
             self.from_messages(events)
 
     def from_events(self, events: list[Mapping[str, Any]]) -> None:
-        by_id = {m["id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and message_key(m.get("id"))}
-        by_call = {m["tool_call_id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("role") == "tool" and message_key(m.get("tool_call_id"))}
+        by_id = {m["id"]: i for i, m in enumerate(self.messages) if isinstance(m, MAPS) and message_key(m.get("id"))}
+        by_call = {m["tool_call_id"]: i for i, m in enumerate(self.messages) if isinstance(m, MAPS) and m.get("role") == "tool" and message_key(m.get("tool_call_id"))}
         done = 0  # messages before this index are in the thread
         given: set[int] = set()  # messages an event gave
         for event in events:
@@ -170,7 +171,7 @@ class SampleReader:
         turn = 0
         for i, message in enumerate(self.messages):
             actions = self.message(message, i)
-            if actions and isinstance(message, Mapping) and message.get("role") == "assistant" and turn < len(solver_calls):
+            if actions and isinstance(message, MAPS) and message.get("role") == "assistant" and turn < len(solver_calls):
                 event = solver_calls[turn][0]
                 turn += 1
                 self.b.took()  # the model call this message came from
@@ -291,7 +292,7 @@ class SampleReader:
     # --- messages --------------------------------------------------------------------------
     def message(self, message: Any, index: int) -> list[Any]:
         self.b.took()
-        if not isinstance(message, Mapping):
+        if not isinstance(message, MAPS):
             self.b.problem("schema", f"message {index + 1} is a {type(message).__name__}, not a message; kept as system.unknown_message")
             return [self.b.add("system.unknown_message", data=message)]
         role = message.get("role")
@@ -302,7 +303,7 @@ class SampleReader:
         if role == "system":
             return [self.b.add("system.message", data={"role": "system", "content": message.get("content")}, metadata=_keep(message, ("role", "content")))]
         if role == "assistant":
-            name = ((message.get("metadata") or {}).get("agent")) if isinstance(message.get("metadata"), Mapping) else None
+            name = ((message.get("metadata") or {}).get("agent")) if isinstance(message.get("metadata"), MAPS) else None
             agent = self.b.agent(name if isinstance(name, str) else self.default_model)
             model = message.get("model")
             meta = {"model_name": model, "provider_name": model.split("/", 1)[0]} if isinstance(model, str) else {}
@@ -327,7 +328,7 @@ class SampleReader:
         content = message.get("content")
         texts: list[Any] = []
         for part in content if isinstance(content, list) else [content]:
-            if isinstance(part, Mapping) and part.get("type") == "reasoning":
+            if isinstance(part, MAPS) and part.get("type") == "reasoning":
                 signature = part.get("signature")
                 actions.append(self.b.add("thinking", timestamp=when, agent_id=agent, content=part.get("reasoning") or part.get("summary"),
                                           signature=signature if isinstance(signature, str) else None, provider_name=meta.get("provider_name") or "inspect", metadata=dict(meta) or None))
@@ -336,10 +337,10 @@ class SampleReader:
         listed = message.get("tool_calls")
         if listed is not None and not isinstance(listed, list):
             self.b.problem("schema", f"{where}: tool_calls is {short(listed)}, not a list; none read", line=self.line)
-        calls = [c for c in listed if isinstance(c, Mapping)] if isinstance(listed, list) else []
+        calls = [c for c in listed if isinstance(c, MAPS)] if isinstance(listed, list) else []
         if texts or not (calls or actions):  # a message of reasoning alone is its thinking, not also an empty message
-            text = "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in texts if isinstance(p, str) or (isinstance(p, Mapping) and p.get("type") == "text"))
-            others = [dict(p) for p in texts if isinstance(p, Mapping) and p.get("type") != "text"]
+            text = "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in texts if isinstance(p, str) or (isinstance(p, MAPS) and p.get("type") == "text"))
+            others = [dict(p) for p in texts if isinstance(p, MAPS) and p.get("type") != "text"]
             body: Any = [{"type": "text", "text": text}, *others] if others else text
             actions.append(self.b.add("assistant_message", timestamp=when, agent_id=agent, content=body, metadata=dict(meta) or None))
         for call in calls:
@@ -370,7 +371,7 @@ def _content(content: Any) -> Any:
     if isinstance(content, str) or content is None:
         return content or ""
     if isinstance(content, list):
-        return [{"type": "text", "text": p["text"]} if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str) else p for p in content]
+        return [{"type": "text", "text": p["text"]} if isinstance(p, MAPS) and p.get("type") == "text" and isinstance(p.get("text"), str) else p for p in content]
     return str(content)
 
 
@@ -380,7 +381,7 @@ def _is_summary(message: Mapping[str, Any]) -> bool:
     loop appends carry no mark a person's input lacks (a human's answer to an ``input`` screen
     has ``source`` None too), so they stay the user's."""
     own = message.get("metadata")
-    return isinstance(own, Mapping) and "summary" in own
+    return isinstance(own, MAPS) and "summary" in own
 
 
 def _keep(message: Mapping[str, Any], mapped: tuple[str, ...]) -> dict[str, Any] | None:
@@ -389,7 +390,7 @@ def _keep(message: Mapping[str, Any], mapped: tuple[str, ...]) -> dict[str, Any]
 
 
 def _error_text(error: Any) -> str:
-    return str(error.get("message")) if isinstance(error, Mapping) else str(error)
+    return str(error.get("message")) if isinstance(error, MAPS) else str(error)
 
 
 def _title(value: Any) -> str:
@@ -397,6 +398,6 @@ def _title(value: Any) -> str:
         return value.strip().splitlines()[0][:100] if value.strip() else ""
     if isinstance(value, list):
         for m in value:
-            if isinstance(m, Mapping) and m.get("role") == "user" and isinstance(m.get("content"), str):
+            if isinstance(m, MAPS) and m.get("role") == "user" and isinstance(m.get("content"), str):
                 return _title(m["content"])
     return ""
