@@ -2,10 +2,12 @@
 reads parts of a file (``READS_PARTS``: an Inspect ``.eval``, a zip of one member per sample)
 becomes several chunks, part k of n of the file each, read by ``read_documents(part=...)``.
 
-Each part reads the zip's directory (a tenth of a second for 15,000 members) and inflates
-only its own samples, so the parts are few: about two per worker, or, when the chunks key a
-cache (boundaries that must not depend on the machine), one per ``CACHE_PART_BYTES``. The
-parts add up to the file: the frames are those of one read (``tests/test_inspect_documents.py``)."""
+Each part inflates only its own samples; a worker reads the zip's directory once for all the
+parts it is given (a second for 150,000 members). The parts are about two per worker, and
+none larger than ``MAX_PART_BYTES`` (its threads' objects are in memory together), or, when
+the chunks key a cache (boundaries that must not depend on the machine), one per
+``MAX_PART_BYTES``. The parts add up to the file: the frames are those of one read
+(``tests/test_inspect_documents.py``)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from threadlab.formats import detect_format, get_format
 from threadlab.formats.source import Source
 from threadlab.loading.files import Chunk
 
-CACHE_PART_BYTES = 64 << 20
+MAX_PART_BYTES = 32 << 20  # what one part holds at most: its threads' objects are in memory together
 PARTS_PER_WORKER = 2
 
 
@@ -42,5 +44,5 @@ def _parts(chunk: Chunk, target: int, workers: int | None) -> int:
     if not getattr(module, "READS_PARTS", False):
         return 1
     if workers is None:
-        return max(1, math.ceil(chunk.size / CACHE_PART_BYTES))
-    return max(1, min(math.ceil(chunk.size / target), PARTS_PER_WORKER * workers))
+        return max(1, math.ceil(chunk.size / MAX_PART_BYTES))
+    return max(1, min(math.ceil(chunk.size / target), PARTS_PER_WORKER * workers), math.ceil(chunk.size / MAX_PART_BYTES))

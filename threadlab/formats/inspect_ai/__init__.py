@@ -102,7 +102,7 @@ def _eval_threads(source: Source, make: _Make, part: tuple[int, int] | None) -> 
     """Samples are read, converted and let go one at a time (the header comes first, from the
     zip directory): a large log is never in memory whole."""
     data = source.mapped()
-    found, note, header = members(data, part=part)
+    found, note, header = members(data, part=part, key=_file_key(source) if part is not None else None)
     problems: list[Problem] = []
     if note:
         problems.append(Problem("truncated", f"{source.name} {note}", source=source.name))
@@ -135,6 +135,15 @@ def _eval_threads(source: Source, make: _Make, part: tuple[int, int] | None) -> 
     for item in pending:
         _one(source, header, item, make, out, odd)
     return _finish(source, out, [*problems, *odd], part)
+
+
+def _file_key(source: Source) -> tuple[str, int, int] | None:
+    """What names this version of the file (its directory is read once per process for all its parts)."""
+    try:
+        info = source.path.stat() if source.path is not None else None
+    except OSError:
+        return None
+    return (str(source.path), info.st_size, info.st_mtime_ns) if info is not None else None
 
 
 def _one(source: Source, header: dict[str, Any], item: _Sample, make: _Make, out: list[Any], odd: list[Problem]) -> None:

@@ -22,7 +22,7 @@ import mmap
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
@@ -107,7 +107,8 @@ def _zstd(raw: memoryview) -> Iterator[bytes]:
             yield block
 
 
-def members(data: bytes | mmap.mmap, wanted: tuple[str, ...] = ("header.json", "samples/"), part: tuple[int, int] | None = None) -> tuple[Iterator[Member], str | None, dict[str, Any]]:
+def members(data: bytes | mmap.mmap, wanted: tuple[str, ...] = ("header.json", "samples/"), part: tuple[int, int] | None = None,
+            key: Hashable = None) -> tuple[Iterator[Member], str | None, dict[str, Any]]:
     """The members whose names start with one of ``wanted`` (and any other member that is
     damaged, with its error), inflated one at a time as the iterator is walked (an archive's
     samples are never all in memory together), and a note when the central directory could
@@ -118,16 +119,29 @@ def members(data: bytes | mmap.mmap, wanted: tuple[str, ...] = ("header.json", "
     central directory the members cannot be shared out: part 0 reads them all, the others none.
 
     The third value is ``header.json`` found through the directory (``first_header``; ``{}``
-    without one), so samples can be converted as they are met."""
+    without one), so samples can be converted as they are met.
+
+    ``key`` (the file's path, size and mtime): the directory and header are kept for the next
+    call with the same key, so a process reading several parts of one large log reads its
+    directory once (a second for 150,000 members)."""
     budget = _Budget(len(data))
     view = memoryview(data)
-    try:
-        archive = zipfile.ZipFile(data if isinstance(data, mmap.mmap) else BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        found = iter(()) if part is not None and part[0] else _scan_local(view, wanted, budget)
-        return found, f"has no readable zip directory ({exc}); members read from their local headers", {}
-    infos = archive.infolist()
-    return _listed(view, infos, wanted, budget, part), None, first_header(view, infos)
+    known = _DIRECTORY.get(key) if key is not None else None
+    if known is None:
+        try:
+            archive = zipfile.ZipFile(data if isinstance(data, mmap.mmap) else BytesIO(data))
+        except zipfile.BadZipFile as exc:
+            found = iter(()) if part is not None and part[0] else _scan_local(view, wanted, budget)
+            return found, f"has no readable zip directory ({exc}); members read from their local headers", {}
+        infos = archive.infolist()
+        known = (infos, first_header(view, infos))
+        if key is not None:
+            _DIRECTORY.clear()
+            _DIRECTORY[key] = known
+    return _listed(view, known[0], wanted, budget, part), None, known[1]
+
+
+_DIRECTORY: dict[Hashable, tuple[list[zipfile.ZipInfo], dict[str, Any]]] = {}  # the last log's, by its key (see ``members``)
 
 
 def _listed(view: memoryview, infos: list[zipfile.ZipInfo], wanted: tuple[str, ...], budget: _Budget, part: tuple[int, int] | None) -> Iterator[Member]:
