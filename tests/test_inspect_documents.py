@@ -11,6 +11,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pandas as pd
@@ -18,11 +19,13 @@ import pytest
 
 import threadlab as tl
 import threadlab.formats.inspect_ai as inspect_ai
+from threadlab.core.problems import ThreadError
 from threadlab.formats import Source
 from threadlab.formats.inspect_ai.container import members, sample_parts
 from threadlab.formats.inspect_ai.decode import decode_sample
+from threadlab.formats.reading import read_documents
 
-from .documents_route import both_routes, built_without_models, loader_view
+from .documents_route import both_routes, built_without_models
 
 ROOT = Path(__file__).parent.parent
 LOGS = sorted([*(ROOT / "tests" / "fixtures" / "inspect_ai").glob("*.eval"), *(ROOT / "tests" / "fixtures" / "inspect_ai").glob("*.json"),
@@ -112,17 +115,16 @@ def test_a_missing_reference_in_an_unread_field_is_still_named(tmp_path: Path) -
     assert (frames.problems["rule"] == "unknown-id").sum() >= 1
 
 
-def _read_parts(path: Path, n: int) -> list[object]:
-    out = []
-    for k in range(n):
-        out.extend(loader_view(Source(path), "auto") if n == 1 else _part_view(path, (k, n)))
-    return out
+def _read_parts(path: Path, n: int) -> list[Any]:
+    """What the loader takes from each part in turn (a part that gives no thread: its problems)."""
+    return [row for k in range(n) for row in _part_view(path, None if n == 1 else (k, n))]
 
 
-def _part_view(path: Path, part: tuple[int, int]) -> list[object]:
-    from threadlab.formats.reading import read_documents
-
-    return [(t.thread_id, t.origin, t.problems, t.account, doc) for t, doc in read_documents(Source(path), part=part)]
+def _part_view(path: Path, part: tuple[int, int] | None) -> list[Any]:
+    try:
+        return [(t.thread_id, t.origin, t.problems, t.account, doc) for t, doc in read_documents(Source(path), part=part)]
+    except ThreadError as exc:
+        return [(None, None, exc.problems, None, None)]
 
 
 @pytest.mark.parametrize("path", EVALS, ids=lambda p: p.name)
@@ -133,6 +135,29 @@ def test_parts_add_up_to_the_whole_log(path: Path, n: int) -> None:
         samples = {i for i, info in enumerate(archive.infolist(), 1) if info.filename.startswith("samples/")}
     assert set().union(*parts) == samples and sum(map(len, parts)) == len(samples)
     assert _read_parts(path, n) == _read_parts(path, 1)
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_parts_of_a_broken_log_name_each_problem_once(tmp_path: Path, broken: str) -> None:
+    """The threads are those of one read; each problem is named once, by the part that met it
+    (on that part's first thread, where one read names it on the log's first thread)."""
+    seen: set[str] = set()
+
+    def first_sample_only(name: str, data: bytes) -> bytes | None:  # (a log none of whose samples reads is one read's ``empty``)
+        if name.startswith("samples/") and seen:
+            return data
+        seen.add(name) if name.startswith("samples/") else None
+        return BROKEN[broken](name, data)  # type: ignore[operator,no-any-return]
+
+    path = tmp_path / "broken.eval"
+    path.write_bytes(_rezip(ROOT / "tests" / "fixtures" / "inspect_ai" / "tools_epochs.eval", first_sample_only))
+    whole, parts = _read_parts(path, 1), _read_parts(path, 3)
+
+    def problems(view: list[Any]) -> list[str]:
+        return sorted(str(p) for row in view for p in row[2])
+
+    assert [(row[0], row[4]) for row in parts if row[0]] == [(row[0], row[4]) for row in whole if row[0]]
+    assert problems(parts) == problems(whole) and (broken in ("missing-reference", "no-header", "an-event-not-object") or problems(whole))
 
 
 def _frames_equal(a: tl.Frames, b: tl.Frames) -> None:

@@ -110,7 +110,10 @@ def _eval_threads(source: Source, make: _Make, part: tuple[int, int] | None) -> 
     pending: list[_Sample] = []  # without a directory the header may come last: samples wait for it
     out: list[Any] = []
     odd: list[Problem] = []  # samples that are no object (named after the members' problems)
+    later = part is not None and part[0] > 0  # the log's other members are part 0's to name
     for member in found:
+        if later and not member.name.startswith("samples/"):
+            continue
         if member.data is None:
             rule = "size-limit" if member.limit else "truncated" if "cut short" in (member.error or "") else "io"
             problems.append(Problem(rule, f"{source.name}: member {member.index} ({member.name}) {member.error}; skipped", source=source.name, line=member.index))
