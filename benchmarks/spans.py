@@ -82,9 +82,16 @@ def time_method(method: str, folder: Path, before: str | None = None) -> float:
     threadlab method of the checkout ``before``."""
     root = Path(before) if method.startswith("before") and before else HERE.parent
     run = _RUN[method.replace("before", "threadlab")]
-    code = f"import sys, time; sys.path.insert(0, {str(root)!r}); FOLDER = {str(folder)!r}; t0 = time.perf_counter()\n{run}\nprint(time.perf_counter() - t0)"
+    code = (f"import resource, sys, time; sys.path.insert(0, {str(root)!r}); FOLDER = {str(folder)!r}; t0 = time.perf_counter()\n{run}\n"
+            "u = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]\n"
+            "print(time.perf_counter() - t0, sum(r.ru_utime + r.ru_stime for r in u))")
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=root)
-    return float(out.stdout.strip().splitlines()[-1])
+    seconds, cpu = out.stdout.strip().splitlines()[-1].split()
+    CPU.setdefault(method, []).append(float(cpu))
+    return float(seconds)
+
+
+CPU: dict[str, list[float]] = {}  # CPU seconds of each run (the process and its workers, imports included)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +113,11 @@ def main(argv: list[str] | None = None) -> int:
             times[method].append(time_method(method, folder, args.before))
         print(f"round {r + 1}: " + ", ".join(f"{m} {times[m][-1]:.2f}s" for m in methods), flush=True)
     for method in methods:
-        print(f"{method:12s} median {statistics.median(times[method]):.2f}s")
+        print(f"{method:12s} median {statistics.median(times[method]):.2f}s (CPU {statistics.median(CPU[method]):.2f}s)")
+    for a, b in (("naive", "threadlab-1"), ("before-1", "threadlab-1")):
+        if a in CPU and b in CPU:
+            print(f"CPU seconds {a} / {b}: median {statistics.median([x / y for x, y in zip(CPU[a], CPU[b], strict=True)]):.2f}x "
+                  "(on a shared machine, the fairer measure)")
     ratio: dict[tuple[str, str], float] = {}
     for a, b in (("naive", "threadlab"), ("naive", "threadlab-1"), ("threadlab", "orjson"), ("threadlab-1", "orjson"),
                  ("naive", "before"), ("naive", "before-1"), ("before", "threadlab"), ("before-1", "threadlab-1")):
