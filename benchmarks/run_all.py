@@ -23,7 +23,12 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("claude_projects.py", ["200MB", "--repeat", "3"]),
     ("pydantic_ai_folder.py", ["--mb", "200", "--rounds", "3"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
-    ("spans.py", ["20MB", "--repeat", "3"]),
+    # (200 MB: at 20 MB the half second threadlab's imports take is most of its time)
+    ("spans.py", ["200MB", "--repeat", "3"]),
+    # one large Inspect AI .eval (issue 27's targets: 100 MB under 5 s on 2 cores, 1 GB under 60 s and 2 GB RSS),
+    # against inspect_ai's own samples_df at 100 MB
+    ("inspect_eval.py", ["100MB", "--repeat", "2", "--skip-messages-df"]),
+    ("inspect_eval.py", ["1GB", "--skip-inspect-ai"]),
     # the archive (issue 27): a dataset read back, tl.sync unchanged and with 1% of sessions grown, against a first load
     ("dataset.py", ["1GB", "--corpora", "claude,threadprotocol"]),
     # after load: tl.search and tl.scan over the 1 GB corpora (both shapes) against str.contains and naive loops (issue 26)

@@ -25,18 +25,28 @@ _CORE = frozenset(CORE_ACTION_TYPES)
 THREADPROTOCOL = "threadprotocol"
 
 
-def read_documents(source: Any, format: str = "auto", *, documents: bool = True) -> list[tuple[Thread, Any]]:
+def read_documents(source: Any, format: str = "auto", *, documents: bool = True, part: tuple[int, int] | None = None) -> list[tuple[Thread, Any]]:
     """Lenient ``read_all`` of one source that also returns each thread's canonical JSON
     object: computed once, it serves the validation rules here and the frames in the loaders.
 
     ``documents=False`` (``read_all``): no canonical object is wanted, and a ThreadProtocol
     thread the models took exactly as its JSON came (strictly, without a problem) is checked
     on that JSON; only when a rule is broken is the canonical object made, so problems read
-    the same either way. (Making it took a third of ``read`` on a 1M-action thread.)"""
+    the same either way. (Making it took a third of ``read`` on a 1M-action thread.)
+
+    ``part`` (k, n): part k of n of the source, for a format that shares one large file out
+    (``READS_PARTS``: an Inspect ``.eval``, by sample); of any other, part 0 is the whole
+    source and the other parts are empty."""
     src = source if isinstance(source, Source) else Source(source)
     module = detect_format(src) if format == "auto" else get_format(format)
+    if part is not None and not getattr(module, "READS_PARTS", False):
+        if part[0]:
+            return []
+        part = None
     with no_gc():  # a big thread is millions of objects, all alive until the end: nothing to collect
-        built = _built_documents(module, src) if documents else None
+        built = _built_documents(module, src, part) if documents else None
+        if part is not None and (built == [] or (built is None and part[0])):  # a part with no sample of its own
+            return []  # (a part the route gave up on: part 0 reads the whole source the careful way)
         threads = _converted(module, src) if built is None else [thread for thread, _ in built]
         if module.NAME != THREADPROTOCOL:
             _no_actions(threads, src, built)
@@ -72,11 +82,13 @@ def _converted(module: Any, source: Source) -> list[Thread]:
         ) from exc
 
 
-def _built_documents(module: Any, source: Source) -> list[tuple[Thread, Any]] | None:
+def _built_documents(module: Any, source: Source, part: tuple[int, int] | None = None) -> list[tuple[Thread, Any]] | None:
     """(thread without actions, its canonical JSON object) from a format that makes the object
     directly (``to_documents``, where frames are all that is wanted); None: use ``to_threads``."""
     make = getattr(module, "to_documents", None)
-    return make(source) if make is not None else None
+    if make is None:
+        return None
+    return make(source) if part is None else make(source, part)
 
 
 def _wire_documents(source: Source, format: str, threads: list[Thread]) -> list[Any]:

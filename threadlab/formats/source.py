@@ -8,6 +8,7 @@ a read forever (or never end), so it is an ``io`` problem instead, found without
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import re
 import stat
@@ -80,6 +81,18 @@ class Source:
             with self._open() as fh:
                 self._data = fh.read()
         return self._data
+
+    def mapped(self) -> bytes | mmap.mmap:
+        """The bytes, or the file mapped read-only when they are not read yet: a large archive
+        read member by member (an Inspect ``.eval``) need not be in memory whole, and a
+        process reading a part of it touches that part only."""
+        if self._data is not None or self.path is None or self.path.is_dir():
+            return self.data
+        with self._open() as fh:
+            try:
+                return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):  # empty, or a file that cannot be mapped
+                return self.data
 
     def _open(self) -> BinaryIO:
         """The file, opened for reading; a Source error (``io``) when it is missing, unreadable

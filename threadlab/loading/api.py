@@ -24,9 +24,10 @@ from threadlab.frames.skipped import skipped_frame
 from threadlab.loading.cache import cache_folder, writable_cache
 from threadlab.loading.chunks import failed_file_tables, no_gc
 from threadlab.loading.files import CHUNK_BYTES, Chunk, FileRef, file_refs, make_chunks
-from threadlab.loading.pool import Progress, default_workers, run_chunks
+from threadlab.loading.pool import MAX_WORKERS, Progress, default_workers, run_chunks
 from threadlab.loading.reader import careful
 from threadlab.loading.remote import has_url, named_by_url, staged_sources
+from threadlab.loading.split import split_chunks
 
 if TYPE_CHECKING:
     from threadlab.loading.dask_engine import DaskFrames
@@ -96,12 +97,12 @@ def load(
             raise TypeError("engine='dask' loads files only; pass paths, folders or globs")
         from threadlab.loading.dask_engine import load_dask
 
-        chunks = make_chunks(files, format, target_bytes=target, stable=stable)
+        chunks = split_chunks(make_chunks(files, format, target_bytes=target, stable=stable), target, workers=_part_workers(workers, stable))
         return load_dask(chunks, cache_dir=cache_dir, strict=strict, skipped=skipped, problems=found)
     if engine != "pandas":
         raise ValueError(f"unknown engine {engine!r}; use 'pandas' or 'dask'")
 
-    segments = _segments(items, format, target, stable=stable)
+    segments = _segments(items, format, target, stable=stable, workers=_part_workers(workers, stable))
     chunks = [c for seg in segments if isinstance(seg, list) for c in seg]
     n_workers = workers if workers is not None else 1 if total < SMALL_LOAD_BYTES else default_workers(len(chunks))
     timed = isinstance(progress, int | float) and not isinstance(progress, bool)  # seconds before the bar shows
@@ -135,8 +136,14 @@ def _adaptive_target(total: int, n_files: int, workers: int | None) -> int:
     return int(min(MAX_CHUNK_BYTES, max(MIN_CHUNK_BYTES, total / max(1, 8 * n))))
 
 
-def _segments(items: list[Any], format: str, target: int, *, stable: bool) -> list[list[Chunk] | Any]:
-    """Runs of files (as chunks) and in-memory objects, in input order."""
+def _part_workers(workers: int | None, stable: bool) -> int | None:
+    """The workers a large file is shared out for (``split.py``); None: the parts of a cached load."""
+    return None if stable else workers or default_workers(MAX_WORKERS)
+
+
+def _segments(items: list[Any], format: str, target: int, *, stable: bool, workers: int | None) -> list[list[Chunk] | Any]:
+    """Runs of files (as chunks; a large file that can be shared out, as its parts) and
+    in-memory objects, in input order."""
     out: list[list[Chunk] | Any] = []
     run: list[FileRef] = []
     for item in items:
@@ -144,11 +151,11 @@ def _segments(items: list[Any], format: str, target: int, *, stable: bool) -> li
             run.append(item)
             continue
         if run:
-            out.append(make_chunks(run, format, target_bytes=target, stable=stable))
+            out.append(split_chunks(make_chunks(run, format, target_bytes=target, stable=stable), target, workers=workers))
             run = []
         out.append(item)
     if run:
-        out.append(make_chunks(run, format, target_bytes=target, stable=stable))
+        out.append(split_chunks(make_chunks(run, format, target_bytes=target, stable=stable), target, workers=workers))
     return out
 
 

@@ -118,7 +118,8 @@ def chunk_key(chunk: Chunk) -> str:
 
     cwd = os.getcwd()
     lines = "".join([f"{_absolute(path, cwd)}\0{size}\0{mtime}\n" for path, size, mtime in chunk.files])
-    return hashlib.sha1(f"threadlab {__version__}\n{ENTRY_FORMAT}\n{chunk.format}\n{lines}".encode()).hexdigest()
+    part = "" if chunk.part is None else f"part {chunk.part[0]} of {chunk.part[1]}\n"
+    return hashlib.sha1(f"threadlab {__version__}\n{ENTRY_FORMAT}\n{chunk.format}\n{part}{lines}".encode()).hexdigest()
 
 
 def _absolute(path: str, cwd: str) -> str:

@@ -70,7 +70,7 @@ def read_chunk(chunk: Chunk) -> dict[str, pa.Table]:
     items: list[Item] = []
     pending = 0
     for ref in chunk.files:
-        for item in read_items(Path(ref.path), chunk.format):
+        for item in read_items(Path(ref.path), chunk.format, chunk.part):
             items.append(item)
             if isinstance(item, ThreadRecord):
                 pending += len(item.doc.get("actions") or ())

@@ -72,14 +72,17 @@ def _files_under(path: str) -> Iterator[str]:
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """Files read together by one task, in order."""
+    """Files read together by one task, in order; or, with ``part`` (k, n), part k of n of one
+    large file that a format shares out (an Inspect ``.eval``, by sample: ``split.py``)."""
 
     files: tuple[FileRef, ...]
     format: str = "auto"
+    part: tuple[int, int] | None = None
 
     @property
     def size(self) -> int:
-        return sum(max(f.size, 0) for f in self.files)
+        size = sum(max(f.size, 0) for f in self.files)
+        return size if self.part is None else size // self.part[1] + (self.part[0] < size % self.part[1])
 
 
 def make_chunks(files: Sequence[FileRef], format: str, *, target_bytes: int = CHUNK_BYTES, stable: bool = True) -> list[Chunk]:

@@ -152,7 +152,7 @@ def _one_file_at_a_time(chunk: Chunk, cache_dir: str | None, context: Any, spool
 
     parts = []
     for n, ref in enumerate(chunk.files):
-        single = Chunk((ref,), chunk.format)
+        single = Chunk((ref,), chunk.format, chunk.part)
         try:
             with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
                 parts.append(_unspool(pool.submit(_spooled, single, None, spool, n).result(), SCHEMAS))
@@ -288,7 +288,7 @@ class Progress:
     def advance(self, chunk: Chunk) -> None:
         if self.bar is None:
             return
-        self.files += len(chunk.files)
+        self.files += len(chunk.files) if chunk.part is None or chunk.part[0] == 0 else 0
         self.bar.set_postfix_str(f"{self.files}/{self.total_files} files", refresh=False)
         self.bar.update(chunk.size)
 

@@ -38,11 +38,14 @@ _FAST_FORMATS = ("auto", *(n for spec in FORMATS if spec.fast_path for n in spec
 _LINES_SUFFIXES = (".jsonl", ".ndjson")
 
 
-def read_items(path: Path, format: str = "auto") -> Iterator[Item]:
-    """Every thread record in the file at ``path``, and the problems that cost a whole file."""
+def read_items(path: Path, format: str = "auto", part: tuple[int, int] | None = None) -> Iterator[Item]:
+    """Every thread record in the file at ``path`` (or in ``part`` k of n of it: ``split.py``),
+    and the problems that cost a whole file."""
     name = str(path)
     try:
-        if format.lower() not in _FAST_FORMATS or not path.is_file():
+        if part is not None:
+            yield from careful(Source(path), format, part)
+        elif format.lower() not in _FAST_FORMATS or not path.is_file():
             yield from careful(Source(path), format)
         elif path.suffix.lower() in _LINES_SUFFIXES:
             yield from _lines(path, name, format)
@@ -54,17 +57,17 @@ def read_items(path: Path, format: str = "auto") -> Iterator[Item]:
         yield Problem("internal", f"{name} could not be loaded: {failure(exc)}", source=name)
 
 
-def careful(source: Source, format: str = "auto") -> Iterator[Item]:
+def careful(source: Source, format: str = "auto", part: tuple[int, int] | None = None) -> Iterator[Item]:
     """The converter path: ``read_all`` (lenient), every thread as its canonical JSON object."""
     try:
-        yield from records(source, format)
+        yield from records(source, format, part)
     except ThreadError as exc:
         yield from (p.with_source(source.name) for p in exc.problems)
 
 
-def records(source: Source, format: str = "auto") -> list[ThreadRecord]:
+def records(source: Source, format: str = "auto", part: tuple[int, int] | None = None) -> list[ThreadRecord]:
     """Threads read leniently, each with the canonical JSON object validation already made."""
-    return [ThreadRecord(doc, thread.origin[0], thread.origin[1], thread.problems, thread.account) for thread, doc in read_documents(source, format)]
+    return [ThreadRecord(doc, thread.origin[0], thread.origin[1], thread.problems, thread.account) for thread, doc in read_documents(source, format, part=part)]
 
 
 def fast_record(doc: Any, name: str) -> ThreadRecord | None:
@@ -96,6 +99,9 @@ def typed_records(data: bytes, name: str, *, single: bool = False) -> list[Threa
 def _whole(path: Path, name: str, format: str) -> Iterator[Item]:
     data = read_regular(path)
     if data.lstrip()[:1] not in (b"{", b"["):
+        yield from careful(Source(path, data=data), format)
+        return
+    if b'"actions"' not in data:  # no thread object (an OTLP export, a log): the converters parse it once, not here too
         yield from careful(Source(path, data=data), format)
         return
     typed = typed_records(data, name)

@@ -21,9 +21,14 @@ def resolve_attachments(sample: dict[str, Any]) -> list[str]:
     text; returns the references the table does not hold. Walked with a stack, not recursion:
     a sample nests as deep as its JSON allows."""
     table = sample.get("attachments")
-    table = table if isinstance(table, Mapping) else {}
+    return resolve_in([sample], table if isinstance(table, Mapping) else {})
+
+
+def resolve_in(roots: list[Any], table: Mapping[str, Any]) -> list[str]:
+    """Replace, in place, every reference in the dicts and lists ``roots`` (``table`` aside);
+    returns the references ``table`` does not hold."""
     missing: list[str] = []
-    stack: list[Any] = [sample]
+    stack: list[Any] = list(roots)
     while stack:
         node = stack.pop()
         for key, value in node.items() if isinstance(node, dict) else enumerate(node):

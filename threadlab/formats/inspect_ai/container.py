@@ -18,14 +18,19 @@ samples before it load."""
 
 from __future__ import annotations
 
+import mmap
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from io import BytesIO
+from typing import Any
+
+import orjson
 
 ZIP_MAGIC = b"PK\x03\x04"
+SAMPLES = "samples/"
 _LOCAL = struct.Struct("<IHHHHHIIIHH")  # local file header, 30 bytes
 _ZSTD = 93
 INFLATE_RATIO = 100  # the members read may inflate to this many times the archive's bytes ...
@@ -102,22 +107,86 @@ def _zstd(raw: memoryview) -> Iterator[bytes]:
             yield block
 
 
-def members(data: bytes, wanted: tuple[str, ...] = ("header.json", "samples/")) -> tuple[list[Member], str | None]:
+def members(data: bytes | mmap.mmap, wanted: tuple[str, ...] = ("header.json", "samples/"), part: tuple[int, int] | None = None,
+            key: Hashable = None) -> tuple[Iterator[Member], str | None, dict[str, Any]]:
     """The members whose names start with one of ``wanted`` (and any other member that is
-    damaged, with its error), and a note when the central directory could not be read (the
-    members then come from the local headers)."""
+    damaged, with its error), inflated one at a time as the iterator is walked (an archive's
+    samples are never all in memory together), and a note when the central directory could
+    not be read (the members then come from the local headers).
+
+    ``part`` (k, n): only the sample members of part k of n (``sample_parts``) and, in part 0,
+    the damaged members that are no sample; ``header.json`` is read in every part. Without a
+    central directory the members cannot be shared out: part 0 reads them all, the others none.
+
+    The third value is ``header.json`` found through the directory (``first_header``; ``{}``
+    without one), so samples can be converted as they are met.
+
+    ``key`` (the file's path, size and mtime): the directory and header are kept for the next
+    call with the same key, so a process reading several parts of one large log reads its
+    directory once (a second for 150,000 members)."""
     budget = _Budget(len(data))
     view = memoryview(data)
-    try:
-        archive = zipfile.ZipFile(BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        return list(_scan_local(view, wanted, budget)), f"has no readable zip directory ({exc}); members read from their local headers"
-    out = []
-    for index, info in enumerate(archive.infolist(), 1):
-        member = _member(view, index, info, budget if info.filename.startswith(wanted) else None)
-        if info.filename.startswith(wanted) or member.error is not None:  # a damaged member is named even when unread
-            out.append(member)
-    return out, None
+    known = _DIRECTORY.get(key) if key is not None else None
+    if known is None:
+        try:
+            archive = zipfile.ZipFile(data if isinstance(data, mmap.mmap) else BytesIO(data))
+        except zipfile.BadZipFile as exc:
+            found = iter(()) if part is not None and part[0] else _scan_local(view, wanted, budget)
+            return found, f"has no readable zip directory ({exc}); members read from their local headers", {}
+        infos = archive.infolist()
+        known = (infos, first_header(view, infos))
+        if key is not None:
+            _DIRECTORY.clear()
+            _DIRECTORY[key] = known
+    return _listed(view, known[0], wanted, budget, part), None, known[1]
+
+
+_DIRECTORY: dict[Hashable, tuple[list[zipfile.ZipInfo], dict[str, Any]]] = {}  # the last log's, by its key (see ``members``)
+
+
+def _listed(view: memoryview, infos: list[zipfile.ZipInfo], wanted: tuple[str, ...], budget: _Budget, part: tuple[int, int] | None) -> Iterator[Member]:
+    mine = None if part is None else sample_parts(infos, part[1])[part[0]]
+    later = part is not None and part[0] > 0  # a later part: members other than samples are part 0's to name
+    for index, info in enumerate(infos, 1):
+        name = info.filename
+        sample = name.startswith(SAMPLES)
+        if mine is not None and (index not in mine if sample else later and not name.startswith(wanted)):
+            continue
+        member = _member(view, index, info, budget if name.startswith(wanted) else None)
+        if later and not sample and member.error is not None:
+            continue
+        if name.startswith(wanted) or member.error is not None:  # a damaged member is named even when unread
+            yield member
+
+
+def first_header(view: memoryview, infos: list[zipfile.ZipInfo]) -> dict[str, Any]:
+    """``header.json`` (the last one that is an object, as reading the members in order keeps);
+    ``{}`` when there is none to read (its member's problem is named where it is met)."""
+    header: dict[str, Any] = {}
+    budget = _Budget(len(view))
+    for index, info in enumerate(infos, 1):
+        if info.filename == "header.json":
+            member = _member(view, index, info, budget)
+            try:
+                value = orjson.loads(member.data) if member.data is not None else None
+            except orjson.JSONDecodeError:
+                continue
+            header = value if isinstance(value, dict) else header
+    return header
+
+
+def sample_parts(infos: list[zipfile.ZipInfo], n: int) -> list[set[int]]:
+    """The positions (from 1) of the sample members in each of ``n`` parts: runs of members in
+    archive order, about equal in compressed bytes (a member goes to the part its middle byte
+    falls in), so every reader of a part computes the same parts and they add up to the whole."""
+    sized = [(index, max(info.compress_size, 1)) for index, info in enumerate(infos, 1) if info.filename.startswith(SAMPLES)]
+    total = sum(size for _, size in sized) or 1
+    parts: list[set[int]] = [set() for _ in range(n)]
+    before = 0
+    for index, size in sized:
+        parts[min(n - 1, n * (2 * before + size) // (2 * total))].add(index)
+        before += size
+    return parts
 
 
 def _member(data: memoryview, index: int, info: zipfile.ZipInfo, budget: _Budget | None) -> Member:

@@ -37,9 +37,10 @@ from typing import Any
 
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
-from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.core.model import Thread, Usage
 from threadlab.core.problems import short
 from threadlab.formats.inspect_ai.attachments import resolve_attachments
+from threadlab.formats.inspect_ai.decode import MAPS
 from threadlab.formats.inspect_ai.events import message_key, output_message, usage_fields, walk_events
 
 KEY = "inspect_ai"
@@ -52,16 +53,19 @@ class SampleReader:
     """``member``: where the sample is (``samples/1_epoch_1.json``, ``samples[1]``), named in its
     problems; ``line``: the member's position in a ``.eval`` (a container's line), else None."""
 
-    def __init__(self, sample: Mapping[str, Any], header: Mapping[str, Any], source: str, member: str, line: int | None = None) -> None:
-        ev = header.get("eval") if isinstance(header.get("eval"), Mapping) else {}
+    def __init__(self, sample: Mapping[str, Any], header: Mapping[str, Any], source: str, member: str, line: int | None = None, *,
+                 builder: type[ThreadBuilder] = ThreadBuilder, resolved: bool = False) -> None:
+        """``builder``: a ``DocBuilder`` for the frames route; ``resolved``: the sample's
+        references are resolved already (``decode.py``)."""
+        ev = header.get("eval") if isinstance(header.get("eval"), MAPS) else {}
         self.default_model = ev.get("model") if isinstance(ev.get("model"), str) else "model"
         sid, epoch = sample.get("id"), sample.get("epoch", 1)
         thread_id = f"{ev.get('task', 'task')}/{ev.get('eval_id') or ev.get('run_id') or ev.get('task_id', '')}/{sid}/epoch-{epoch}"
-        missing = resolve_attachments(sample) if isinstance(sample, dict) else []  # before anything reads a value
+        missing = resolve_attachments(sample) if isinstance(sample, dict) and not resolved else []  # before anything reads a value
         meta = {k: sample[k] for k in _SAMPLE_META if sample.get(k) is not None}
         meta.update({k: ev[k] for k in ("task", "task_id", "run_id", "eval_id", "model", "created") if ev.get(k) is not None})
         meta["member"] = member
-        self.b = ThreadBuilder(thread_id, title=_title(sample.get("input")), metadata={KEY: meta}, source=source)
+        self.b = builder(thread_id, title=_title(sample.get("input")), metadata={KEY: meta}, source=source)
         self.member = f"member {line} ({member})" if line is not None else member  # as problems name it
         self.line = line
         self.numbers: dict[int, int] = {}  # id(event) → its position in the walk, from 1
@@ -92,7 +96,7 @@ class SampleReader:
     def output(self, event: Mapping[str, Any]) -> Mapping[str, Any]:
         """A model event's ``output`` (a ModelOutput); another value is a ``schema`` problem."""
         value = event.get("output")
-        if value is None or isinstance(value, Mapping):
+        if value is None or isinstance(value, MAPS):
             return value or {}
         if id(event) in self.named:
             return {}
@@ -109,19 +113,27 @@ class SampleReader:
         return fields
 
     def read(self) -> Thread:
+        self.convert()
+        return self.b.build()
+
+    def read_document(self) -> tuple[Thread, dict[str, Any]]:
+        """The frames route (``formats/documents.py``: built by a ``DocBuilder``)."""
+        self.convert()
+        return self.b.build_document()  # type: ignore[attr-defined,no-any-return]
+
+    def convert(self) -> None:
         events = list(walk_events(self.listed("events")))
         self.numbers = {id(e): n for n, e in enumerate(events, 1)}
         models = [e for e in events if e.get("event") == "model"]
-        has_ids = any(isinstance(m, Mapping) and m.get("id") for m in self.messages)
+        has_ids = any(isinstance(m, MAPS) and m.get("id") for m in self.messages)
         if models and has_ids:
             self.from_events(events)
         else:
             self.from_messages(events)
-        return self.b.build()
 
     def from_events(self, events: list[Mapping[str, Any]]) -> None:
-        by_id = {m["id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and message_key(m.get("id"))}
-        by_call = {m["tool_call_id"]: i for i, m in enumerate(self.messages) if isinstance(m, Mapping) and m.get("role") == "tool" and message_key(m.get("tool_call_id"))}
+        by_id = {m["id"]: i for i, m in enumerate(self.messages) if isinstance(m, MAPS) and message_key(m.get("id"))}
+        by_call = {m["tool_call_id"]: i for i, m in enumerate(self.messages) if isinstance(m, MAPS) and m.get("role") == "tool" and message_key(m.get("tool_call_id"))}
         done = 0  # messages before this index are in the thread
         given: set[int] = set()  # messages an event gave
         for event in events:
@@ -159,7 +171,7 @@ class SampleReader:
         turn = 0
         for i, message in enumerate(self.messages):
             actions = self.message(message, i)
-            if actions and isinstance(message, Mapping) and message.get("role") == "assistant" and turn < len(solver_calls):
+            if actions and isinstance(message, MAPS) and message.get("role") == "assistant" and turn < len(solver_calls):
                 event = solver_calls[turn][0]
                 turn += 1
                 self.b.took()  # the model call this message came from
@@ -278,9 +290,9 @@ class SampleReader:
             self.b.add("system.handoff", timestamp=when, data=data, metadata={KEY: {"derived": True}})
 
     # --- messages --------------------------------------------------------------------------
-    def message(self, message: Any, index: int) -> list[BaseAction]:
+    def message(self, message: Any, index: int) -> list[Any]:
         self.b.took()
-        if not isinstance(message, Mapping):
+        if not isinstance(message, MAPS):
             self.b.problem("schema", f"message {index + 1} is a {type(message).__name__}, not a message; kept as system.unknown_message")
             return [self.b.add("system.unknown_message", data=message)]
         role = message.get("role")
@@ -291,7 +303,7 @@ class SampleReader:
         if role == "system":
             return [self.b.add("system.message", data={"role": "system", "content": message.get("content")}, metadata=_keep(message, ("role", "content")))]
         if role == "assistant":
-            name = ((message.get("metadata") or {}).get("agent")) if isinstance(message.get("metadata"), Mapping) else None
+            name = ((message.get("metadata") or {}).get("agent")) if isinstance(message.get("metadata"), MAPS) else None
             agent = self.b.agent(name if isinstance(name, str) else self.default_model)
             model = message.get("model")
             meta = {"model_name": model, "provider_name": model.split("/", 1)[0]} if isinstance(model, str) else {}
@@ -311,12 +323,12 @@ class SampleReader:
         self.b.account.converted -= 1
         return [self.b.add("system.unknown_message", data=dict(message))]
 
-    def assistant(self, message: Mapping[str, Any], agent: str, when: Any, meta: dict[str, Any], where: str) -> list[BaseAction]:
-        actions: list[BaseAction] = []
+    def assistant(self, message: Mapping[str, Any], agent: str, when: Any, meta: dict[str, Any], where: str) -> list[Any]:
+        actions: list[Any] = []
         content = message.get("content")
         texts: list[Any] = []
         for part in content if isinstance(content, list) else [content]:
-            if isinstance(part, Mapping) and part.get("type") == "reasoning":
+            if isinstance(part, MAPS) and part.get("type") == "reasoning":
                 signature = part.get("signature")
                 actions.append(self.b.add("thinking", timestamp=when, agent_id=agent, content=part.get("reasoning") or part.get("summary"),
                                           signature=signature if isinstance(signature, str) else None, provider_name=meta.get("provider_name") or "inspect", metadata=dict(meta) or None))
@@ -325,10 +337,10 @@ class SampleReader:
         listed = message.get("tool_calls")
         if listed is not None and not isinstance(listed, list):
             self.b.problem("schema", f"{where}: tool_calls is {short(listed)}, not a list; none read", line=self.line)
-        calls = [c for c in listed if isinstance(c, Mapping)] if isinstance(listed, list) else []
+        calls = [c for c in listed if isinstance(c, MAPS)] if isinstance(listed, list) else []
         if texts or not (calls or actions):  # a message of reasoning alone is its thinking, not also an empty message
-            text = "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in texts if isinstance(p, str) or (isinstance(p, Mapping) and p.get("type") == "text"))
-            others = [dict(p) for p in texts if isinstance(p, Mapping) and p.get("type") != "text"]
+            text = "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in texts if isinstance(p, str) or (isinstance(p, MAPS) and p.get("type") == "text"))
+            others = [dict(p) for p in texts if isinstance(p, MAPS) and p.get("type") != "text"]
             body: Any = [{"type": "text", "text": text}, *others] if others else text
             actions.append(self.b.add("assistant_message", timestamp=when, agent_id=agent, content=body, metadata=dict(meta) or None))
         for call in calls:
@@ -337,16 +349,29 @@ class SampleReader:
         return actions
 
 
-def _put_usage(actions: list[BaseAction], fields: dict[str, int]) -> None:
-    target = next((a for a in actions if a.action_type == "assistant_message"), actions[0])
-    target.usage = Usage(**fields) if target.action_type in ("assistant_message", "thinking") else fields  # type: ignore[attr-defined]
+def _put_usage(actions: list[Any], fields: dict[str, int]) -> None:
+    """The usage on the call's message (else its first action: a tool call keeps it as given).
+    An action of the frames route is its JSON object, given the object the model would write."""
+    target = next((a for a in actions if _kind(a) == "assistant_message"), actions[0])
+    typed = _kind(target) in ("assistant_message", "thinking")
+    if isinstance(target, dict):  # (the counts are ints: Usage would take them as they are)
+        target["usage"] = {k: fields[k] for k in _USAGE_ORDER if fields.get(k) is not None} if typed else fields
+    else:
+        target.usage = Usage(**fields) if typed else fields
+
+
+_USAGE_ORDER = tuple(Usage.model_fields)
+
+
+def _kind(action: Any) -> str:
+    return action["action_type"] if isinstance(action, dict) else action.action_type
 
 
 def _content(content: Any) -> Any:
     if isinstance(content, str) or content is None:
         return content or ""
     if isinstance(content, list):
-        return [{"type": "text", "text": p["text"]} if isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str) else p for p in content]
+        return [{"type": "text", "text": p["text"]} if isinstance(p, MAPS) and p.get("type") == "text" and isinstance(p.get("text"), str) else p for p in content]
     return str(content)
 
 
@@ -356,7 +381,7 @@ def _is_summary(message: Mapping[str, Any]) -> bool:
     loop appends carry no mark a person's input lacks (a human's answer to an ``input`` screen
     has ``source`` None too), so they stay the user's."""
     own = message.get("metadata")
-    return isinstance(own, Mapping) and "summary" in own
+    return isinstance(own, MAPS) and "summary" in own
 
 
 def _keep(message: Mapping[str, Any], mapped: tuple[str, ...]) -> dict[str, Any] | None:
@@ -365,7 +390,7 @@ def _keep(message: Mapping[str, Any], mapped: tuple[str, ...]) -> dict[str, Any]
 
 
 def _error_text(error: Any) -> str:
-    return str(error.get("message")) if isinstance(error, Mapping) else str(error)
+    return str(error.get("message")) if isinstance(error, MAPS) else str(error)
 
 
 def _title(value: Any) -> str:
@@ -373,6 +398,6 @@ def _title(value: Any) -> str:
         return value.strip().splitlines()[0][:100] if value.strip() else ""
     if isinstance(value, list):
         for m in value:
-            if isinstance(m, Mapping) and m.get("role") == "user" and isinstance(m.get("content"), str):
+            if isinstance(m, MAPS) and m.get("role") == "user" and isinstance(m.get("content"), str):
                 return _title(m["content"])
     return ""

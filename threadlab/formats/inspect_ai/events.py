@@ -8,12 +8,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from threadlab.formats.counts import counts_of
+from threadlab.formats.inspect_ai.decode import MAPS
 
 
 def walk_events(events: Any) -> Iterator[Mapping[str, Any]]:
     """Events in order, the nested ``events`` of older subtask/tool events after their parent."""
     for event in events if isinstance(events, list) else ():
-        if isinstance(event, Mapping):
+        if isinstance(event, MAPS):
             yield event
             if isinstance(event.get("events"), list):
                 yield from walk_events(event["events"])
@@ -26,7 +27,7 @@ def usage_fields(raw: Any, problems: list[str] | None = None) -> dict[str, int] 
     """inspect_ai's ModelUsage → ThreadProtocol usage (input includes the cached reads and writes).
     A figure that is no count (``counts.count_of``) is a phrase in ``problems`` and leaves out what
     it is part of (the input with a cache figure, the total), never a zero in its place."""
-    if not isinstance(raw, Mapping):
+    if not isinstance(raw, MAPS):
         return None
     figures = {key: raw.get(key) for key in _USAGE_COUNTS}
     found = counts_of(figures, problems if problems is not None else [], "usage.")
@@ -62,7 +63,7 @@ def message_key(value: Any) -> str | None:
 
 def output_message(event: Mapping[str, Any], output: Any = None) -> Mapping[str, Any] | None:
     output = event.get("output") if output is None else output
-    choices = output.get("choices") if isinstance(output, Mapping) else None
-    if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) and isinstance(choices[0].get("message"), Mapping):
+    choices = output.get("choices") if isinstance(output, MAPS) else None
+    if isinstance(choices, list) and choices and isinstance(choices[0], MAPS) and isinstance(choices[0].get("message"), MAPS):
         return choices[0]["message"]
     return None

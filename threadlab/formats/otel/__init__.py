@@ -25,6 +25,7 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
+from threadlab.core.problems import ThreadError
 from threadlab.formats.json_lines import complete_lines, past_cut_first
 from threadlab.formats.otel.reading import read_threads
 from threadlab.formats.otel.wire import is_flat_span, is_otlp
@@ -76,6 +77,20 @@ def to_threads(source: Source) -> list[Thread]:
     return read_threads(source)
 
 
+def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
+    """The frames route (``formats/documents.py``): each thread without actions and its JSON
+    object, no model per action; None (``to_threads`` reads the source) for an in-memory object
+    and for anything the route meets that it was not written for."""
+    if source.is_object:
+        return None
+    try:
+        return read_threads(source, documents=True)
+    except ThreadError:
+        raise
+    except Exception:  # whatever it was, the careful way meets it again and says what it is
+        return None
+
+
 @refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as one OTLP JSON document (``resourceSpans``); a ``WriteLoss`` names what
@@ -83,4 +98,4 @@ def from_thread(thread: Thread) -> bytes:
     return written_and_checked(NAME, thread, lambda t: orjson.dumps(to_otlp(t)) + b"\n", to_threads)
 
 
-__all__ = ["NAME", "detect", "from_thread", "to_otlp", "to_threads"]
+__all__ = ["NAME", "detect", "from_thread", "to_documents", "to_otlp", "to_threads"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from threadlab.core.model import Thread
 from threadlab.formats.otel.conventions import interpret
 from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span, is_otlp, otlp_spans
 from threadlab.formats.source import Source
@@ -33,14 +32,15 @@ def raw_spans(source: Source) -> tuple[list[RawSpan], list[Failure]]:
     return spans, failures
 
 
-def read_threads(source: Source) -> list[Thread]:
+def read_threads(source: Source, *, documents: bool = False) -> list[Any]:
+    """Threads, or with ``documents`` (the frames route) each thread without actions and its JSON object."""
     raws, failures = raw_spans(source)
     if not raws:
         rule = failures[0][1] if failures else "empty"
         raise source.error(rule, "holds no span" + (f" ({failures[0][2]})" if failures else ""), line=failures[0][0] if failures else None)
     resources = {r.span_id: r.resource for r in raws if r.resource}
     spans = [interpret(r) for r in raws]
-    return build_threads(spans, key=KEY, source=source.name, failures=failures, thread_meta=lambda tid, ss: _meta(tid, ss, resources))
+    return build_threads(spans, key=KEY, source=source.name, failures=failures, thread_meta=lambda tid, ss: _meta(tid, ss, resources), documents=documents)
 
 
 def _meta(thread_id: str, spans: list[Span], resources: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -24,7 +24,6 @@ from datetime import datetime
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder, slug
-from threadlab.core.model import Thread
 from threadlab.core.timefmt import from_unix_nanos
 from threadlab.formats.spans.content import content, finish_reason, usage
 from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span, json_value, same
@@ -375,7 +374,8 @@ class Assembly:
                       content=result.result)
 
     # --- the thread -------------------------------------------------------------------------
-    def build(self, builder: ThreadBuilder) -> Thread:
+    def fill(self, builder: ThreadBuilder) -> None:
+        """The thread's agents, actions and account, into ``builder``."""
         acting = {f.get("agent_id") for _, _, _, f in self.out} | {self.agent_id(c.agent) for c in self.calls.values()}
         for _, _, kind, f in self.out:
             if kind in ("system.agent_join", "system.handoff") and isinstance(f.get("data"), dict):
@@ -404,7 +404,6 @@ class Assembly:
                 builder.kept(rule, f"span {span.span_id} ({span.name}): " + "; ".join(phrases), line=span.line)
             else:
                 builder.took()
-        return builder.build()
 
 
 def _time_of(span: Span) -> int | None:

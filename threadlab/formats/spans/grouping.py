@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
-from threadlab.core.model import Thread
+from threadlab.formats.documents import DocBuilder
 from threadlab.formats.spans.assemble import Assembly
 from threadlab.formats.spans.documents import Failure
 from threadlab.formats.spans.model import Span, settle_untimed
@@ -52,19 +52,22 @@ def build_threads(
     source: str | None,
     failures: list[Failure],
     thread_meta: Callable[[str, list[Span]], tuple[str, dict[str, Any]]],
-) -> list[Thread]:
+    documents: bool = False,
+) -> list[Any]:
     """One Thread per conversation. ``failures``: records that could not be read at all,
     counted on the first thread (and notes about records that were read). ``thread_meta(thread_id, spans)`` gives the
-    thread's title and metadata."""
-    threads = []
+    thread's title and metadata. ``documents``: the frames route (``formats/documents.py``):
+    each thread without actions and its JSON object, no model per action."""
+    threads: list[Any] = []
     for thread_id, members in group_traces(spans).items():
         title, metadata = thread_meta(thread_id, members)
-        builder = ThreadBuilder(thread_id, title=title, metadata=metadata, source=source)
+        builder = (DocBuilder if documents else ThreadBuilder)(thread_id, title=title, metadata=metadata, source=source)
         if not threads:
             for failure in failures:
                 (builder.failed if failure.record else builder.problem)(failure.rule, failure.message, line=failure.line)
         settle_untimed(members)
         assembly = Assembly(members, key)
         assembly.read()
-        threads.append(assembly.build(builder))
+        assembly.fill(builder)
+        threads.append(builder.build_document() if isinstance(builder, DocBuilder) else builder.build())
     return threads
