@@ -23,7 +23,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.problems import short
-from threadlab.formats.json_lines import line_failure, with_edges
+from threadlab.formats.json_lines import parsed_lines, with_edges
 from threadlab.formats.source import Source
 
 META = "sts"
@@ -36,8 +36,8 @@ def is_header(obj: Any) -> bool:
 
 
 def read_session(source: Source) -> Thread:
-    lines = list(with_edges(source.lines()))  # a torn first or last line is named ``truncated``
-    first = _parse(lines[0].line) if lines else None
+    opening = next(with_edges(source.lines()), None)
+    first = _parse(opening.line) if opening is not None else None
     header = first if is_header(first) else None
     name = source.path.name if source.path is not None else source.name
     default = None if not name or name.startswith("<") else Path(name).name.split(".")[0]
@@ -46,21 +46,15 @@ def read_session(source: Source) -> Thread:
     builder = ThreadBuilder(thread_id, title=title, metadata={META: {"session": header}} if header is not None else None, source=source.name)
     agent = builder.agent(header["harness"] if header is not None else "assistant")
     reader = _Lines(builder, agent)
-    for index, edge in enumerate(lines):
-        if index == 0 and header is not None:
+    for number, obj in parsed_lines(source, builder):  # a torn first or last line is a ``truncated`` problem
+        if header is not None and opening is not None and number == opening.number:
             builder.took()
             continue
-        try:
-            obj = orjson.loads(edge.line)
-        except orjson.JSONDecodeError as exc:
-            rule, message = line_failure(edge, exc)
-            builder.failed(rule, message, line=edge.number)
-            continue
-        reader.line(edge.number, obj)
-    if lines and not any(a.action_type in CORE_ACTION_TYPES for a in builder.actions):
+        reader.line(number, obj)
+    if opening is not None and not any(a.action_type in CORE_ACTION_TYPES for a in builder.actions):
         builder.problem("no-actions", "its lines give no message, thinking, tool call or return")
-    if header is None and lines:
-        builder.problem("format", "its first line is no session header ({type: \"session\", harness, id})", line=lines[0].number)
+    if header is None and opening is not None:
+        builder.problem("format", "its first line is no session header ({type: \"session\", harness, id})", line=opening.number)
     return builder.build()
 
 
