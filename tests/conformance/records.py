@@ -224,7 +224,7 @@ def opencode(path: Path) -> int:
         finally:
             conn.close()
     storage = path.parent.parent.parent
-    sessions = {p: orjson.loads(p.read_bytes()) for p in path.parent.glob("ses_*.json")}
+    sessions = {p: orjson.loads(p.read_bytes()) for p in path.parent.glob("*.json")}
     wanted, grew = {orjson.loads(path.read_bytes())["id"]}, True
     while grew:
         more = {v["id"] for v in sessions.values() if v.get("parentID") in wanted} - wanted

@@ -37,7 +37,7 @@ def _database(path: Path) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
 
 def _storage(path: Path) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     storage = path.parent.parent.parent
-    sessions = [orjson.loads(p.read_bytes()) for p in path.parent.glob("ses_*.json")]
+    sessions = [orjson.loads(p.read_bytes()) for p in path.parent.glob("*.json")]
     wanted = {orjson.loads(path.read_bytes())["id"]}
     while more := {s["id"] for s in sessions if s.get("parentID") in wanted} - wanted:
         wanted |= more

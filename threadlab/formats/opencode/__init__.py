@@ -53,9 +53,16 @@ _STORAGE_OTHER = "in opencode's storage/, beside session/ (messages and parts ar
 
 
 def is_session_object(value: object) -> bool:
-    """A ``storage/session/<project>/<id>.json`` object: an ``ses_`` id, its project, folder and
-    times."""
-    return isinstance(value, dict) and isinstance(value.get("id"), str) and value["id"].startswith("ses_") and "projectID" in value and "directory" in value and isinstance(value.get("time"), dict)
+    """A ``storage/session/<project>/<id>.json`` object: an id (``ses_...`` as opencode makes
+    them, any text as other tools' samples have), its project, folder and creation time."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), str)
+        and isinstance(value.get("projectID"), str)
+        and isinstance(value.get("directory"), str)
+        and isinstance(value.get("time"), dict)
+        and "created" in value["time"]
+    )
 
 
 def detect(source: Source) -> bool:
@@ -70,7 +77,7 @@ def detect(source: Source) -> bool:
                 return is_opencode_db(schema(conn, []))
         except (sqlite3.Error, OSError):
             return False
-    if b'"projectID"' not in head or b'"ses_' not in head:
+    if b'"projectID"' not in head or b'"directory"' not in head:
         return False
     return is_session_object(source.try_json())
 
@@ -91,7 +98,7 @@ def to_threads(source: Source) -> list[Thread]:
 def _children(path: Path, parent: str, root: Path | None) -> list[Session]:
     """The sessions beside the file whose ``parentID`` is ``parent``, and theirs."""
     found: list[Session] = []
-    for sibling in sorted(path.parent.glob("ses_*.json")):
+    for sibling in sorted(path.parent.glob("*.json")):
         record = read_json(sibling)
         if sibling != path and isinstance(record.value, dict) and record.value.get("parentID") == parent:
             child = storage_session(record, root)
@@ -126,13 +133,16 @@ def from_thread(thread: Thread) -> bytes:
     raise ValueError(f"threadlab does not write opencode sessions (thread {thread.thread_id}): convert to another format, e.g. --to threadprotocol")
 
 
-def _parent_of(path: str) -> str | None:
+def _ids(path: str) -> tuple[str | None, str | None]:
+    """A session file's (id, parentID), or Nones when it is no session file."""
     try:
         with open(path, "rb") as handle:
             value = orjson.loads(handle.read(1 << 20))
     except (OSError, orjson.JSONDecodeError):
-        return None
-    return value.get("parentID") if isinstance(value, dict) and isinstance(value.get("parentID"), str) else None
+        return None, None
+    if not is_session_object(value):
+        return None, None
+    return value["id"], value.get("parentID") if isinstance(value.get("parentID"), str) else None
 
 
 def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan | None:
@@ -150,11 +160,11 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
         return FolderPlan(ignore={n: _STORAGE_OTHER for n in names - {"session"}})
     if os.path.basename(os.path.dirname(folder)) == "session" and os.path.isdir(os.path.join(os.path.dirname(os.path.dirname(folder)), "message")):
         children: dict[str, list[str]] = {}
-        ids = {n[:-5]: n for n in names if n.startswith("ses_") and n.endswith(".json")}
-        for name in ids.values():
-            parent = _parent_of(os.path.join(folder, name))
-            if parent in ids:
-                children.setdefault(ids[parent], []).append(name)
+        read = {name: _ids(os.path.join(folder, name)) for name in sorted(names) if name.endswith(".json")}
+        files = {sid: name for name, (sid, _) in read.items() if sid is not None}
+        for name, (_, parent) in read.items():
+            if parent in files:
+                children.setdefault(files[parent], []).append(name)
         return FolderPlan(companions={k: tuple(sorted(v)) for k, v in children.items()}) if children else None
     return None
 

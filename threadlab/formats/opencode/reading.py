@@ -9,7 +9,8 @@ started; a subagent's session (``parent_id`` / ``parentID``) is read into its pa
   delegation: ``system.agent_join`` ``{agent_id, invited_by, tool_call_id}``, then the child
   session's messages as the child agent's actions, then the task's return; a child session no
   task names follows its parent's messages, joined the same way (``unreferenced``);
-- ``step-start`` opens a model response, ``step-finish`` closes it: its ``tokens`` are the usage
+- ``step-finish`` closes a model response (the actions since the message began or since the last
+  step-finish; ``step-start`` is taken and holds nothing read): its ``tokens`` are the usage
   of the response (on its first assistant message, else its first thinking, else its first
   action), its ``cost`` adds to the thread's ``cost_usd``; a message with no step-finish gives
   its own ``tokens``;
@@ -151,9 +152,12 @@ class StoreReader:
         model = {"model_name": base["modelID"], "provider_name": base["providerID"]} if isinstance(base.get("modelID"), str) and isinstance(base.get("providerID"), str) else {}
         self.b.took()
         if kind == "step-start":
-            step.clear()
+            pass  # (a response's actions are those since the last step-finish: samples put a step-start after them)
         elif kind == "step-finish":
-            self.settle(step, usage_of(part.get("tokens")))
+            usage = usage_of(part.get("tokens"))
+            if usage is not None and not step:
+                self.b.problem("usage", f"{record.where}: a step-finish with tokens {short(part.get('tokens'))} and no action of its response before it; its usage is on no action", line=record.line)
+            self.settle(step, usage)
             if isinstance(part.get("cost"), int | float) and not isinstance(part.get("cost"), bool):
                 self.cost += part["cost"]
             step.clear()
