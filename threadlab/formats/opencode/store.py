@@ -111,10 +111,11 @@ def database_sessions(path: Path | None, data: bytes | None, damage: list[Damage
             pid, mid = _text(row.get("id")), _text(row.get("message_id"))
             record = Record({**(value or {}), "id": pid, "messageID": mid} if value is not None else None, f"row {row_id} of table part", row_id, error)
             owner_message = messages.get(str(mid))
-            if owner_message is None:
+            if owner_message is None:  # in the session the part row names, else with the orphans
                 owner_message = Message(Record(None, f"message {mid!r}", 0, "no row of table message has this id"))
                 messages[str(mid)] = owner_message
-                loose.append(owner_message)
+                owner = sessions.get(str(_text(row.get("session_id"))))
+                (owner.messages if owner is not None else loose).append(owner_message)
             owner_message.parts.append(record)
     return _with_loose(list(sessions.values()), loose), True
 
