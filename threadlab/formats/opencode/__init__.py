@@ -21,7 +21,7 @@ from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.json_lines import refusal
 from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, cut_short, schema
+from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, schema, with_file_problems
 from threadlab.formats.opencode.reading import AGENT, KEY, StoreReader
 from threadlab.formats.opencode.store import (
     Damage,
@@ -116,15 +116,8 @@ def _database(source: Source) -> list[Thread]:
         raise ThreadError([Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage])
     if not ok:
         raise source.error("format", "is an SQLite database without opencode's session, message and part tables")
-    threads = StoreReader(sessions, source.name).threads()
-    problems = [Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage]
-    cut = cut_short(source.head(100), source.path.stat().st_size if source.path is not None else len(source.data))
-    if cut:
-        problems.insert(0, Problem("truncated", f"{source.name} {cut}", source=source.name))
-    if not threads:
-        raise ThreadError(problems or [Problem("empty", f"{source.name} holds no opencode session", source=source.name)])
-    threads[0].problems = [*threads[0].problems, *problems]
-    return threads
+    size = source.path.stat().st_size if source.path is not None else len(source.data)
+    return with_file_problems(StoreReader(sessions, source.name).threads(), damage, source.name, source.head(100), size, "opencode session")
 
 
 def from_thread(thread: Thread) -> bytes:
