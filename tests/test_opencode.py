@@ -132,3 +132,15 @@ def test_opencode_is_not_written() -> None:
 def test_a_session_file_in_memory_reads_without_its_folders() -> None:
     (thread,) = get_format("opencode").to_threads(Source(SESSION.read_bytes(), name="s.json"))
     assert thread.title == "Notes file and a subagent" and thread.account.records == 1
+
+
+def test_a_title_that_is_not_utf8_is_kept_and_named(tmp_path: Path) -> None:
+    db = tmp_path / "opencode.db"
+    shutil.copyfile(DB, db)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE session SET title = CAST(X'6e6f74ff7574663820' AS TEXT) WHERE parent_id IS NULL")
+    conn.commit()
+    conn.close()
+    (thread,) = threadlab.read_all(db, strict=False)
+    assert thread.title == "not\\xffutf8 "
+    assert any("row 1 of table session: " in p.message and "title" in p.message and "not UTF-8" in p.message for p in thread.problems), [p.message for p in thread.problems]

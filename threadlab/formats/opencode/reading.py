@@ -97,6 +97,7 @@ class StoreReader:
             self.b.failed("schema", f"{session.record.where} {session.record.error}", line=session.record.line)
         else:
             self.b.took()
+            self.undecodable(session.record)
         for message in session.messages:
             self.message(message, agent)
         for child in self.children.get(session.id, []):
@@ -128,6 +129,7 @@ class StoreReader:
             info = {}
         else:
             self.b.took()
+            self.undecodable(record)
         role = info.get("role")
         when = _ms((info.get("time") or {}).get("created")) if isinstance(info.get("time"), dict) else None
         base = {k: info[k] for k in _MESSAGE_KEEP if k in info}
@@ -151,6 +153,7 @@ class StoreReader:
         meta = {KEY: {**base, "part_id": part.get("id")}}
         model = {"model_name": base["modelID"], "provider_name": base["providerID"]} if isinstance(base.get("modelID"), str) and isinstance(base.get("providerID"), str) else {}
         self.b.took()
+        self.undecodable(record)
         if kind == "step-start":
             pass  # (a response's actions are those since the last step-finish: samples put a step-start after them)
         elif kind == "step-finish":
@@ -195,6 +198,10 @@ class StoreReader:
             back = {KEY: {"status": status, **extra}}
             self.b.add("tool_return", timestamp=_ms(times.get("end")) or at, tool_call_id=call_id, tool_name=name, status="success" if status == "completed" else "error", content=content, metadata=back)
         return out
+
+    def undecodable(self, record: Record) -> None:
+        if record.undecodable:
+            self.b.problem("schema", f"{record.where}: {', '.join(record.undecodable)} not UTF-8; kept with backslash escapes", line=record.line)
 
     def settle(self, step: list[BaseAction], usage: Usage | None) -> None:
         """The response's usage on its first assistant message, else thinking, else first action."""

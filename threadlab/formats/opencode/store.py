@@ -44,6 +44,7 @@ class Record:
     where: str
     line: int = 0
     error: str | None = None
+    undecodable: tuple[str, ...] = ()  # text columns of its row that are not UTF-8 (kept with backslash escapes)
 
 
 @dataclass
@@ -74,6 +75,19 @@ def _text(value: Any) -> Any:
     return value
 
 
+def _undecodable(row: dict[str, Any], names: tuple[str, ...]) -> tuple[str, ...]:
+    """The text columns of ``names`` that are not UTF-8 (their row's problem names them)."""
+    bad = []
+    for name in names:
+        value = row.get(name)
+        if isinstance(value, bytes):
+            try:
+                value.decode()
+            except UnicodeDecodeError:
+                bad.append(name)
+    return tuple(bad)
+
+
 def _data(value: Any) -> tuple[Any, str | None]:
     try:
         data = orjson.loads(value) if isinstance(value, bytes | str) else None
@@ -95,13 +109,14 @@ def database_sessions(path: Path | None, data: bytes | None, damage: list[Damage
         for row_id, row in _scan(conn, "session", tables["session"], damage):
             values = {k: _text(v) for k, v in row.items()}
             sid = str(values.get("id"))
-            sessions[sid] = Session(Record(values, f"row {row_id} of table session", row_id), sid, values.get("parent_id"))
+            record = Record(values, f"row {row_id} of table session", row_id, undecodable=_undecodable(row, tuple(row)))
+            sessions[sid] = Session(record, sid, values.get("parent_id"))
         messages: dict[str, Message] = {}
         loose: list[Message] = []
         for row_id, row in _scan(conn, "message", tables["message"], damage):
             value, error = _data(row.get("data"))
             mid, sid = _text(row.get("id")), _text(row.get("session_id"))
-            record = Record({**(value or {}), "id": mid, "sessionID": sid} if value is not None else None, f"row {row_id} of table message", row_id, error)
+            record = Record({**(value or {}), "id": mid, "sessionID": sid} if value is not None else None, f"row {row_id} of table message", row_id, error, _undecodable(row, ("id", "session_id")))
             message = Message(record)
             messages[str(mid)] = message
             owner = sessions.get(str(sid))
@@ -109,7 +124,7 @@ def database_sessions(path: Path | None, data: bytes | None, damage: list[Damage
         for row_id, row in _scan(conn, "part", tables["part"], damage):
             value, error = _data(row.get("data"))
             pid, mid = _text(row.get("id")), _text(row.get("message_id"))
-            record = Record({**(value or {}), "id": pid, "messageID": mid} if value is not None else None, f"row {row_id} of table part", row_id, error)
+            record = Record({**(value or {}), "id": pid, "messageID": mid} if value is not None else None, f"row {row_id} of table part", row_id, error, _undecodable(row, ("id", "message_id")))
             owner_message = messages.get(str(mid))
             if owner_message is None:  # in the session the part row names, else with the orphans
                 owner_message = Message(Record(None, f"message {mid!r}", 0, "no row of table message has this id"))
