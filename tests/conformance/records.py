@@ -212,6 +212,33 @@ def openai_agents_session(path: Path) -> int:
         conn.close()
 
 
+def opencode(path: Path) -> int:
+    """A record is a row of opencode.db's ``session``, ``message`` and ``part`` tables (its
+    other tables hold no conversation), or a file of ``storage/``: a session file, the message
+    files of ``storage/message/<session id>/`` and the part files of ``storage/part/<message
+    id>/``, for the session and the sessions beside it whose ``parentID`` leads to it."""
+    if path.read_bytes()[:16] == b"SQLite format 3\x00":
+        conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+        try:
+            return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("session", "message", "part"))
+        finally:
+            conn.close()
+    storage = path.parent.parent.parent
+    sessions = {p: orjson.loads(p.read_bytes()) for p in path.parent.glob("*.json")}
+    wanted, grew = {orjson.loads(path.read_bytes())["id"]}, True
+    while grew:
+        more = {v["id"] for v in sessions.values() if v.get("parentID") in wanted} - wanted
+        wanted, grew = wanted | more, bool(more)
+    total = 0
+    for sid in wanted:
+        messages = sorted((storage / "message" / sid).glob("*.json")) if (storage / "message" / sid).is_dir() else []
+        total += 1 + len(messages)
+        for message in messages:
+            folder = storage / "part" / orjson.loads(message.read_bytes())["id"]
+            total += len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+    return total
+
+
 def _inspect_sample_records(sample: Any) -> int:
     def events(items: Any) -> int:
         return sum(
@@ -419,6 +446,7 @@ COUNTERS: dict[str, Counter] = {
     "codex-exec": codex_exec,
     "gemini-cli": gemini_cli,
     "qwen-code": qwen_code,
+    "opencode": opencode,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,

@@ -80,6 +80,7 @@ class FormatSpec:
     suffixes: tuple[str, ...] = (".json",)
     priority: int = 50
     plans_folders: bool = False
+    writes: bool = True  # False: ``from_thread`` refuses with a ValueError saying why (a store of many files or tables)
     write_options: Mapping[str, str] = field(default_factory=dict)
     exports: tuple[str, ...] = ()
     fast_path: bool = False
@@ -171,6 +172,16 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 suffixes=(".jsonl", ".json"),
                 priority=47,
                 plans_folders=True,
+            ),
+            FormatSpec(
+                name="opencode",
+                module="threadlab.formats.opencode",
+                reads="opencode sessions (opencode.db, and the storage/ JSON folders of releases before 1.2) and the ~/.local/share/opencode data folder",
+                aliases=("opencode-ai", "opencode-db", "opencode-storage"),
+                suffixes=(".db", ".json"),
+                priority=49,
+                plans_folders=True,
+                writes=False,
             ),
             FormatSpec(
                 name="qwen-code",

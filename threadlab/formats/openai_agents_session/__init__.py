@@ -27,7 +27,6 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.json_lines import complete_lines
 from threadlab.formats.openai_agents_session.opening import opened
 from threadlab.formats.openai_agents_session.reading import KEY, SessionReader, from_agents_session, read_items
@@ -36,10 +35,10 @@ from threadlab.formats.openai_agents_session.store import (
     SQLITE_MAGIC,
     Damage,
     Session,
-    cut_short,
     message_tables,
     schema,
     sessions,
+    with_file_problems,
 )
 from threadlab.formats.openai_agents_session.writing import write_session
 from threadlab.formats.provider_kinds import RESPONSES, list_kind, other_formats_keys
@@ -149,14 +148,8 @@ def _database_threads(source: Source) -> list[Thread]:
                 threads.append(_session_thread(session, source.name))
     except (sqlite3.Error, OSError) as exc:
         raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
-    problems = [Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage]
-    cut = cut_short(source.head(100), source.path.stat().st_size if source.path is not None else len(source.data))
-    if cut:
-        problems.insert(0, Problem("truncated", f"{source.name} {cut}", source=source.name))
-    if not threads:
-        raise ThreadError(problems or [Problem("empty", f"{source.name} holds no session items", source=source.name)])
-    threads[0].problems = [*threads[0].problems, *problems]
-    return threads
+    size = source.path.stat().st_size if source.path is not None else len(source.data)
+    return with_file_problems(threads, damage, source.name, source.head(100), size, "session items")
 
 
 def _session_thread(session: Session, name: str) -> Thread:

@@ -26,6 +26,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from threadlab.core.model import Thread
+from threadlab.core.problems import Problem, ThreadError
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSIONS_TABLE = "agent_sessions"
 MESSAGES_TABLE = "agent_messages"
@@ -127,6 +130,20 @@ def cut_short(header: bytes, size: int) -> str | None:
     page_size = 65536 if page_size == 1 else page_size
     want = page_size * int.from_bytes(header[28:32], "big")
     return f"is cut short: its header gives {want} bytes ({want // page_size} pages of {page_size}), the file has {size}" if size < want else None
+
+
+def with_file_problems(threads: list[Thread], damage: list[Damage], name: str, header: bytes, size: int, empty: str) -> list[Thread]:
+    """The threads of a database, its first holding the file's problems (a cut file, the rows
+    damage made unreadable); none at all raises them (``empty``: what the file holds no
+    of, when nothing is wrong with it)."""
+    problems = [Problem("io", d.describe(name), source=name, line=d.next_row) for d in damage]
+    cut = cut_short(header, size)
+    if cut:
+        problems.insert(0, Problem("truncated", f"{name} {cut}", source=name))
+    if not threads:
+        raise ThreadError(problems or [Problem("empty", f"{name} holds no {empty}", source=name)])
+    threads[0].problems = [*threads[0].problems, *problems]
+    return threads
 
 
 def _texts(names: tuple[str, ...], row: dict[str, Any]) -> tuple[list[Any], tuple[str, ...]]:
