@@ -183,10 +183,10 @@ def test_a_bug_in_one_file_costs_only_that_file(tmp_path: Path, monkeypatch: pyt
     paths = [write_doc(tmp_path / f"t{i}.json", thread_doc(7, i, target_bytes=4000)) for i in range(4)]
     real = chunks.read_items
 
-    def broken_on_t2(path: Path, format: str = "auto") -> Any:
+    def broken_on_t2(path: Path, format: str = "auto", part: tuple[int, int] | None = None) -> Any:
         if path.name == "t2.json":
             raise RuntimeError("a bug")
-        return real(path, format)
+        return real(path, format, part)
 
     monkeypatch.setattr(chunks, "read_items", broken_on_t2)
     frames = tl.load(paths, progress=False, workers=1)
