@@ -184,6 +184,18 @@ def gemini_cli(path: Path) -> int:
     return _lines(path)
 
 
+def copilot_cli(path: Path) -> int:
+    """A record is an event line; in the single-file generation (one object with
+    ``chatMessages``), a message (the object itself when it holds none)."""
+    try:
+        value = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError:
+        return _lines(path)
+    if isinstance(value, dict) and isinstance(value.get("chatMessages"), list) and "sessionId" in value:
+        return max(1, len(value["chatMessages"]))
+    return _lines(path)
+
+
 def qwen_code(path: Path) -> int:
     """A record is a session line (blank lines are none)."""
     return _lines(path)
@@ -418,6 +430,7 @@ COUNTERS: dict[str, Counter] = {
     "codex": codex,
     "codex-exec": codex_exec,
     "gemini-cli": gemini_cli,
+    "copilot-cli": copilot_cli,
     "qwen-code": qwen_code,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
