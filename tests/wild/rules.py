@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.wild.count import Rule
 from tests.wild.rules_agents import claude_code, codex, codex_exec
+from tests.wild.rules_copilot import copilot_cli
 from tests.wild.rules_frameworks import (
     aitp,
     inspect_ai,
@@ -14,7 +15,6 @@ from tests.wild.rules_frameworks import (
     vercel_ai_messages,
     vercel_ai_stream,
 )
-from tests.wild.rules_copilot import copilot_cli
 from tests.wild.rules_gemini import gemini_cli
 from tests.wild.rules_interchange import atif, hf_session_trace
 from tests.wild.rules_providers import (

@@ -94,9 +94,9 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
     events."""
     names = {e.name for e in entries}
     if names & _CONVERSATIONS and names & _HOME_MARKERS:
-        return FolderPlan(ignore={name: _HOME_FILES.get(name, _HOME_OTHER) for name in names - _CONVERSATIONS})
+        return FolderPlan(ignore={name: _HOME_FILES.get(name, _HOME_OTHER) for name in names - _CONVERSATIONS if not name.startswith(".")})
     if "events.jsonl" in names and names & _SESSION_MARKERS:
-        return FolderPlan(ignore={name: _SESSION_FILES.get(name, _SESSION_OTHER) for name in names - {"events.jsonl"}})
+        return FolderPlan(ignore={name: _SESSION_FILES.get(name, _SESSION_OTHER) for name in names - {"events.jsonl"} if not name.startswith(".")})
     return None
 
 

@@ -84,7 +84,7 @@ class EventReader:
         elif kind == "assistant.message":
             self.assistant(value)
         elif kind == "assistant.reasoning":
-            self.add("thinking", _without(value, "content"), agent_id=self.agent_of(data), content=data.get("content"), provider_name=PROVIDER)
+            self.add("thinking", _without(value, "content"), filled=_filled(value, "content"), agent_id=self.agent_of(data), content=data.get("content"), provider_name=PROVIDER)
         elif kind == "tool.execution_start":
             self.tool_call(value, data, data.get("toolName"), data.get("arguments"), first=True, dropped=("arguments",))
         elif kind == "tool.execution_complete":
@@ -96,10 +96,12 @@ class EventReader:
         else:
             self.add(SYSTEM.get(kind, "system.session_start"), _without(value, "data"), data=data)
 
-    def add(self, kind: str, event: dict[str, Any], *, first: bool = True, **fields: Any) -> BaseAction:
+    def add(self, kind: str, event: dict[str, Any], *, first: bool = True, filled: list[str] | None = None, **fields: Any) -> BaseAction:
         """An action of an event: the event's first action holds the event (less what its fields
         hold) and the quiet events before it."""
         meta: dict[str, Any] = {"event": event} if first else {"part": True}
+        if first and filled:
+            meta["filled"] = filled
         if first and self.held:
             meta["before"], self.held = self.held, []
         when = event.get("timestamp") if isinstance(event.get("timestamp"), str) else None
@@ -124,7 +126,7 @@ class EventReader:
         elif isinstance(content, str) and content.strip() and not self.title:
             self.title = content.strip().splitlines()[0][:80]
         text = isinstance(content, str)
-        self.add("user_message", _without(event, *(["content"] if text else [])), content=content if text else "", metadata=meta)
+        self.add("user_message", _without(event, *(["content"] if text else [])), filled=["content"] if text else None, content=content if text else "", metadata=meta)
         if not text:
             self.b.problem("schema", f"user.message {short(event.get('id'))}: content is {type(content).__name__}, not text; kept in the event")
 
@@ -135,55 +137,57 @@ class EventReader:
         actions: list[BaseAction] = []
         reasoning, content = data.get("reasoningText"), data.get("content")
         text = isinstance(content, str) and bool(content)
-        stripped = _without(event, *(["content"] if text else []), *(["reasoningText"] if isinstance(reasoning, str) and reasoning else []))
+        filled = [*(["content"] if text else []), *(["reasoningText"] if isinstance(reasoning, str) and reasoning else [])]
+        stripped = _without(event, *filled)
         requests = data.get("toolRequests") if isinstance(data.get("toolRequests"), list) else []
         started = {r.get("toolCallId") for r in requests if type(r) is dict and r.get("toolCallId") in self.requested}  # a tool's start came first
         if requests:
-            stripped["data"]["toolRequests"] = [{k: v for k, v in r.items() if k != "arguments"} if type(r) is dict and r.get("toolCallId") not in started else r for r in requests]
+            stripped["data"]["toolRequests"] = [{k: (None if k == "arguments" else v) for k, v in r.items()} if type(r) is dict and r.get("toolCallId") not in started else r for r in requests]
+            filled.append("toolRequests")
         if isinstance(reasoning, str) and reasoning:
-            actions.append(self.add("thinking", stripped, first=not actions, agent_id=agent, content=reasoning, provider_name=PROVIDER, **common))
+            actions.append(self.add("thinking", stripped, first=not actions, filled=filled, agent_id=agent, content=reasoning, provider_name=PROVIDER, **common))
         if text or not requests:
-            actions.append(self.add("assistant_message", stripped, first=not actions, agent_id=agent, content=content if isinstance(content, str) else "", **common))
+            actions.append(self.add("assistant_message", stripped, first=not actions, filled=filled, agent_id=agent, content=content if isinstance(content, str) else "", **common))
         for request in requests:
             if type(request) is dict and request.get("toolCallId") in started:
                 continue  # the call is the tool start's (its request repeats it)
             if type(request) is not dict:
-                actions.append(self.add("system.unknown_tool_request", stripped, first=not actions, data=request))
+                actions.append(self.add("system.unknown_tool_request", stripped, first=not actions, filled=filled, data=request))
                 continue
-            actions.append(self.tool_call(stripped, request, request.get("name"), request.get("arguments"), first=not actions, agent=agent, common=common))
+            actions.append(self.tool_call(stripped, request, request.get("name"), request.get("arguments"), first=not actions, agent=agent, common=common, filled=filled))
         if not actions:
-            actions.append(self.add("assistant_message", stripped, agent_id=agent, content="", **common))
+            actions.append(self.add("assistant_message", stripped, filled=filled, agent_id=agent, content="", **common))
         holder = next((a for a in actions if a.action_type == "assistant_message"), None) or next((a for a in actions if a.action_type == "thinking"), actions[0])
         call = data.get("apiCallId")
         self.place(holder, call if isinstance(call, str) else None)
 
     def tool_call(self, event: dict[str, Any], call: dict[str, Any], name: Any, args: Any, *, first: bool, agent: str | None = None,
-                  common: dict[str, Any] | None = None, dropped: tuple[str, ...] = ()) -> BaseAction:
+                  common: dict[str, Any] | None = None, dropped: tuple[str, ...] = (), filled: list[str] | None = None) -> BaseAction:
         call_id = call.get("toolCallId") if isinstance(call.get("toolCallId"), str) else ""
         name = name if isinstance(name, str) else ""
         self.requested[call_id] = name
         if dropped:
-            event = _without(event, *dropped)
-        return self.add("tool_call", event, first=first, agent_id=agent or self.agent_of(call), tool_name=name, tool_call_id=call_id, args=args, **(common or {}))
+            event, filled = _without(event, *dropped), _filled(event, *dropped)
+        return self.add("tool_call", event, first=first, filled=filled, agent_id=agent or self.agent_of(call), tool_name=name, tool_call_id=call_id, args=args, **(common or {}))
 
     def tool_return(self, event: dict[str, Any]) -> None:
         data = event["data"]
         call_id = data.get("toolCallId") if isinstance(data.get("toolCallId"), str) else ""
         result = data.get("result")
-        stripped = _without(event, "result")
-        how: dict[str, Any] = {}
+        stripped = dict(event)
+        stripped["data"] = dict(data)
+        filled: list[str] = []
         if type(result) is dict and isinstance(result.get("content"), str):
             content: Any = result["content"]
-            stripped["data"]["result"] = {k: v for k, v in result.items() if k != "content"}
+            stripped["data"]["result"] = {k: (None if k == "content" else v) for k, v in result.items()}
+            filled = ["result.content"]
         elif "result" in data:
-            content, how["result_whole"] = result, True
+            content, stripped["data"]["result"], filled = result, None, ["result"]
         else:
             error = data.get("error")
             content = error.get("message") if type(error) is dict and isinstance(error.get("message"), str) else None
-            how["no_result"] = True
         status = "error" if data.get("success") is False else "success"
-        action = self.add("tool_return", stripped, tool_call_id=call_id, tool_name=self.requested.get(call_id, ""), status=status, content=content)
-        action.metadata[KEY].update(how)  # type: ignore[index]
+        self.add("tool_return", stripped, filled=filled, tool_call_id=call_id, tool_name=self.requested.get(call_id, ""), status=status, content=content)
 
     def subagent(self, event: dict[str, Any]) -> None:
         data = event["data"]
@@ -267,12 +271,17 @@ def _add_usage(action: BaseAction, found: Usage) -> None:
 
 
 def _without(event: dict[str, Any], *keys: str) -> dict[str, Any]:
-    """The event less the ``data`` keys an action's fields hold (``"data"``: the whole data)."""
+    """The event with the ``data`` keys an action's fields hold left empty (``None``, so the
+    writer puts each back where it stood); ``"data"``: the whole data."""
     if keys == ("data",):
-        return {k: v for k, v in event.items() if k != "data"}
+        return {k: (None if k == "data" else v) for k, v in event.items()}
     out = dict(event)
-    out["data"] = {k: v for k, v in event["data"].items() if k not in keys}
+    out["data"] = {k: (None if k in keys else v) for k, v in event["data"].items()}
     return out
+
+
+def _filled(event: dict[str, Any], *keys: str) -> list[str]:
+    return [k for k in keys if k in event["data"]]
 
 
 def _what(value: Any) -> str:

@@ -59,43 +59,34 @@ def write_events(thread: Thread) -> bytes:
 
 
 def _event_back(meta: dict[str, Any], group: list[BaseAction]) -> Any:
-    """The event an action (and the parts after it) was read from."""
+    """The event an action (and the parts after it) was read from: the values its fields hold
+    put back where they stood (``filled``)."""
     event = copy.deepcopy(meta["event"])
     first = group[0]
     if not event:  # a line that was no event: kept whole as the action's data
         return getattr(first, "data", None)
-    data = event.setdefault("data", {})
-    kind = event.get("type")
     if first.action_type.startswith("system.") and first.action_type not in ("system.agent_join", "system.unknown_tool_request"):
         event["data"] = getattr(first, "data", None)
-    elif kind == "user.message" and "content" not in data:
-        data["content"] = first.content  # type: ignore[attr-defined]
-    elif kind == "assistant.reasoning":
-        data["content"] = first.content  # type: ignore[attr-defined]
-    elif kind == "tool.execution_start":
-        data["arguments"] = first.args  # type: ignore[attr-defined]
-    elif kind == "tool.execution_complete":
-        content = first.content  # type: ignore[attr-defined]
-        if meta.get("result_whole"):
-            data["result"] = content
-        elif not meta.get("no_result"):
-            data["result"] = {"content": content, **(data.get("result") or {})}
-    elif kind == "assistant.message":
-        _message_back(data, group)
+        return event
+    data = event["data"]
+    for key in meta.get("filled") or []:
+        if key == "result.content":
+            data["result"]["content"] = first.content  # type: ignore[attr-defined]
+        elif key == "result":
+            data["result"] = first.content  # type: ignore[attr-defined]
+        elif key == "arguments":
+            data["arguments"] = first.args  # type: ignore[attr-defined]
+        elif key == "toolRequests":
+            args = {a.tool_call_id: a.args for a in group if a.action_type == "tool_call"}  # type: ignore[attr-defined]
+            for request in data["toolRequests"]:
+                if type(request) is dict and request.get("arguments") is None and request.get("toolCallId") in args:
+                    request["arguments"] = args[request["toolCallId"]]
+        elif key == "reasoningText":
+            data[key] = next(a.content for a in group if a.action_type == "thinking")  # type: ignore[attr-defined]
+        elif key == "content":
+            holder = next((a for a in group if a.action_type in ("user_message", "assistant_message")), first)
+            data[key] = holder.content  # type: ignore[attr-defined]
     return event
-
-
-def _message_back(data: dict[str, Any], group: list[BaseAction]) -> None:
-    calls = [a for a in group if a.action_type == "tool_call"]
-    for action in group:
-        if action.action_type == "thinking":
-            data["reasoningText"] = action.content  # type: ignore[attr-defined]
-        elif action.action_type == "assistant_message" and "content" not in data:
-            data["content"] = action.content  # type: ignore[attr-defined]
-    requests = data.get("toolRequests")
-    for request in requests if isinstance(requests, list) else []:
-        if type(request) is dict and "arguments" not in request and calls:
-            request["arguments"] = calls.pop(0).args  # type: ignore[attr-defined]
 
 
 def _start(thread: Thread) -> dict[str, Any]:
