@@ -63,7 +63,7 @@ class EventReader:
     # --- one event -----------------------------------------------------------------------
     def event(self, value: Any, number: int) -> None:
         if not is_event(value):
-            self.b.kept("unknown-type", f"line {number} is no Copilot CLI event ({_what(value)}); kept as system.unknown_event", line=number)
+            self.b.kept("unknown-type", f"line {number} is no Copilot CLI event ({short(value)}); kept as system.unknown_event", line=number)
             self.add("system.unknown_event", {}, data=value)
             return
         kind, data = value["type"], value["data"]
@@ -282,12 +282,6 @@ def _without(event: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 def _filled(event: dict[str, Any], *keys: str) -> list[str]:
     return [k for k in keys if k in event["data"]]
-
-
-def _what(value: Any) -> str:
-    if type(value) is dict:
-        return f"an object with keys {', '.join(list(value)[:5])}"
-    return type(value).__name__
 
 
 def read_events(source: Source) -> Thread:
