@@ -19,7 +19,9 @@ from threadlab.formats.source import Source
 
 HERE = Path(__file__).resolve().parent
 HOME = HERE / "fixtures" / "copilot_cli" / "copilot-1.0.102" / "copilot-home"
-LIVE = next(HOME.glob("session-state/*/events.jsonl"))
+SESSIONS = sorted(HOME.glob("session-state/*/events.jsonl"))
+LIVE = next(p for p in SESSIONS if b"Create notes.txt" in p.read_bytes())  # a tool call
+SUB = next(p for p in SESSIONS if b"subagent.started" in p.read_bytes())  # a subagent's
 
 
 def _jsonl(*records: object) -> bytes:
@@ -33,8 +35,23 @@ def _event(n: int, kind: str, **data: object) -> dict[str, object]:
 START = _event(1, "session.start", sessionId="s-1", version=1, producer="copilot-agent", copilotVersion="1.0.102", startTime="2026-01-01T00:00:01.000Z")
 
 
-def test_the_real_programs_session_counts_as_the_raw_counter_does() -> None:
-    assert disagreements(LIVE, "copilot-cli") == {}
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.parent.name)
+def test_the_real_programs_sessions_count_as_the_raw_counter_does(path: Path) -> None:
+    assert disagreements(path, "copilot-cli") == {}
+
+
+def test_the_real_programs_subagent_is_an_agent_of_its_own() -> None:
+    thread = tl.read(SUB)
+    sub = next(a for a in thread.agents if a != "copilot")
+    assert thread.agents[sub].agent_name == "finder" and thread.agents[sub].metadata["agentType"] == "task"
+    join = next(a for a in thread.actions if a.action_type == "system.agent_join")
+    assert join.data == {"agent_id": sub, "invited_by": "copilot", "tool_call_id": "call_task_1"}
+    prompt = next(a for a in thread.actions if a.action_type == "user_message" and a.sequence > join.sequence)
+    assert prompt.metadata["author"] == "harness" and prompt.metadata["harness"] == "task_prompt"  # the envelope's agentId names the subagent
+    answers = [(a.agent_id, a.content) for a in thread.actions if a.action_type == "assistant_message"]
+    assert answers == [("copilot", "I'll ask a subagent."), (sub, "notes.txt says hello."), ("copilot", "The subagent found notes.txt.")]
+    assert [a.agent_id for a in thread.actions if a.action_type == "tool_call"] == ["copilot", sub]
+    assert copilot_cli.from_thread(thread) == SUB.read_bytes()
 
 
 def test_the_1_0_102_session_reads_as_the_program_wrote_it() -> None:
@@ -102,8 +119,8 @@ def test_a_torn_last_line_is_a_problem_and_the_rest_loads(tmp_path: Path) -> Non
 
 def test_the_copilot_home_reads_as_a_folder_and_lists_what_it_skips() -> None:
     frames = tl.load(HOME, progress=False)
-    assert list(frames.threads["format"]) == ["copilot-cli"] and len(frames.problems) == 0
-    assert list(frames.threads["n_human_prompts"]) == [1]
+    assert list(frames.threads["format"]) == ["copilot-cli"] * 2 and len(frames.problems) == 0
+    assert list(frames.threads["n_human_prompts"]) == [1, 1] and sorted(frames.threads["n_harness_turns"]) == [0, 1]
     reasons = {Path(p).name: r for p, r in zip(frames.skipped["path"], frames.skipped["reason"], strict=True)}
     assert reasons["config.json"].startswith("a Copilot CLI home's config.json")
     assert reasons["logs"] == "a Copilot CLI home's process logs (no conversations)"

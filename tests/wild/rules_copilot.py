@@ -4,8 +4,9 @@ with orjson only, from the Copilot SDK's session events (``session-events.schema
 envelope ``type`` / ``data`` / ``id`` / ``timestamp`` / ``parentId``) and the events the real
 program 1.0.102 wrote:
 
-- human prompt: a ``user.message`` event (one carrying a ``parentToolCallId`` is the prompt a
-  subagent is started with: a harness turn);
+- human prompt: a ``user.message`` event (one of a subagent, whose envelope carries an
+  ``agentId`` (1.0.x) or whose data a ``parentToolCallId``, is the prompt the subagent is started
+  with: a harness turn);
 - assistant text: an ``assistant.message`` whose ``content`` is not blank;
 - tool call: each tool call id first named by an ``assistant.message``'s ``toolRequests`` or a
   ``tool.execution_start`` (a request repeating a started call is that call);
@@ -63,7 +64,7 @@ def copilot_cli(path: Path) -> Counts:
             continue
         kind, d = event.get("type"), event["data"]
         if kind == "user.message":
-            if d.get("parentToolCallId"):
+            if event.get("agentId") or d.get("parentToolCallId"):
                 c.harness_turns = (c.harness_turns or 0) + 1
             else:
                 c.human_prompts = (c.human_prompts or 0) + 1

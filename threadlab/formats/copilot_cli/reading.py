@@ -84,7 +84,7 @@ class EventReader:
         elif kind == "assistant.message":
             self.assistant(value)
         elif kind == "assistant.reasoning":
-            self.add("thinking", _without(value, "content"), filled=_filled(value, "content"), agent_id=self.agent_of(data), content=data.get("content"), provider_name=PROVIDER)
+            self.add("thinking", _without(value, "content"), filled=_filled(value, "content"), agent_id=self.agent_of(value), content=data.get("content"), provider_name=PROVIDER)
         elif kind == "tool.execution_start":
             self.tool_call(value, data, data.get("toolName"), data.get("arguments"), first=True, dropped=("arguments",))
         elif kind == "tool.execution_complete":
@@ -108,18 +108,20 @@ class EventReader:
         more = fields.pop("metadata", None) or {}
         return self.b.add(kind, timestamp=when, metadata={**more, KEY: meta}, **fields)
 
-    def agent_of(self, data: dict[str, Any]) -> str:
-        parent = data.get("parentToolCallId")
-        if not isinstance(parent, str) or not parent:
-            return self.main
-        if parent not in self.subagents:
-            self.subagents[parent] = self.b.agent(f"subagent {parent}", agent_id=f"subagent-{parent}")
-        return self.subagents[parent]
+    def agent_of(self, event: dict[str, Any]) -> str:
+        """The agent an event is of: a subagent's events carry its ``agentId`` in the envelope
+        (1.0.x) or its launching call in ``data.parentToolCallId`` (earlier releases)."""
+        for key in (event.get("agentId"), event["data"].get("parentToolCallId")):
+            if isinstance(key, str) and key:
+                if key not in self.subagents:
+                    self.subagents[key] = self.b.agent(f"subagent {key}", agent_id=f"subagent-{key}")
+                return self.subagents[key]
+        return self.main
 
     def user(self, event: dict[str, Any]) -> None:
         data = event["data"]
         content = data.get("content")
-        agent = self.agent_of(data)
+        agent = self.agent_of(event)
         meta: dict[str, Any] = {}
         if agent != self.main:
             meta = harness_metadata("task_prompt")  # the prompt a subagent is started with
@@ -132,7 +134,7 @@ class EventReader:
 
     def assistant(self, event: dict[str, Any]) -> None:
         data = event["data"]
-        agent = self.agent_of(data)
+        agent = self.agent_of(event)
         common: dict[str, Any] = {"model_name": data["model"]} if isinstance(data.get("model"), str) else {}
         actions: list[BaseAction] = []
         reasoning, content = data.get("reasoningText"), data.get("content")
@@ -168,7 +170,7 @@ class EventReader:
         self.requested[call_id] = name
         if dropped:
             event, filled = _without(event, *dropped), _filled(event, *dropped)
-        return self.add("tool_call", event, first=first, filled=filled, agent_id=agent or self.agent_of(call), tool_name=name, tool_call_id=call_id, args=args, **(common or {}))
+        return self.add("tool_call", event, first=first, filled=filled, agent_id=agent or self.agent_of(event), tool_name=name, tool_call_id=call_id, args=args, **(common or {}))
 
     def tool_return(self, event: dict[str, Any]) -> None:
         data = event["data"]
@@ -190,14 +192,17 @@ class EventReader:
         self.add("tool_return", stripped, filled=filled, tool_call_id=call_id, tool_name=self.requested.get(call_id, ""), status=status, content=content)
 
     def subagent(self, event: dict[str, Any]) -> None:
+        """``subagent.started``: the agent its ``agentId`` (or its launching call) names joins."""
         data = event["data"]
         call_id = data.get("toolCallId") if isinstance(data.get("toolCallId"), str) else ""
+        own = event.get("agentId") if isinstance(event.get("agentId"), str) and event["agentId"] else call_id
         label = next((data[k] for k in ("agentDisplayName", "agentName") if isinstance(data.get(k), str) and data[k]), "subagent")
-        meta = {k: data[k] for k in ("agentName", "agentDescription") if k in data}
-        agent = self.b.agent(label, agent_id=f"subagent-{call_id}", identifier=data.get("agentName") if isinstance(data.get("agentName"), str) else None, metadata=meta or None)
-        self.subagents.setdefault(call_id, agent)
-        join = {"agent_id": self.subagents[call_id], "invited_by": self.main, "tool_call_id": call_id}
-        self.add("system.agent_join", event, data=join)
+        meta = {k: data[k] for k in ("agentName", "agentDescription", "agentType", "model") if k in data}
+        agent = self.b.agent(label, agent_id=self.subagents.get(own) or f"subagent-{own}", identifier=data.get("agentName") if isinstance(data.get("agentName"), str) else None,
+                             created_at=event.get("timestamp"), metadata=meta or None)
+        self.subagents.setdefault(own, agent)
+        self.subagents.setdefault(call_id, agent)  # earlier releases name it by its launching call
+        self.add("system.agent_join", event, data={"agent_id": agent, "invited_by": self.main, "tool_call_id": call_id})
 
     # --- usage ---------------------------------------------------------------------------
     def usage(self, event: dict[str, Any]) -> None:

@@ -7,7 +7,8 @@ describes (``session-events.schema.json`` of ``github/copilot-sdk``: ``session.s
 ``user.message``, ``system.message``, ``assistant.message`` with its ``toolRequests``,
 ``assistant.reasoning``, ``tool.execution_start`` / ``_complete``, ``session.usage_record`` (and
 ``assistant.usage`` before it), ``subagent.*``, ``hook.*``, ``session.shutdown`` ...). Events a
-subagent writes carry its launching call in ``data.parentToolCallId``. Beside it the folder holds
+subagent writes carry its id in the envelope's ``agentId`` (1.0.x; ``subagent.started`` names
+it) and, for its tools and answers, its launching call in ``data.parentToolCallId``. Beside it the folder holds
 ``workspace.yaml``, ``checkpoints/``, ``rewind-file-snapshots/`` and lock files (no
 conversation).
 
@@ -55,6 +56,7 @@ SYSTEM = {
     "hook.start": "system.hook_start",
     "hook.end": "system.hook_end",
     "subagent.selected": "system.subagent_selected",
+    "subagent.configured": "system.subagent_configured",
     "subagent.completed": "system.subagent_completed",
     "subagent.failed": "system.subagent_failed",
     "skill.invoked": "system.skill_invoked",
