@@ -12,7 +12,10 @@ program 1.0.102 wrote:
   ``tool.execution_start`` (a request repeating a started call is that call);
 - return: each ``tool.execution_complete``; error: one with ``success: false``;
 - tokens: each ``session.usage_record``'s ``usage`` (``assistant.usage``'s ``data`` before it):
-  ``inputTokens`` (cached inside), ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``.
+  ``inputTokens`` (cached inside), ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``;
+  where a ``session.shutdown`` holds the CLI's own totals (``modelMetrics``: model → ``usage``),
+  the last one's, summed over the models, is the session's (a usage total when it differs from
+  the records' sum).
 
 The single-file generation holds OpenAI Chat Completions messages (``chatMessages``): a ``user``
 message is a prompt, an ``assistant`` message with text an assistant text, each ``tool_calls``
@@ -26,6 +29,8 @@ from typing import Any
 import orjson
 
 from tests.wild.count import Counts, blank
+
+_NAMES = {"inputTokens": "input_tokens", "outputTokens": "output_tokens", "cacheReadTokens": "cache_read_tokens", "cacheWriteTokens": "cache_write_tokens"}
 
 
 def _legacy(session: dict[str, Any]) -> Counts:
@@ -55,6 +60,7 @@ def copilot_cli(path: Path) -> Counts:
         return _legacy(whole)
     c = Counts()
     seen: set[Any] = set()
+    totals: dict[str, int] = {}
     for line in data.splitlines():
         try:
             event = orjson.loads(line)
@@ -87,4 +93,17 @@ def copilot_cli(path: Path) -> Counts:
             usage = d.get("usage") if kind == "session.usage_record" else d
             if isinstance(usage, dict):
                 c.add_tokens(usage.get("inputTokens"), usage.get("outputTokens"), usage.get("cacheReadTokens"), usage.get("cacheWriteTokens"))
+        elif kind == "session.shutdown" and isinstance(d.get("modelMetrics"), dict):
+            found: dict[str, int] = {}
+            for metric in d["modelMetrics"].values():
+                usage = metric.get("usage") if isinstance(metric, dict) else None
+                for theirs, ours in _NAMES.items():
+                    value = usage.get(theirs) if isinstance(usage, dict) else None
+                    if isinstance(value, int) and not isinstance(value, bool):
+                        found[ours] = found.get(ours, 0) + value
+            totals = found or totals
+    if totals:
+        c.usage_totals = int(any(value != (getattr(c, ours) or 0) for ours, value in totals.items()))
+        for ours, value in totals.items():
+            setattr(c, ours, value)
     return c

@@ -7,7 +7,9 @@ none when the message only requests tools) and a ``tool_call`` per ``toolRequest
 ``assistant.reasoning`` is a ``thinking``; ``tool.execution_complete`` is the call's
 ``tool_return`` (``success: false`` an error), its ``result.content`` the content. The token
 figures of ``session.usage_record`` (``assistant.usage`` before it) go on the answer of the
-model call they name (``apiCallId``), else on the nearest answer without figures.
+model call they name (``apiCallId``), else on the nearest answer without figures; the last
+``session.shutdown``'s ``modelMetrics`` (the CLI's own totals for the run, subagents' calls
+included) are the thread's ``usage_total``.
 ``system.message`` (the system prompt), the ``session.*`` notices, hooks and subagent events are
 ``system.*`` actions holding their ``data``; ``subagent.started`` is a ``system.agent_join`` and
 the events carrying its call in ``parentToolCallId`` are that subagent's. Events that are
@@ -26,7 +28,7 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.copilot_cli.wire import QUIET, START, SYSTEM, TOKENS, is_event, usage_of
+from threadlab.formats.copilot_cli.wire import QUIET, START, SYSTEM, TOKENS, is_event, shutdown_totals, usage_of
 from threadlab.formats.gemini_cli.wire import usage_from
 from threadlab.formats.json_lines import parsed_lines
 from threadlab.formats.source import Source
@@ -52,6 +54,7 @@ class EventReader:
         self.last_holder: BaseAction | None = None
         self.waiting: list[Usage] = []  # figures no answer has taken yet
         self.title = ""
+        self.totals: dict[str, int] | None = None  # the last session.shutdown's modelMetrics, summed
 
     def read(self) -> Thread:
         events = list(parsed_lines(self.source, self.b))
@@ -91,6 +94,9 @@ class EventReader:
             self.tool_return(value)
         elif kind == "subagent.started":
             self.subagent(value)
+        elif kind == "session.shutdown":
+            self.totals = shutdown_totals(data) or self.totals
+            self.add("system.session_end", _without(value, "data"), data=data)
         elif kind == "system.message":
             self.add("system.prompt", _without(value, "data"), data=data)
         else:
@@ -248,6 +254,9 @@ class EventReader:
         if self.waiting:
             self.b.problem("usage", f"{len(self.waiting)} usage record(s) name no answer in the file; their figures are kept in the events only")
         self.b.metadata[KEY] = meta
+        if self.totals:
+            self.b.metadata["usage_total"] = self.totals
+            self.b.metadata["usage_total_note"] = "the CLI's own totals (session.shutdown's modelMetrics: every model call of the run, subagents' included)"
         return self.b.build()
 
 

@@ -92,3 +92,17 @@ def usage_of(event: dict[str, Any]) -> dict[str, Any] | None:
     data = event["data"]
     figures = data.get("usage") if event["type"] == "session.usage_record" else data
     return figures if type(figures) is dict else None
+
+
+def shutdown_totals(data: dict[str, Any]) -> dict[str, int] | None:
+    """A ``session.shutdown``'s ``modelMetrics`` (model → ``{"usage": {...}}``) summed over the
+    models, in ThreadProtocol's names (reasoning tokens are in the output tokens: not added)."""
+    metrics = data.get("modelMetrics")
+    total: dict[str, int] = {}
+    for model in metrics.values() if type(metrics) is dict else []:
+        usage = model.get("usage") if type(model) is dict else None
+        for theirs, ours in TOKENS.items():
+            value = usage.get(theirs) if type(usage) is dict else None
+            if ours != "thinking_tokens" and type(value) is int:
+                total[ours] = total.get(ours, 0) + value
+    return total or None
