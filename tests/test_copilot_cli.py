@@ -156,3 +156,20 @@ def test_detection_needs_the_clis_events() -> None:
     assert not copilot_cli.detect(Source(_jsonl(_event(2, "message", content="hi")), name="a.jsonl"))
     assert not copilot_cli.detect(Source(_jsonl({"type": "session.start", "data": {"sessionId": "s"}}), name="a.jsonl"))
     assert not copilot_cli.detect(Source(orjson.dumps({"sessionId": "s", "messages": []}), name="a.json"))
+
+
+def test_odd_events_are_kept_and_given_back_byte_for_byte() -> None:
+    data = _jsonl(
+        START,
+        _event(2, "assistant.message", content="x", toolRequests=[3, {"toolCallId": "a", "name": "n"}]),  # no arguments at all
+        {"type": "user.message", "data": {"content": None}, "id": "e3"},
+        _event(4, "tool.execution_complete", toolCallId="a", success=False, error={"message": "boom"}),
+        _event(5, "tool.execution_complete", toolCallId="b", result=[1, 2]),
+        _event(6, "assistant.reasoning", reasoningId="r"),
+    )
+    (thread,) = tl.read_all(Source(data, name="events.jsonl"), strict=False)
+    assert [(a.action_type, getattr(a, "content", None)) for a in thread.actions] == [
+        ("assistant_message", "x"), ("system.unknown_tool_request", None), ("tool_call", None), ("user_message", ""),
+        ("tool_return", "boom"), ("tool_return", [1, 2]), ("thinking", None)]
+    assert [p.rule for p in thread.problems] == ["unknown-type", "schema", "tool-call-match"]
+    assert copilot_cli.from_thread(thread) == data

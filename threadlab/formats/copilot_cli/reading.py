@@ -160,6 +160,7 @@ class EventReader:
             if type(request) is dict and request.get("toolCallId") in started:
                 continue  # the call is the tool start's (its request repeats it)
             if type(request) is not dict:
+                self.b.problem("unknown-type", f"assistant.message {short(event.get('id'))}: a tool request that is no object ({short(request)}); kept as system.unknown_tool_request")
                 actions.append(self.add("system.unknown_tool_request", stripped, first=not actions, filled=filled, data=request))
                 continue
             actions.append(self.tool_call(stripped, request, request.get("name"), request.get("arguments"), first=not actions, agent=agent, common=common, filled=filled))

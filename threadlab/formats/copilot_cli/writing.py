@@ -79,7 +79,7 @@ def _event_back(meta: dict[str, Any], group: list[BaseAction]) -> Any:
         elif key == "toolRequests":
             args = {a.tool_call_id: a.args for a in group if a.action_type == "tool_call"}  # type: ignore[attr-defined]
             for request in data["toolRequests"]:
-                if type(request) is dict and request.get("arguments") is None and request.get("toolCallId") in args:
+                if type(request) is dict and "arguments" in request and request["arguments"] is None and request.get("toolCallId") in args:
                     request["arguments"] = args[request["toolCallId"]]
         elif key == "reasoningText":
             data[key] = next(a.content for a in group if a.action_type == "thinking")  # type: ignore[attr-defined]
