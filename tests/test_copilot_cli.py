@@ -166,10 +166,11 @@ def test_odd_events_are_kept_and_given_back_byte_for_byte() -> None:
         _event(4, "tool.execution_complete", toolCallId="a", success=False, error={"message": "boom"}),
         _event(5, "tool.execution_complete", toolCallId="b", result=[1, 2]),
         _event(6, "assistant.reasoning", reasoningId="r"),
+        _event(7, "session.todos_changed", todos=[]),  # a type the CLI's schema declares: named after it
     )
     (thread,) = tl.read_all(Source(data, name="events.jsonl"), strict=False)
     assert [(a.action_type, getattr(a, "content", None)) for a in thread.actions] == [
         ("assistant_message", "x"), ("system.unknown_tool_request", None), ("tool_call", None), ("user_message", ""),
-        ("tool_return", "boom"), ("tool_return", [1, 2]), ("thinking", None)]
+        ("tool_return", "boom"), ("tool_return", [1, 2]), ("thinking", None), ("system.session_todos_changed", None)]
     assert [p.rule for p in thread.problems] == ["unknown-type", "schema", "tool-call-match"]
     assert copilot_cli.from_thread(thread) == data

@@ -11,7 +11,8 @@ model call they name (``apiCallId``), else on the nearest answer without figures
 ``session.shutdown``'s ``modelMetrics`` (the CLI's own totals for the run, subagents' calls
 included) are the thread's ``usage_total``.
 ``system.message`` (the system prompt), the ``session.*`` notices, hooks and subagent events are
-``system.*`` actions holding their ``data``; ``subagent.started`` is a ``system.agent_join`` and
+``system.*`` actions holding their ``data`` (any other type the CLI's schema declares too,
+named after it: ``events.py``); ``subagent.started`` is a ``system.agent_join`` and
 the events carrying its call in ``parentToolCallId`` are that subagent's. Events that are
 structure or bookkeeping (turn starts and ends, a tool's start when its request was seen, usage
 records) make no action: each is kept, as it came, on the next action's metadata (the file's
@@ -28,6 +29,7 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
+from threadlab.formats.copilot_cli.events import EVENT_TYPES
 from threadlab.formats.copilot_cli.wire import QUIET, START, SYSTEM, TOKENS, is_event, shutdown_totals, usage_of
 from threadlab.formats.gemini_cli.wire import usage_from
 from threadlab.formats.json_lines import parsed_lines
@@ -37,7 +39,7 @@ KEY = "copilot"  # metadata key of what an event has and ThreadProtocol has no f
 AGENT = "Copilot"
 MAIN = "copilot"
 PROVIDER = "github-copilot"  # who serves the model (a bring-your-own-key provider is named in the usage records only)
-KNOWN = frozenset({*QUIET, *SYSTEM, START, "user.message", "assistant.message", "assistant.reasoning", "tool.execution_complete", "subagent.started", "system.message"})
+KNOWN = frozenset({*EVENT_TYPES, *QUIET, *SYSTEM, START})
 
 
 class EventReader:
@@ -100,7 +102,7 @@ class EventReader:
         elif kind == "system.message":
             self.add("system.prompt", _without(value, "data"), data=data)
         else:
-            self.add(SYSTEM.get(kind, "system.session_start"), _without(value, "data"), data=data)
+            self.add(SYSTEM.get(kind) or "system." + kind.replace(".", "_"), _without(value, "data"), data=data)
 
     def add(self, kind: str, event: dict[str, Any], *, first: bool = True, filled: list[str] | None = None, **fields: Any) -> BaseAction:
         """An action of an event: the event's first action holds the event (less what its fields
