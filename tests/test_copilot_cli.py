@@ -22,6 +22,7 @@ HOME = HERE / "fixtures" / "copilot_cli" / "copilot-1.0.102" / "copilot-home"
 SESSIONS = sorted(HOME.glob("session-state/*/events.jsonl"))
 LIVE = next(p for p in SESSIONS if b"Create notes.txt" in p.read_bytes())  # a tool call
 SUB = next(p for p in SESSIONS if b"subagent.started" in p.read_bytes())  # a subagent's
+RESUMED = next(p for p in SESSIONS if b"session.resume" in p.read_bytes())  # run twice (--resume)
 
 
 def _jsonl(*records: object) -> bytes:
@@ -61,13 +62,27 @@ def test_the_1_0_102_session_reads_as_the_program_wrote_it() -> None:
     assert thread.thread_id == LIVE.parent.name and thread.title == "Create notes.txt saying hello."
     first, last = thread.actions[3], thread.actions[6]
     # each usage record comes before the answer whose apiCallId it names
-    assert (first.usage.input_tokens, first.usage.cache_read_tokens, last.usage.input_tokens, last.usage.cache_read_tokens) == (1300, 0, 1600, 512)
+    assert (first.usage.input_tokens, first.usage.cache_read_tokens, last.usage.input_tokens, last.usage.cache_read_tokens) == (1300, 0, 1600, 256)
     assert thread.actions[4].args["command"].startswith("printf") and thread.actions[5].content.startswith("hello\n")
     assert thread.account.records == len(LIVE.read_bytes().splitlines()) and thread.account.unconverted == 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         written = copilot_cli.from_thread(thread)
     assert written == LIVE.read_bytes()  # every event given back as it came
+
+
+def test_a_resumed_session_is_one_thread_and_its_last_shutdown_holds_the_whole_runs_totals() -> None:
+    thread = tl.read(RESUMED)
+    kinds = [a.action_type for a in thread.actions]
+    assert kinds.count("user_message") == 2 and kinds.count("system.session_end") == 2
+    assert kinds.index("system.session_resumed") == kinds.index("system.session_end") + 1
+    answers = [a for a in thread.actions if a.action_type == "assistant_message"]
+    assert [a.content for a in answers] == ["Hi.", "Goodbye."]
+    # the second run's session.shutdown counts both runs' calls (measured on 1.0.102): the sum of the records
+    assert thread.metadata["usage_total"]["input_tokens"] == sum(a.usage.input_tokens for a in answers)
+    frames = tl.load(RESUMED, progress=False)
+    assert list(frames.threads["tokens_source"]) == ["reported"] and len(frames.problems) == 0
+    assert copilot_cli.from_thread(thread) == RESUMED.read_bytes()
 
 
 def test_subagents_unknown_events_and_figures_after_their_answer() -> None:
@@ -119,8 +134,8 @@ def test_a_torn_last_line_is_a_problem_and_the_rest_loads(tmp_path: Path) -> Non
 
 def test_the_copilot_home_reads_as_a_folder_and_lists_what_it_skips() -> None:
     frames = tl.load(HOME, progress=False)
-    assert list(frames.threads["format"]) == ["copilot-cli"] * 2 and len(frames.problems) == 0
-    assert list(frames.threads["n_human_prompts"]) == [1, 1] and sorted(frames.threads["n_harness_turns"]) == [0, 1]
+    assert list(frames.threads["format"]) == ["copilot-cli"] * 3 and len(frames.problems) == 0
+    assert sorted(frames.threads["n_human_prompts"]) == [1, 1, 2] and sorted(frames.threads["n_harness_turns"]) == [0, 0, 1]
     reasons = {Path(p).name: r for p, r in zip(frames.skipped["path"], frames.skipped["reason"], strict=True)}
     assert reasons["config.json"].startswith("a Copilot CLI home's config.json")
     assert reasons["logs"] == "a Copilot CLI home's process logs (no conversations)"
