@@ -182,10 +182,13 @@ def test_odd_events_are_kept_and_given_back_byte_for_byte() -> None:
         _event(5, "tool.execution_complete", toolCallId="b", result=[1, 2]),
         _event(6, "assistant.reasoning", reasoningId="r"),
         _event(7, "session.todos_changed", todos=[]),  # a type the CLI's schema declares: named after it
+        _event(8, "session.compaction_complete", success=True, summaryContent="We wrote a file."),
     )
     (thread,) = tl.read_all(Source(data, name="events.jsonl"), strict=False)
     assert [(a.action_type, getattr(a, "content", None)) for a in thread.actions] == [
         ("assistant_message", "x"), ("system.unknown_tool_request", None), ("tool_call", None), ("user_message", ""),
-        ("tool_return", "boom"), ("tool_return", [1, 2]), ("thinking", None), ("system.session_todos_changed", None)]
+        ("tool_return", "boom"), ("tool_return", [1, 2]), ("thinking", None), ("system.session_todos_changed", None),
+        ("system.compaction", None)]
+    assert thread.actions[-1].metadata["author"] == "harness" and thread.actions[-1].metadata["harness"] == "compaction_summary"
     assert [p.rule for p in thread.problems] == ["unknown-type", "schema", "tool-call-match"]
     assert copilot_cli.from_thread(thread) == data

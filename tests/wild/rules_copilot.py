@@ -7,6 +7,8 @@ program 1.0.102 wrote:
 - human prompt: a ``user.message`` event (one of a subagent, whose envelope carries an
   ``agentId`` (1.0.x) or whose data a ``parentToolCallId``, is the prompt the subagent is started
   with: a harness turn);
+- harness turn also: a ``session.compaction_complete`` with a ``summaryContent`` (the summary the
+  model is sent in place of the history);
 - assistant text: an ``assistant.message`` whose ``content`` is not blank;
 - tool call: each tool call id first named by an ``assistant.message``'s ``toolRequests`` or a
   ``tool.execution_start`` (a request repeating a started call is that call);
@@ -82,6 +84,8 @@ def copilot_cli(path: Path) -> Counts:
                 if isinstance(request, dict) and request.get("toolCallId") not in seen:
                     seen.add(request.get("toolCallId"))
                     c.tool_calls = (c.tool_calls or 0) + 1
+        elif kind == "session.compaction_complete" and isinstance(d.get("summaryContent"), str) and d["summaryContent"]:
+            c.harness_turns = (c.harness_turns or 0) + 1
         elif kind == "tool.execution_start" and d.get("toolCallId") not in seen:
             seen.add(d.get("toolCallId"))
             c.tool_calls = (c.tool_calls or 0) + 1

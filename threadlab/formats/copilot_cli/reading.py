@@ -10,7 +10,8 @@ figures of ``session.usage_record`` (``assistant.usage`` before it) go on the an
 model call they name (``apiCallId``), else on the nearest answer without figures; the last
 ``session.shutdown``'s ``modelMetrics`` (the CLI's own totals for the run, subagents' calls
 included) are the thread's ``usage_total``.
-``system.message`` (the system prompt), the ``session.*`` notices, hooks and subagent events are
+``system.message`` (the system prompt), the ``session.*`` notices (a compaction's
+``summaryContent`` makes its ``system.compaction`` a harness turn, ``compaction_summary``), hooks and subagent events are
 ``system.*`` actions holding their ``data`` (any other type the CLI's schema declares too,
 named after it: ``events.py``); ``subagent.started`` is a ``system.agent_join`` and
 the events carrying its call in ``parentToolCallId`` are that subagent's. Events that are
@@ -102,7 +103,9 @@ class EventReader:
         elif kind == "system.message":
             self.add("system.prompt", _without(value, "data"), data=data)
         else:
-            self.add(SYSTEM.get(kind) or "system." + kind.replace(".", "_"), _without(value, "data"), data=data)
+            # a compaction's summary is what the model is sent in place of the history before it
+            harness = harness_metadata("compaction_summary") if kind == "session.compaction_complete" and isinstance(data.get("summaryContent"), str) and data["summaryContent"] else None
+            self.add(SYSTEM.get(kind) or "system." + kind.replace(".", "_"), _without(value, "data"), data=data, metadata=harness)
 
     def add(self, kind: str, event: dict[str, Any], *, first: bool = True, filled: list[str] | None = None, **fields: Any) -> BaseAction:
         """An action of an event: the event's first action holds the event (less what its fields
