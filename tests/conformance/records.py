@@ -172,16 +172,28 @@ def codex(path: Path) -> int:
     return _lines(path)
 
 
-def gemini_cli(path: Path) -> int:
-    """A record is a JSON Lines line; in the JSON generation (one session object with its
-    ``messages``), a message (the object itself when it holds none)."""
+def _session_or_lines(path: Path, messages: str, marker: str) -> int:
+    """A session object's messages (the object itself when it holds none: ``messages`` names its
+    list, ``marker`` a key only such an object has), else the file's lines."""
     try:
         value = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError:
         return _lines(path)
-    if isinstance(value, dict) and isinstance(value.get("messages"), list) and "projectHash" in value:
-        return max(1, len(value["messages"]))
+    if isinstance(value, dict) and isinstance(value.get(messages), list) and marker in value:
+        return max(1, len(value[messages]))
     return _lines(path)
+
+
+def gemini_cli(path: Path) -> int:
+    """A record is a JSON Lines line; in the JSON generation (one session object with its
+    ``messages``), a message (the object itself when it holds none)."""
+    return _session_or_lines(path, "messages", "projectHash")
+
+
+def copilot_cli(path: Path) -> int:
+    """A record is an event line; in the single-file generation (one object with
+    ``chatMessages``), a message (the object itself when it holds none)."""
+    return _session_or_lines(path, "chatMessages", "sessionId")
 
 
 def qwen_code(path: Path) -> int:
@@ -445,6 +457,7 @@ COUNTERS: dict[str, Counter] = {
     "codex": codex,
     "codex-exec": codex_exec,
     "gemini-cli": gemini_cli,
+    "copilot-cli": copilot_cli,
     "qwen-code": qwen_code,
     "opencode": opencode,
     "openai-agents-session": openai_agents_session,

@@ -193,6 +193,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="copilot-cli",
+                module="threadlab.formats.copilot_cli",
+                reads="GitHub Copilot CLI sessions (session-state/<id>/events.jsonl, and the earlier history-session-state/*.json) and the ~/.copilot home",
+                aliases=("copilot", "copilot_cli", "github-copilot-cli"),
+                suffixes=(".jsonl", ".json"),
+                priority=49,
+                plans_folders=True,
+            ),
+            FormatSpec(
                 name="codex-exec",
                 module="threadlab.formats.codex_exec",
                 reads="codex exec --json output (JSON Lines of events: thread events, and the protocol events of mid-2025 releases)",
