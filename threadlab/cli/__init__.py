@@ -24,7 +24,9 @@ FORMAT_HELP = "read every file as this format (a name or alias listed by threadl
 def _formats_help() -> str:
     from threadlab.formats.registry import FORMATS
 
-    return f"formats ({len(FORMATS)}; --format names one, convert --to writes any):\n" + "\n".join(f"  {s.name:<22}{s.reads}" for s in FORMATS)
+    read_only = [s.name for s in FORMATS if not s.writes]
+    writes = "convert --to writes any" + (f" but {', '.join(read_only)} (read only)" if read_only else "")
+    return f"formats ({len(FORMATS)}; --format names one, {writes}):\n" + "\n".join(f"  {s.name:<22}{s.reads}" for s in FORMATS)
 
 
 def _writers_help() -> str:
@@ -32,8 +34,9 @@ def _writers_help() -> str:
     options its writer takes and its aliases."""
     from threadlab.formats.registry import FORMATS
 
-    lines = [f"--to writes any of these {len(FORMATS)} formats (file suffix; writer options; other names):"]
-    for spec in FORMATS:
+    writers = [spec for spec in FORMATS if spec.writes]
+    lines = [f"--to writes any of these {len(writers)} formats (file suffix; writer options; other names):"]
+    for spec in writers:
         options = ", ".join(f"--{o}" for o in spec.write_options)
         aliases = ", ".join(spec.aliases)
         lines.append(f"  {spec.name:<22}{spec.suffix:<7}" + "; ".join(x for x in (options, aliases and f"also {aliases}") if x))
