@@ -236,6 +236,8 @@ def opencode(path: Path) -> int:
         finally:
             conn.close()
     storage = path.parent.parent.parent
+    if path.parent.parent.name != "session" or storage.name != "storage":  # a session file out of its storage/ folder: itself
+        return 1
     sessions = {p: orjson.loads(p.read_bytes()) for p in path.parent.glob("*.json")}
     wanted, grew = {orjson.loads(path.read_bytes())["id"]}, True
     while grew:
