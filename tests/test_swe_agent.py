@@ -1,0 +1,68 @@
+"""SWE-agent ``.traj`` and mini-swe-agent trajectories: the calls a text-based agent runs are tool
+calls (derived, marked so), a trajectory's steps are checked against its history, and an
+agent's saved trajectory is no OpenAI Chat request."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import orjson
+
+import threadlab
+from threadlab.formats.registry import FORMATS, load_module
+from threadlab.formats.source import Source
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MINI = FIXTURES / "mini_swe_agent"
+SWE = FIXTURES / "real" / "swe_agent"
+
+
+def _claimed(path: Path) -> list[str]:
+    return [spec.name for spec in FORMATS if load_module(spec).detect(Source(path))]
+
+
+def test_a_text_based_answer_is_a_derived_bash_call_and_its_observation_the_return() -> None:
+    (thread,) = threadlab.read_all(MINI / "v1-textbased.traj.json")
+    calls = [a for a in thread.actions if a.action_type == "tool_call"]
+    returns = [a for a in thread.actions if a.action_type == "tool_return"]
+    assert [c.args for c in calls] == [{"command": "ls"}, {"command": "echo hello > hello.txt && cat hello.txt"}, {"command": "cat missing.txt"},
+                                       {"command": "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"}]
+    assert all(c.tool_name == "bash" and c.metadata["mini_swe_agent"]["derived"] for c in calls)
+    assert [r.tool_call_id for r in returns] == [c.tool_call_id for c in calls]
+    assert [r.status for r in returns] == ["success", "success", "error", "success"]  # <returncode>1</returncode>
+    # the answer with two blocks ran nothing: the format error after it is the harness's
+    harness = [a for a in thread.actions if (a.metadata or {}).get("author") == "harness"]
+    assert len(harness) == 1 and harness[0].content.startswith("Please always provide EXACTLY ONE action")
+
+
+def test_the_tool_calls_frame_has_a_row_per_command() -> None:
+    frames = threadlab.load(MINI / "textbased.traj.json", progress=False)
+    assert len(frames.tool_calls) == 4
+    assert list(frames.threads["format"]) == ["mini-swe-agent"]
+
+
+def test_a_saved_trajectory_is_no_chat_request() -> None:
+    assert _claimed(MINI / "v1-textbased.traj.json") == ["mini-swe-agent"]
+
+
+def test_the_run_s_last_step_which_the_history_lacks_is_a_call_of_its_own() -> None:
+    (thread,) = threadlab.read_all(SWE / "test-repo-function-calling.traj")
+    last_call, last_return = [a for a in thread.actions if a.action_type in ("tool_call", "tool_return")][-2:]
+    assert last_call.args == {"command": "submit"} and last_call.metadata["swe_agent"]["from_step"] == 5
+    assert last_return.tool_call_id == last_call.tool_call_id and not thread.problems
+    assert thread.metadata["usage_total"] == {"input_tokens": 7141, "output_tokens": 243}
+
+
+def test_a_step_that_disagrees_with_its_history_action_is_kept_and_named(tmp_path: Path) -> None:
+    value = orjson.loads((SWE / "demo-ctf-networking_1.traj").read_bytes())
+    changed = copy.deepcopy(value)
+    changed["trajectory"][1]["action"] = "rm -rf /"
+    path = tmp_path / "changed.traj"
+    path.write_bytes(orjson.dumps(changed))
+    (thread,) = threadlab.read_all(path, strict=False)
+    (problem,) = thread.problems
+    assert problem.rule == "trajectory-history" and "step 2" in problem.message
+    kept = [a for a in thread.actions if a.action_type == "system.trajectory_step"]
+    assert [k.data["action"] for k in kept] == ["rm -rf /"]
+    assert thread.account.kept == 1
