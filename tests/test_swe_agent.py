@@ -66,3 +66,11 @@ def test_a_step_that_disagrees_with_its_history_action_is_kept_and_named(tmp_pat
     kept = [a for a in thread.actions if a.action_type == "system.trajectory_step"]
     assert [k.data["action"] for k in kept] == ["rm -rf /"]
     assert thread.account.kept == 1
+
+
+def test_a_responses_api_model_s_items_are_read_as_the_messages_they_stand_for() -> None:
+    (thread,) = threadlab.read_all(MINI / "responses.traj.json")
+    kinds = [a.action_type for a in thread.actions]
+    assert kinds == ["system.prompt", "user_message", "assistant_message", "tool_call", "tool_return", "tool_call", "tool_return", "tool_call", "system.exit"]
+    assert [a.tool_call_id for a in thread.actions if a.action_type == "tool_return"] == ["call_1", "call_2"]
+    assert not thread.problems

@@ -14,6 +14,8 @@ docs/usage/output_files.md, ``agents/default.py`` and ``models/utils/actions_*.p
 - return: each ``tool`` message (SWE-agent: each of its ``tool_call_ids``), the ``user`` message
   after a command, and a SWE-agent step's ``observation`` for an action the history never answers;
   error (mini-swe-agent): an exit code (``extra.returncode``, or ``<returncode>``) other than 0;
+- a Responses API model's items (2.x): a ``response`` object's ``message`` items are its text,
+  its ``function_call`` items calls; a ``function_call_output`` is a return;
 - tokens: mini-swe-agent's ``extra.response.usage`` (``prompt_tokens``, ``completion_tokens``);
   SWE-agent's run totals ``info.model_stats`` (``tokens_sent``, ``tokens_received``), which no
   message holds: a usage total."""
@@ -52,6 +54,16 @@ def mini_swe_agent(path: Path) -> Counts:
         if not isinstance(m, dict):
             continue
         role, extra = m.get("role"), m.get("extra") if isinstance(m.get("extra"), dict) else {}
+        if m.get("object") == "response" and isinstance(m.get("output"), list):  # a Responses API model's response
+            items = [i for i in m["output"] if isinstance(i, dict)]
+            texts = [p.get("text") for i in items if i.get("type") == "message" for p in i.get("content") or [] if isinstance(p, dict)]
+            if any(not blank(t) for t in texts):
+                _add(c, "assistant_texts")
+            _add(c, "tool_calls", sum(1 for i in items if i.get("type") == "function_call"))
+            waiting, previous = 0, "assistant"
+            continue
+        if m.get("type") == "function_call_output":
+            m, role = {**m, "content": m.get("output")}, "tool"
         if role == "assistant":
             if not blank(m.get("content")) or (isinstance(m.get("content"), list) and m["content"]):
                 _add(c, "assistant_texts")

@@ -13,6 +13,8 @@ file: the assistant's text keeps the whole content, the command inside it). User
 frames for these agents, and the derived pair is how the agent itself ran it. A return's status
 is ``error`` when its exit code (``extra.returncode``, or 1.x's ``<returncode>``) is not 0.
 
+The Responses API models' items are read as the Chat messages they stand for (``responses.py``).
+
 Records: a message (the object itself when it holds none)."""
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread, Usage
 from threadlab.core.problems import short
 from threadlab.formats.counts import counts_as
+from threadlab.formats.mini_swe_agent.responses import as_chat
 from threadlab.formats.mini_swe_agent.wire import RETURNCODE, ROLES, arguments, commands_of
 from threadlab.formats.source import Source
 
@@ -48,7 +51,8 @@ class TrajectoryReader:
         messages = self.obj["messages"]
         if not messages:
             self.b.took()
-        for index, message in enumerate(messages, 1):
+        for index, item in enumerate(messages, 1):
+            message = as_chat(item)
             if type(message) is not dict or message.get("role") not in ROLES:
                 self.b.kept("unknown-type", f"message {index} is no mini-swe-agent message ({short(message)}); kept as system.unknown_message")
                 self.b.add("system.unknown_message", timestamp=self.when, data=message, metadata={KEY: {"index": index}})
