@@ -74,3 +74,9 @@ def test_a_responses_api_model_s_items_are_read_as_the_messages_they_stand_for()
     assert kinds == ["system.prompt", "user_message", "assistant_message", "tool_call", "tool_return", "tool_call", "tool_return", "tool_call", "system.exit"]
     assert [a.tool_call_id for a in thread.actions if a.action_type == "tool_return"] == ["call_1", "call_2"]
     assert not thread.problems
+
+
+def test_every_answer_s_usage_is_counted_also_of_an_answer_of_calls_only() -> None:
+    frames = threadlab.load(MINI / "litellm.traj.json", progress=False)
+    assert int(frames.usage["output_tokens"].sum()) == 21 + 22 + 23 + 24  # the scripted server's figures
+    assert len(frames.usage) == 4

@@ -16,7 +16,8 @@ docs/usage/output_files.md, ``agents/default.py`` and ``models/utils/actions_*.p
   error (mini-swe-agent): an exit code (``extra.returncode``, or ``<returncode>``) other than 0;
 - a Responses API model's items (2.x): a ``response`` object's ``message`` items are its text,
   its ``function_call`` items calls; a ``function_call_output`` is a return;
-- tokens: mini-swe-agent's ``extra.response.usage`` (``prompt_tokens``, ``completion_tokens``);
+- tokens: mini-swe-agent's ``extra.response.usage`` (``prompt_tokens``, cached ones inside,
+  ``completion_tokens``, ``prompt_tokens_details.cached_tokens``);
   SWE-agent's run totals ``info.model_stats`` (``tokens_sent``, ``tokens_received``), which no
   message holds: a usage total."""
 
@@ -72,7 +73,8 @@ def mini_swe_agent(path: Path) -> Counts:
             _add(c, "tool_calls", len(calls) + waiting)
             usage = extra.get("response", {}).get("usage") if isinstance(extra.get("response"), dict) else None
             if isinstance(usage, dict):
-                c.add_tokens(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+                details = usage.get("prompt_tokens_details") if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+                c.add_tokens(usage.get("prompt_tokens"), usage.get("completion_tokens"), details.get("cached_tokens"))
         elif role == "tool" or (role == "user" and waiting and "interrupt_type" not in extra):
             waiting = max(0, waiting - 1) if role == "user" else waiting
             _add(c, "tool_returns")

@@ -3,7 +3,7 @@
 ``system`` → ``system.prompt``; ``user`` → ``user_message`` (the first is the task; one that
 answers a model message with no command to run is the harness's format error or timeout notice,
 ``author: harness``, ``harness: meta``: 2.x marks it ``extra.interrupt_type``, 1.x not at all); ``assistant`` → its text (``assistant_message``, with ``extra.response.usage``
-as usage) and its calls; ``tool`` → ``tool_return``; ``exit`` → ``system.exit``.
+as usage; an answer of calls only has it on its first call) and its calls; ``tool`` → ``tool_return``; ``exit`` → ``system.exit``.
 
 Tool calls. A tool-calling answer's ``tool_calls`` are its calls. A text-based answer runs its one
 fenced command: the reader surfaces it as a ``tool_call`` of ``bash`` (args ``{"command": ...}``,
@@ -118,9 +118,9 @@ class TrajectoryReader:
             call_id = call.get("id") if type(call) is dict and isinstance(call.get("id"), str) else f"mswea-{index}-{k}"
             name = fn.get("name") if isinstance(fn.get("name"), str) else ""
             self.names[call_id] = name
-            self.b.add("tool_call", timestamp=when, agent_id=self.agent, tool_name=name, tool_call_id=call_id, args=arguments(fn.get("arguments")), metadata={KEY: {**meta[KEY], "call": call}})
+            added = self.b.add("tool_call", timestamp=when, agent_id=self.agent, tool_name=name, tool_call_id=call_id, args=arguments(fn.get("arguments")), metadata={KEY: {**meta[KEY], "call": call}})
             if usage is not None:
-                self.b.actions[-1].metadata[KEY]["usage"] = usage.model_dump(exclude_none=True)  # type: ignore[index]
+                added.usage = usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]  # an answer of calls only: its first call holds the figures
                 usage = None
         self.pending = []
         for k, command in enumerate([] if calls else commands_of(m)):
@@ -135,7 +135,11 @@ class TrajectoryReader:
         if type(figures) is not dict:
             return None
         problems: list[str] = []
-        found = counts_as({k: (ours, figures.get(k)) for k, ours in _USAGE.items()}, problems, "extra.response.usage.")
+        named = {k: (ours, figures.get(k)) for k, ours in _USAGE.items()}
+        details = figures.get("prompt_tokens_details")
+        if type(details) is dict:  # litellm's OpenAI shape: prompt_tokens counts the cached ones too
+            named["prompt_tokens_details.cached_tokens"] = ("cache_read_tokens", details.get("cached_tokens"))
+        found = counts_as(named, problems, "extra.response.usage.")
         for phrase in problems:
             self.b.problem("usage", phrase)
         return Usage(**found) if found else None
