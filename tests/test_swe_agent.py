@@ -80,3 +80,19 @@ def test_every_answer_s_usage_is_counted_also_of_an_answer_of_calls_only() -> No
     frames = threadlab.load(MINI / "litellm.traj.json", progress=False)
     assert int(frames.usage["output_tokens"].sum()) == 21 + 22 + 23 + 24  # the scripted server's figures
     assert len(frames.usage) == 4
+
+
+def test_thinking_blocks_are_thinking(tmp_path: Path) -> None:
+    value = orjson.loads((SWE / "test-repo-function-calling.traj").read_bytes())
+    value["history"][2]["thinking_blocks"] = [{"type": "thinking", "thinking": "find it first", "signature": "sig"}]
+    path = tmp_path / "thinking.traj"
+    path.write_bytes(orjson.dumps(value))
+    (thread,) = threadlab.read_all(path)
+    (thinking,) = [a for a in thread.actions if a.action_type == "thinking"]
+    assert (thinking.content, thinking.signature) == ("find it first", "sig")
+    value = orjson.loads((MINI / "litellm.traj.json").read_bytes())
+    value["messages"][4]["reasoning_content"] = "then write"
+    path = tmp_path / "thinking.traj.json"
+    path.write_bytes(orjson.dumps(value))
+    (thread,) = threadlab.read_all(path)
+    assert [a.content for a in thread.actions if a.action_type == "thinking"] == ["then write"]

@@ -2,7 +2,7 @@
 
 ``system`` → ``system.prompt``; ``user`` → ``user_message`` (the first is the task; one that
 answers a model message with no command to run is the harness's format error or timeout notice,
-``author: harness``, ``harness: meta``: 2.x marks it ``extra.interrupt_type``, 1.x not at all); ``assistant`` → its text (``assistant_message``, with ``extra.response.usage``
+``author: harness``, ``harness: meta``: 2.x marks it ``extra.interrupt_type``, 1.x not at all); ``assistant`` → its thinking (``thinking_blocks`` or ``reasoning_content``: ``thinking``), its text (``assistant_message``, with ``extra.response.usage``
 as usage; an answer of calls only has it on its first call) and its calls; ``tool`` → ``tool_return``; ``exit`` → ``system.exit``.
 
 Tool calls. A tool-calling answer's ``tool_calls`` are its calls. A text-based answer runs its one
@@ -27,12 +27,13 @@ from threadlab.core.model import Thread, Usage
 from threadlab.core.problems import short
 from threadlab.formats.counts import counts_as
 from threadlab.formats.mini_swe_agent.responses import as_chat
-from threadlab.formats.mini_swe_agent.wire import RETURNCODE, ROLES, arguments, commands_of
+from threadlab.formats.mini_swe_agent.wire import RETURNCODE, ROLES, arguments, commands_of, thoughts_of
 from threadlab.formats.source import Source
 
 KEY = "mini_swe_agent"
 AGENT = "mini-swe-agent"
 MAIN = "main"
+PROVIDER = "litellm"  # the thinking litellm hands back (thinking_blocks, reasoning_content), whichever provider gave it
 _USAGE = {"prompt_tokens": "input_tokens", "completion_tokens": "output_tokens", "total_tokens": "total_tokens"}
 
 
@@ -108,6 +109,8 @@ class TrajectoryReader:
 
     def assistant(self, m: dict[str, Any], content: Any, when: Any, meta: dict[str, Any], index: int) -> None:
         usage = self.usage(m)
+        for text, signature in thoughts_of(m):
+            self.b.add("thinking", timestamp=when, agent_id=self.agent, content=text, signature=signature, provider_name=PROVIDER)
         calls = m.get("tool_calls") if isinstance(m.get("tool_calls"), list) else []
         if (isinstance(content, str) and content.strip()) or (isinstance(content, list) and content) or not calls:
             self.b.add("assistant_message", timestamp=when, agent_id=self.agent, content=content if isinstance(content, (str, list)) else "", usage=usage, metadata=meta)

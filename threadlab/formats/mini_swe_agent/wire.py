@@ -73,3 +73,15 @@ def arguments(raw: Any) -> Any:
         except orjson.JSONDecodeError:
             return raw
     return raw
+
+
+def thoughts_of(message: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """The model's thinking an assistant message keeps, as (text, signature): litellm's
+    ``thinking_blocks`` (Anthropic's ``thinking`` blocks, with their signatures; SWE-agent keeps them
+    too), else its ``reasoning_content`` text."""
+    blocks = message.get("thinking_blocks")
+    if isinstance(blocks, list) and blocks:
+        return [(b["thinking"], b.get("signature") if isinstance(b.get("signature"), str) else None)
+                for b in blocks if type(b) is dict and b.get("type") == "thinking" and isinstance(b.get("thinking"), str)]
+    reasoning = message.get("reasoning_content")
+    return [(reasoning, None)] if isinstance(reasoning, str) and reasoning.strip() else []

@@ -3,7 +3,7 @@
 ``history`` is the conversation (it is what the model saw): ``system`` → ``system.prompt``; a
 ``user`` message → ``user_message`` (a demonstration's, ``is_demo``, is ``author: harness``,
 ``harness: meta``), or, when it follows an action not yet answered, that action's
-``tool_return``; ``assistant`` → its ``content`` (``assistant_message``) and its calls: the
+``tool_return``; ``assistant`` → its ``thinking_blocks`` (``thinking``), its ``content`` (``assistant_message``) and its calls: the
 ``tool_calls`` of function calling, else its ``action`` as a ``bash`` ``tool_call`` with args
 ``{"command": action}`` and id ``swe-<message>`` (marked ``metadata.swe_agent.derived``: SWE-agent
 ran the action in its shell, the model wrote it as text); ``tool`` → a ``tool_return`` for each of
@@ -34,9 +34,9 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.core.problems import short
 from threadlab.formats.counts import counts_as
-from threadlab.formats.mini_swe_agent.wire import (
-    arguments,  # the family's one wire helper both share (mini-swe-agent is SWE-agent's successor)
-)
+
+# the family's wire helpers both share (mini-swe-agent is SWE-agent's successor; the same Chat calls and thinking blocks)
+from threadlab.formats.mini_swe_agent.wire import arguments, thoughts_of
 from threadlab.formats.source import Source
 from threadlab.formats.swe_agent.wire import is_action
 
@@ -107,6 +107,8 @@ class TrajectoryReader:
             self.assistant(m, content, agent, meta, index)
 
     def assistant(self, m: dict[str, Any], content: Any, agent: str, meta: dict[str, Any], index: int) -> None:
+        for text, signature in thoughts_of(m):
+            self.b.add("thinking", agent_id=agent, content=text, signature=signature, provider_name="litellm")
         calls = m.get("tool_calls") if isinstance(m.get("tool_calls"), list) else []
         if (isinstance(content, str) and content.strip()) or (isinstance(content, list) and content) or not (calls or is_action(m)):
             self.b.add("assistant_message", agent_id=agent, content=content if isinstance(content, (str, list)) else "", metadata=meta)
