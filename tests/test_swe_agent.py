@@ -96,3 +96,12 @@ def test_thinking_blocks_are_thinking(tmp_path: Path) -> None:
     path.write_bytes(orjson.dumps(value))
     (thread,) = threadlab.read_all(path)
     assert [a.content for a in thread.actions if a.action_type == "thinking"] == ["then write"]
+
+
+def test_a_role_of_another_type_is_kept_as_an_unknown_message(tmp_path: Path) -> None:
+    value = orjson.loads((MINI / "v1-textbased.traj.json").read_bytes())
+    value["messages"][3]["role"] = {"not": "a role"}
+    path = tmp_path / "odd.traj.json"
+    path.write_bytes(orjson.dumps(value))
+    (thread,) = threadlab.read_all(path, strict=False)
+    assert [p.rule for p in thread.problems] == ["unknown-type"] and thread.account.kept == 1

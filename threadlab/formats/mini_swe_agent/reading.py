@@ -54,7 +54,7 @@ class TrajectoryReader:
             self.b.took()
         for index, item in enumerate(messages, 1):
             message = as_chat(item)
-            if type(message) is not dict or message.get("role") not in ROLES:
+            if type(message) is not dict or not isinstance(message.get("role"), str) or message["role"] not in ROLES:
                 self.b.kept("unknown-type", f"message {index} is no mini-swe-agent message ({short(message)}); kept as system.unknown_message")
                 self.b.add("system.unknown_message", timestamp=self.when, data=message, metadata={KEY: {"index": index}})
                 continue
