@@ -105,3 +105,15 @@ def test_a_role_of_another_type_is_kept_as_an_unknown_message(tmp_path: Path) ->
     path.write_bytes(orjson.dumps(value))
     (thread,) = threadlab.read_all(path, strict=False)
     assert [p.rule for p in thread.problems] == ["unknown-type"] and thread.account.kept == 1
+
+
+def test_a_retry_agent_s_file_is_a_thread_per_attempt(tmp_path: Path) -> None:
+    first = orjson.loads((SWE / "test-repo-function-calling.traj").read_bytes())
+    second = orjson.loads((SWE / "demo-ctf-networking_1.traj").read_bytes())
+    chosen = copy.deepcopy(second)
+    chosen["info"]["best_attempt_idx"] = 1  # as RetryAgent.get_trajectory_data(choose=True) writes it
+    path = tmp_path / "retry.traj"
+    path.write_bytes(orjson.dumps({"attempts": [first, second], **chosen}))
+    threads = threadlab.read_all(path)
+    assert [t.metadata["swe_agent"].get("best_attempt") for t in threads] == [None, True]
+    assert sum(t.account.records for t in threads) == (10 + 5) + (9 + 4)  # each attempt once, the chosen copy not again

@@ -203,10 +203,14 @@ def mini_swe_agent(path: Path) -> int:
 
 def swe_agent(path: Path) -> int:
     """A record is a ``history`` message and a ``trajectory`` step (the object itself when it
-    holds none)."""
+    holds none), of each attempt of a ``RetryAgent``'s file."""
+    def one(value: dict[str, Any]) -> int:
+        history, steps = value.get("history"), value.get("trajectory")
+        return max(1, len(history if isinstance(history, list) else []) + len(steps if isinstance(steps, list) else []))
+
     value = orjson.loads(path.read_bytes())
-    history, steps = value.get("history"), value.get("trajectory")
-    return max(1, len(history if isinstance(history, list) else []) + len(steps if isinstance(steps, list) else []))
+    attempts = value.get("attempts")
+    return sum(one(a) for a in attempts) if isinstance(attempts, list) and attempts else one(value)
 
 
 def qwen_code(path: Path) -> int:

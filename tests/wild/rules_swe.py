@@ -92,8 +92,22 @@ def mini_swe_agent(path: Path) -> Counts:
 
 
 def swe_agent(path: Path) -> Counts:
-    c = Counts()
+    """A ``RetryAgent``'s file (``attempts``, each an attempt's trajectory data, and a copy of the
+    chosen one beside them) counts each attempt once."""
     value = orjson.loads(path.read_bytes())
+    attempts = value.get("attempts")
+    if not isinstance(attempts, list) or not attempts:
+        return _attempt(value)
+    total = Counts()
+    for attempt in attempts:
+        for name, figure in vars(_attempt(attempt)).items():
+            if figure is not None:
+                setattr(total, name, (getattr(total, name) or 0) + figure)
+    return total
+
+
+def _attempt(value: dict[str, Any]) -> Counts:
+    c = Counts()
     waiting, actions, answered = False, 0, []
     for m in value["history"]:
         if not isinstance(m, dict):

@@ -18,7 +18,7 @@ def detect(source: Source) -> bool:
     if source.is_dir or source.is_object:
         return False
     head = source.head(HEAD)
-    if head.lstrip()[:1] != b"{" or (b'"history"' not in head and b'"trajectory"' not in head and b'"environment"' not in head):
+    if head.lstrip()[:1] != b"{" or (b'"history"' not in head and b'"trajectory"' not in head and b'"attempts"' not in head):
         return False
     return is_trajectory(source.try_json())
 
@@ -26,7 +26,7 @@ def detect(source: Source) -> bool:
 def to_threads(source: Source) -> list[Thread]:
     if not detect(source):
         raise refusal(source, f"is not a SWE-agent trajectory (no history of SWE-agent messages: {source.describe()})")
-    return [read_trajectory(source, source.try_json())]
+    return read_trajectory(source, source.try_json())
 
 
 def from_thread(thread: Thread) -> bytes:

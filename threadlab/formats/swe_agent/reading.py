@@ -23,7 +23,10 @@ actions no step records are named by one such problem too.
 ``info.model_stats``' ``tokens_sent`` / ``tokens_received`` are the run's own totals (no message
 holds usage): the thread's ``usage_total`` when they are counts above zero.
 
-Records: a ``history`` message and a ``trajectory`` step (the object itself when it holds none)."""
+A ``RetryAgent``'s file is a thread per attempt (``read_trajectory``).
+
+Records: a ``history`` message and a ``trajectory`` step (the object itself when it holds none),
+of each attempt in a ``RetryAgent``'s file."""
 
 from __future__ import annotations
 
@@ -180,5 +183,21 @@ class TrajectoryReader:
         self.b.metadata[KEY] = {k: v for k, v in self.obj.items() if k not in ("history", "trajectory")}
 
 
-def read_trajectory(source: Source, obj: dict[str, Any]) -> Thread:
-    return TrajectoryReader(source, obj).read()
+def read_trajectory(source: Source, obj: dict[str, Any]) -> list[Thread]:
+    """One thread, or one per attempt of a ``RetryAgent``'s file (the chosen attempt's copy at the
+    top is not read again: its attempt is the thread marked ``best_attempt``)."""
+    attempts = obj.get("attempts")
+    if not isinstance(attempts, list) or not attempts:
+        return [TrajectoryReader(source, obj).read()]
+    info = obj.get("info") if type(obj.get("info")) is dict else {}
+    best = info.get("best_attempt_idx")
+    threads = []
+    for k, attempt in enumerate(attempts):
+        thread = TrajectoryReader(source, attempt).read()
+        thread.metadata[KEY]["attempt"] = k  # type: ignore[index]
+        if k == 0:
+            thread.metadata[KEY]["retry"] = {key: v for key, v in obj.items() if key not in ("attempts", "history", "trajectory")}  # type: ignore[index]
+        if best == k:
+            thread.metadata[KEY]["best_attempt"] = True  # type: ignore[index]
+        threads.append(thread)
+    return threads

@@ -14,18 +14,23 @@
   ``api_calls``), ``exit_status``, ``submission``, ``edited_files*``, ``swe_agent_version`` ...;
 * ``environment`` (the environment's name) and ``replay_config`` (the run's config as JSON text).
 
-Demonstration trajectories (``trajectories/demonstrations/``) may hold ``history`` only."""
+Demonstration trajectories (``trajectories/demonstrations/``) may hold ``history`` only. A
+``RetryAgent``'s file holds ``attempts`` (each attempt's own trajectory data) and, once one is
+chosen, a copy of the best one's keys beside them (``info.best_attempt_idx``; ``info.model_stats``
+then the total of all attempts)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-TOP_KEYS = frozenset({"environment", "trajectory", "history", "info", "replay_config"})
+TOP_KEYS = frozenset({"environment", "trajectory", "history", "info", "replay_config", "attempts"})
 
 
 def is_trajectory(value: Any) -> bool:
     """A SWE-agent trajectory: a ``history`` list of messages with ``role`` and ``agent``, beside a
     ``trajectory`` list or (a demonstration) nothing but SWE-agent's own keys."""
+    if type(value) is dict and isinstance(value.get("attempts"), list) and value["attempts"]:
+        return all(is_trajectory(a) for a in value["attempts"][:3])
     if type(value) is not dict or not isinstance(value.get("history"), list):
         return False
     if isinstance(value.get("trajectory"), list):
