@@ -196,6 +196,23 @@ def copilot_cli(path: Path) -> int:
     return _session_or_lines(path, "chatMessages", "sessionId")
 
 
+def mini_swe_agent(path: Path) -> int:
+    """A record is a message of the trajectory (the object itself when it holds none)."""
+    return _session_or_lines(path, "messages", "info")
+
+
+def swe_agent(path: Path) -> int:
+    """A record is a ``history`` message and a ``trajectory`` step (the object itself when it
+    holds none), of each attempt of a ``RetryAgent``'s file."""
+    def one(value: dict[str, Any]) -> int:
+        history, steps = value.get("history"), value.get("trajectory")
+        return max(1, len(history if isinstance(history, list) else []) + len(steps if isinstance(steps, list) else []))
+
+    value = orjson.loads(path.read_bytes())
+    attempts = value.get("attempts")
+    return sum(one(a) for a in attempts) if isinstance(attempts, list) and attempts else one(value)
+
+
 def qwen_code(path: Path) -> int:
     """A record is a session line (blank lines are none)."""
     return _lines(path)
@@ -460,6 +477,8 @@ COUNTERS: dict[str, Counter] = {
     "codex-exec": codex_exec,
     "gemini-cli": gemini_cli,
     "copilot-cli": copilot_cli,
+    "mini-swe-agent": mini_swe_agent,
+    "swe-agent": swe_agent,
     "qwen-code": qwen_code,
     "opencode": opencode,
     "openai-agents-session": openai_agents_session,

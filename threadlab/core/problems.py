@@ -49,6 +49,7 @@ RULES: dict[str, str] = {
     # the frames
     "time-precision": "a time finer than a microsecond: the thread keeps it exactly, the frames' timestamps hold microseconds (said once per file; a note, not a broken rule)",
     "frame-value": "a value its frame column cannot hold (an int where a name belongs, a count beyond 64 bits): kept there as JSON text, or left empty; the thread keeps it as it came",
+    "trajectory-history": "a SWE-agent trajectory step disagrees with the history action it records (another action, or none left): kept as system.trajectory_step",
     "duplicate-return": "a tool result answers a tool call that already has one (kept as the format's own part, not a second tool_return)",
     "stream-event": "a stream event holds what no message of its file has (used as a message, or kept as system.<format>.event)",
     "stream-error": "a provider stream (OpenAI, Anthropic) reported an error event",

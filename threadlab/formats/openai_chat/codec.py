@@ -12,7 +12,8 @@ KEY = "openai_chat"  # metadata key of what the wire has and ThreadProtocol has 
 
 class ChatCodec:
     def is_request(self, body: Mapping[str, Any]) -> bool:
-        return request_kind(body) == CHAT
+        # an agent's saved trajectory (mini-swe-agent's ``trajectory_format``) holds chat messages too: its own format reads it
+        return request_kind(body) == CHAT and not isinstance(body.get("trajectory_format"), str)
 
     def is_response(self, body: Mapping[str, Any]) -> bool:
         return response_kind(body) == CHAT
