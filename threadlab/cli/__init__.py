@@ -22,7 +22,7 @@ FORMAT_HELP = "read every file as this format (a name or alias listed by threadl
 
 
 def _formats_help() -> str:
-    from threadlab.formats.registry import FORMATS
+    from threadlab.formats.common.registry import FORMATS
 
     return f"formats ({len(FORMATS)}; --format names one, convert --to writes any):\n" + "\n".join(f"  {s.name:<22}{s.reads}" for s in FORMATS)
 
@@ -30,7 +30,7 @@ def _formats_help() -> str:
 def _writers_help() -> str:
     """What ``--to`` writes: every registered format, with the suffix of its files, the
     options its writer takes and its aliases."""
-    from threadlab.formats.registry import FORMATS
+    from threadlab.formats.common.registry import FORMATS
 
     lines = [f"--to writes any of these {len(FORMATS)} formats (file suffix; writer options; other names):"]
     for spec in FORMATS:

@@ -13,8 +13,8 @@ from types import ModuleType
 import orjson
 
 from threadlab.core.problems import Problem, ThreadError, failure
-from threadlab.formats.registry import FORMATS, FormatSpec, data_suffixes, format_spec, load_module
-from threadlab.formats.source import Source
+from threadlab.formats.common.registry import FORMATS, FormatSpec, data_suffixes, format_spec, load_module
+from threadlab.formats.common.source import Source
 
 
 def format_modules() -> list[ModuleType]:

@@ -25,8 +25,8 @@ from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, T
 from threadlab.formats.agency_swarm.container import body_of
 from threadlab.formats.agency_swarm.order import causal_order, monotonic_times
 from threadlab.formats.agency_swarm.usage import Response, apply_usage
-from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
-from threadlab.formats.json_lines import TORN_REASONS
+from threadlab.formats.common.json_lines import TORN_REASONS
+from threadlab.formats.common.responses.agents_sdk import START_AGENT, SdkItemReader, speakers
 
 
 def from_agency_swarm(

@@ -16,7 +16,7 @@ from typing import Any
 from threadlab.core.loss import report_loss
 from threadlab.core.model import Thread, ToolCall
 from threadlab.formats.agency_swarm.common import DERIVED, META, TAGS, entry_agent
-from threadlab.formats.responses_items import action_item
+from threadlab.formats.common.responses.items import action_item
 
 NAME = "agency-swarm"
 _WRITTEN = ("system.unknown_item", "system.message", "system.item_reference", "user_message", "assistant_message", "thinking", "tool_call", "tool_return")

@@ -17,8 +17,8 @@ from threadlab.formats.anthropic_messages.codec import KEY, AnthropicCodec
 from threadlab.formats.anthropic_messages.reading import AnthropicReader
 from threadlab.formats.anthropic_messages.stream import is_event, read_stream
 from threadlab.formats.anthropic_messages.writing import to_anthropic_messages, write_anthropic
-from threadlab.formats.provider_read import StreamFormat
-from threadlab.formats.source import Source
+from threadlab.formats.common.providers.reading import StreamFormat
+from threadlab.formats.common.source import Source
 
 NAME = "anthropic-messages"
 _FORMAT = StreamFormat(AnthropicCodec(), AnthropicReader, read_stream, is_event, b'"message_start"', (b'"role"', b'"messages"', b'"content"'), "an Anthropic Messages message list, request or response")

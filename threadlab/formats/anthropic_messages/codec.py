@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from threadlab.formats.provider_kinds import ANTHROPIC, CHAT, list_kind, request_kind, response_kind
+from threadlab.formats.common.providers.kinds import ANTHROPIC, CHAT, list_kind, request_kind, response_kind
 
 KEY = "anthropic_messages"  # metadata key of what the wire has and ThreadProtocol has no field for
 SYSTEM = "system"

@@ -25,11 +25,11 @@ from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM, AnthropicCodec, blocks_of
-from threadlab.formats.counts import counts_of
+from threadlab.formats.common.counts import counts_of
+from threadlab.formats.common.providers.parts import guess_type, media
+from threadlab.formats.common.providers.reading import MessageReader, blank_text
+from threadlab.formats.common.providers.sdk_types import check
 from threadlab.formats.openai_chat.reading import put_usage
-from threadlab.formats.provider_parts import guess_type, media
-from threadlab.formats.provider_read import MessageReader, blank_text
-from threadlab.formats.sdk_types import check
 
 AGENT = "assistant"
 PROVIDER = "anthropic"

@@ -2,7 +2,7 @@
 
 A thread read from this format goes back to its container exactly (a stream as the Message it
 assembled into; a stream of several messages as a stream of those messages whole). Any other thread, or ``agent=`` given, is replayed from one agent's view
-(``formats/replay.py``) as the parameters a ``client.messages.create`` call takes besides the
+(``formats/common/providers/replay.py``) as the parameters a ``client.messages.create`` call takes besides the
 model and ``max_tokens``: ``{"system": ..., "messages": [...]}``. User-side items (the user's
 messages, tool results, other agents' turns as text) and the agent's own items are merged into
 alternating ``user`` / ``assistant`` messages of blocks; tool errors keep ``is_error``; the
@@ -25,10 +25,10 @@ from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
 from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM
 from threadlab.formats.anthropic_messages.reading import AGENT, BLANK_BLOCKS, PROVIDER
-from threadlab.formats.provider_kinds import ANTHROPIC_BLOCKS
-from threadlab.formats.provider_parts import as_part, is_media, part_losses
-from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
-from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
+from threadlab.formats.common.providers.kinds import ANTHROPIC_BLOCKS
+from threadlab.formats.common.providers.parts import as_part, is_media, part_losses
+from threadlab.formats.common.providers.replay import OthersPolicy, Said, resolve_agent, view
+from threadlab.formats.common.providers.writing import foreign_losses, loss_phrases, write_own_or_replay
 
 NAME = "anthropic-messages"
 _USER_SIDE = ("user_message", "tool_return")

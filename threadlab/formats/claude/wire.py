@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.json_lines import CUT_FIRST, cut_first, with_edges
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import CUT_FIRST, cut_first, with_edges
+from threadlab.formats.common.source import Source
 
 # entry types Claude Code writes into a session transcript (2.1.330 + older versions)
 CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system", "progress"})

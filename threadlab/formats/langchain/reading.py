@@ -24,9 +24,9 @@ import orjson
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
-from threadlab.formats.counts import counts_as
-from threadlab.formats.responses_items import remember
-from threadlab.formats.sdk_types import check
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.providers.sdk_types import check
+from threadlab.formats.common.responses.items import remember
 
 KEY = "langchain"
 AGENT = "assistant"

@@ -18,10 +18,10 @@ import orjson
 
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.common.providers.wire import put
+from threadlab.formats.common.providers.writing import loss_phrases
+from threadlab.formats.common.responses.items import restore
 from threadlab.formats.langchain.reading import AGENT, KEY
-from threadlab.formats.provider_wire import put
-from threadlab.formats.provider_write import loss_phrases
-from threadlab.formats.responses_items import restore
 
 NAME = "langchain"
 

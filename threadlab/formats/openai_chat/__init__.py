@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
+from threadlab.formats.common.providers.reading import StreamFormat
+from threadlab.formats.common.source import Source
 from threadlab.formats.openai_chat.codec import KEY, ChatCodec
 from threadlab.formats.openai_chat.reading import ChatReader
 from threadlab.formats.openai_chat.stream import is_chunk as is_event
 from threadlab.formats.openai_chat.stream import read_stream
 from threadlab.formats.openai_chat.writing import to_openai_chat, write_chat
-from threadlab.formats.provider_read import StreamFormat
-from threadlab.formats.source import Source
 
 NAME = "openai-chat"
 _FORMAT = StreamFormat(ChatCodec(), ChatReader, read_stream, is_event, (b'"chat.completion.chunk"', b'"delta"'), (b'"role"', b'"choices"', b'"messages"'), "an OpenAI Chat Completions message list, request or response")

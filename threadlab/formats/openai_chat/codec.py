@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from threadlab.formats.provider_kinds import CHAT, list_kind, request_kind, response_kind
+from threadlab.formats.common.providers.kinds import CHAT, list_kind, request_kind, response_kind
 
 KEY = "openai_chat"  # metadata key of what the wire has and ThreadProtocol has no field for
 

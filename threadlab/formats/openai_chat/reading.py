@@ -20,11 +20,11 @@ import orjson
 from pydantic import BaseModel
 
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.counts import counts_as
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.providers.parts import chat_part, is_media, read_chat_part
+from threadlab.formats.common.providers.reading import MessageReader, blank_text
+from threadlab.formats.common.providers.sdk_types import check
 from threadlab.formats.openai_chat.codec import KEY, ChatCodec, choices_of
-from threadlab.formats.provider_parts import chat_part, is_media, read_chat_part
-from threadlab.formats.provider_read import MessageReader, blank_text
-from threadlab.formats.sdk_types import check
 
 AGENT = "assistant"
 PROVIDER = "openai"

@@ -3,7 +3,7 @@
 A thread read from this format goes back to its container exactly (the list, request,
 response, pair, exchanges or JSON Lines it came from; a stream as the completion it assembled
 into). Any other thread, or ``agent=`` given, is replayed from one agent's view
-(``formats/replay.py``) as the ``messages`` list a ``client.chat.completions.create`` call
+(``formats/common/providers/replay.py``) as the ``messages`` list a ``client.chat.completions.create`` call
 takes: system prompts as ``system`` / ``developer`` messages, the user's as ``user``, the
 agent's own text and tool calls as ``assistant`` messages carrying its ``name``, tool returns as
 ``tool`` messages, other agents' turns as user-side text. What the list cannot hold (thinking,
@@ -19,11 +19,11 @@ import orjson
 
 from threadlab.core.loss import report_loss
 from threadlab.core.model import AgentConfig, BaseAction, Thread
+from threadlab.formats.common.providers.parts import part_losses
+from threadlab.formats.common.providers.replay import OthersPolicy, Said, resolve_agent, view
+from threadlab.formats.common.providers.writing import foreign_losses, loss_phrases, write_own_or_replay
 from threadlab.formats.openai_chat.codec import KEY
 from threadlab.formats.openai_chat.reading import AGENT, encode_args, encode_content, encode_part
-from threadlab.formats.provider_parts import part_losses
-from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
-from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
 
 NAME = "openai-chat"
 

@@ -1,5 +1,5 @@
 """OpenAI Responses input/output items → actions, through the mapping Codex CLI and Agents SDK
-sessions share (``formats/responses_items.py``).
+sessions share (``formats/common/responses/items.py``).
 
 A record is an item (of a request's ``input`` or a response's ``output``); a request's
 ``instructions`` (a non-empty string) and a plain-string ``input`` are one record each, read as
@@ -29,13 +29,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.agents_sdk_items import DERIVED, handoff_target
-from threadlab.formats.counts import counts_as
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.providers.kinds import RESPONSES, list_kind, request_kind, response_kind
+from threadlab.formats.common.providers.reading import RIDERS, MessageReader, blank_text
+from threadlab.formats.common.providers.sdk_types import check
+from threadlab.formats.common.responses.agents_sdk import DERIVED, handoff_target
+from threadlab.formats.common.responses.items import ItemReader, action_item
 from threadlab.formats.openai_chat.reading import put_usage
-from threadlab.formats.provider_kinds import RESPONSES, list_kind, request_kind, response_kind
-from threadlab.formats.provider_read import RIDERS, MessageReader, blank_text
-from threadlab.formats.responses_items import ItemReader, action_item
-from threadlab.formats.sdk_types import check
 
 KEY = "openai_responses"
 AGENT = "assistant"

@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from threadlab.formats.json_lines import complete_lines, past_cut_first, torn_reason, with_edges
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import complete_lines, past_cut_first, torn_reason, with_edges
+from threadlab.formats.common.source import Source
 
 Path = tuple[str, ...]
 # where the bodies sit in the documents people log (first match wins)

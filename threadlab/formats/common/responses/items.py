@@ -9,7 +9,7 @@ items the Responses API takes as input: ``message`` (user, assistant, system, de
 calls (``web_search_call``, ``file_search_call`` ...). One mapping serves them all, so a fix to
 it fixes all. The JavaScript Agents SDK's spellings (``callId``, ``function_call_result`` with an
 output object) read as the Python SDK's. Who speaks (handoffs, runs) is the Agents SDK's
-business: ``agents_sdk_items.py``.
+business: ``common/responses/agents_sdk.py``.
 
 Round trips are exact without keeping a second copy of each item: the writer rebuilds an item
 from its action by a default rule, and the reader keeps, in the action's
@@ -29,7 +29,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import json_bytes
 from threadlab.core.model import BaseAction
 from threadlab.core.problems import short
-from threadlab.formats.provider_parts import is_media, read_responses_part, responses_part
+from threadlab.formats.common.providers.parts import is_media, read_responses_part, responses_part
 
 PROVIDER = "openai"
 # hosted tools run by the provider: the call item holds the result too (no *_output item follows)
