@@ -16,7 +16,8 @@ import pyarrow as pa
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem
 from threadlab.frames.arrow import batch_to_tables, frame_to_table
-from threadlab.frames.extract import Batch, ThreadRecord, extract
+from threadlab.frames.batch import Batch, ThreadRecord
+from threadlab.frames.extract import extract
 from threadlab.frames.labels import tables_to_frames
 from threadlab.frames.skipped import skipped_frame, summary_line
 
