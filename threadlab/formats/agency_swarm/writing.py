@@ -1,7 +1,7 @@
 """A Thread → agency-swarm's flat saved list (what ``load_threads_callback`` returns).
 
 Items read from agency-swarm come back exactly, in their saved order: the shared Responses
-mapping's default item for each action (``responses_items.action_item``), corrected by the memo
+mapping's default item for each action (``responses.items.action_item``), corrected by the memo
 the reader kept, with agency-swarm's ``agent`` / ``callerAgent`` tags put back. Other actions are
 written as the items agency-swarm would have saved, attributed to their agent. What an item list
 has no place for is named in a ``WriteLoss``."""

@@ -5,7 +5,7 @@ Read: a bare ``messages`` list (with ``tool_use`` / ``tool_result`` / ``thinking
 plain-text list is read as OpenAI Chat Completions, which it equally is, unless this format is
 named), a request body (``{"model", "max_tokens", "system", "messages", ...}``), a ``Message``
 response, a request + response pair (or recorded HTTP exchanges), a JSON array or JSON Lines of
-those (a conversation logged request by request is one thread: see ``provider_wire``), and a
+those (a conversation logged request by request is one thread: see ``providers.wire``), and a
 stream (an SSE body of ``message_start`` ... ``message_stop``, or its events saved as JSON). A
 record is a content block (or a message whose content is a string), or a stream event."""
 

@@ -36,9 +36,8 @@ from threadlab.formats.anthropic_messages.codec import (
 )
 from threadlab.formats.common.counts import counts_of
 from threadlab.formats.common.providers.parts import guess_type, media
-from threadlab.formats.common.providers.reading import MessageReader, blank_text
+from threadlab.formats.common.providers.reading import MessageReader, blank_text, put_usage
 from threadlab.formats.common.providers.sdk_types import check
-from threadlab.formats.openai_chat.reading import put_usage
 
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_call", "max_tokens": "length", "refusal": "content_filter"}
 _CALLS = ("tool_use", "server_tool_use", "mcp_tool_use")

@@ -10,7 +10,7 @@ list in memory. The items are read with the Agents SDK's meaning (handoffs, runs
 Detection: a database with a table of ``session_id`` and ``message_data`` columns; a JSON array
 of provider messages at least one of which only the Responses API has (a ``function_call``,
 ``reasoning``, a message with ``input_text`` / ``output_text`` parts or ``"type": "message"``
-...: ``provider_kinds.list_kind`` says ``responses``); JSON Lines whose first lines are such
+...: ``providers.kinds.list_kind`` says ``responses``); JSON Lines whose first lines are such
 messages (plain ``{"role", "content"}`` lines too: nothing else reads those one a line), items
 an app wrote itself beside them (a ``type`` or ``role`` of its own) allowed when fewer. Not
 claimed: request bodies and responses (``{"input": ...}``, ``{"object": "response"}``: the

@@ -4,11 +4,11 @@ a thread back, or one agent's view of it as the ``messages`` a request takes).
 Read: a bare ``messages`` list, a request body (``{"model", "messages", ...}``; the fine-tuning
 JSON Lines are lines of these), a ``chat.completion`` response, a request + response pair (or
 recorded HTTP exchanges, OpenAI Batch lines), a JSON array or JSON Lines of those (a
-conversation logged request by request is one thread: see ``provider_wire``), and a
+conversation logged request by request is one thread: see ``providers.wire``), and a
 ``chat.completion.chunk`` stream (an SSE body, or the chunks saved as JSON). A record is a
 message (of a request, or a response's choice), or a stream event. Plain ``{"role",
 "content"}`` text lists fit Anthropic's and the Responses API's too; they are read here
-(``provider_kinds``)."""
+(``providers.kinds``)."""
 
 from __future__ import annotations
 

@@ -64,7 +64,7 @@ def encode_content(content: Any) -> Any:
 
 def encode_part(data: Any) -> dict[str, Any] | None:
     """A ThreadProtocol part (as a dict) → the Chat part for it: text, an image, a media part
-    where a Chat part holds it (``provider_parts``), a Chat part as it came; None for anything
+    where a Chat part holds it (``providers.parts``), a Chat part as it came; None for anything
     else (another format's part: the writer leaves it out and names it)."""
     if not isinstance(data, Mapping):
         return None

@@ -21,7 +21,7 @@ import orjson
 from threadlab.core.model import BaseAction, Usage
 from threadlab.formats.common.counts import counts_as
 from threadlab.formats.common.providers.parts import read_chat_part
-from threadlab.formats.common.providers.reading import MessageReader, blank_text
+from threadlab.formats.common.providers.reading import MessageReader, blank_text, put_usage
 from threadlab.formats.common.providers.sdk_types import check
 from threadlab.formats.openai_chat.codec import AGENT, KEY, PROVIDER, ChatCodec, choices_of, default_message
 
@@ -49,7 +49,7 @@ def _thinking_parts(content: Any) -> tuple[list[str], Any]:
 def decode_content(content: Any) -> Any:
     """Chat content → ThreadProtocol content: a string stays, text parts become text parts,
     ``image_url`` parts image parts, ``file`` and ``input_audio`` parts with their data media
-    parts (``provider_parts``), other parts stay as they came."""
+    parts (``providers.parts``), other parts stay as they came."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -235,14 +235,6 @@ class ChatReader(MessageReader):
 
     def default_message(self, actions: list[BaseAction]) -> Any:
         return default_message(actions, self.b.agents)
-
-
-def put_usage(actions: list[BaseAction], usage: Usage | None) -> None:
-    if usage is None or not actions:
-        return
-    target = next((a for a in actions if a.action_type == "assistant_message"), actions[0])
-    # on the message (or the response's first action: a tool call holds it as an extra field, as Codex's do)
-    target.usage = usage if target.action_type in ("assistant_message", "thinking") else usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]
 
 
 def _copy(meta: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -1,5 +1,5 @@
 """Giving a provider container back from a thread read from it (the inverse of
-``provider_read``), and what every replay of a foreign thread loses."""
+``providers.reading``), and what every replay of a foreign thread loses."""
 
 from __future__ import annotations
 

@@ -223,7 +223,7 @@ class ItemReader:
 def decode_content(content: Any) -> Any:
     """Responses content → ThreadProtocol content: a string stays; one text part becomes its
     text; text parts become text parts, images image parts, ``input_file`` and ``input_audio``
-    parts with their data or URL media parts (``provider_parts``), anything else stays as it came."""
+    parts with their data or URL media parts (``providers.parts``), anything else stays as it came."""
     if not isinstance(content, list):
         return "" if content is None else content if isinstance(content, str) else orjson.dumps(content).decode()
     parts = [_part(p) for p in content]
@@ -259,7 +259,7 @@ def encode_content(content: Any, role: str | None) -> list[Any]:
 
 def encode_part(data: Any, text_type: str = "input_text") -> dict[str, Any] | None:
     """A ThreadProtocol part (as a dict) → the Responses part for it: text, an image, a media
-    part where a Responses part holds it (``provider_parts``), a Responses part as it came;
+    part where a Responses part holds it (``providers.parts``), a Responses part as it came;
     None for anything else (another format's part: the writer leaves it out and names it)."""
     if not isinstance(data, Mapping):
         return None
