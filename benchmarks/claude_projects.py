@@ -126,7 +126,7 @@ def child(method: str, folder: Path) -> None:
 
         threadlab.formats.claude.to_documents = lambda source: None  # type: ignore[assignment]
     if method in ("threadlab", "careful"):
-        from threadlab.formats.registry import folder_planners
+        from threadlab.formats.common.registry import folder_planners
         from threadlab.loading.pool import warm_up
 
         folder_planners()

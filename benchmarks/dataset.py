@@ -54,7 +54,7 @@ def child(step: str, folder: Path, dataset: Path) -> None:
     import threadlab
     import threadlab.frames.dataset_read
     import threadlab.loading.archive
-    from threadlab.formats.registry import folder_planners
+    from threadlab.formats.common.registry import folder_planners
     from threadlab.loading.pool import warm_up
 
     folder_planners()

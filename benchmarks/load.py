@@ -155,7 +155,7 @@ def _import_first(method: str) -> None:
     import pandas  # noqa: F401
 
     if method in ("threadlab", "cached", "fill-cache"):
-        from threadlab.formats.registry import folder_planners
+        from threadlab.formats.common.registry import folder_planners
         from threadlab.loading.pool import warm_up
 
         folder_planners()  # the formats a folder walk asks about

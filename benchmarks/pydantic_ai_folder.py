@@ -160,7 +160,7 @@ def child(method: str, folder: Path) -> None:
     import pandas  # noqa: F401
 
     if method.startswith("threadlab"):
-        from threadlab.formats.registry import folder_planners
+        from threadlab.formats.common.registry import folder_planners
         from threadlab.loading.pool import warm_up
 
         folder_planners()

@@ -1,4 +1,4 @@
-"""What the tests of a format's frames route (``to_documents``, ``formats/documents.py``) share:
+"""What the tests of a format's frames route (``to_documents``, ``formats/common/documents.py``) share:
 what the loader takes from a source, and the route's result checked to hold no model per action."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.formats import Source
-from threadlab.formats.reading import read_documents
+from threadlab.formats.common.reading import read_documents
 
 
 def loader_view(source: Source, format: str = "auto") -> Any:

@@ -20,7 +20,7 @@ from threadlab.cli import main as cli_main
 from threadlab.core import model_to_dict, tool_pairs, validate
 from threadlab.core.derive import actions_of_agent
 from threadlab.formats import agency_swarm as fmt
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures" / "agency_swarm"

@@ -20,7 +20,7 @@ import threadlab
 from threadlab.core import model_to_dict, tool_pairs
 from threadlab.core.loss import WriteLoss
 from threadlab.formats import agency_swarm as fmt
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "fixtures" / "real" / "agency_swarm"

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 import threadlab
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TRACES = FIXTURES / "openai_agents_trace"

@@ -15,7 +15,7 @@ import pytest
 
 import threadlab
 from threadlab.formats import detect_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 PATH = Path(__file__).parent / "fixtures" / "openai_agents_session" / "forecast_app_items.jsonl"
 STANDARD_TYPES = {"message", "reasoning", "function_call", "function_call_output"}

@@ -18,7 +18,7 @@ import threadlab
 from threadlab.cli import main as cli_main
 from threadlab.core import model_to_dict, tool_pairs, validate
 from threadlab.formats import aitp as fmt
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "aitp"
 EXAMPLE = FIX / "nearai_hub_thread_and_messages.json"

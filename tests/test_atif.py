@@ -17,7 +17,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.loss import WriteLoss
 from threadlab.core.model import Thread
 from threadlab.formats.atif import detect, from_thread, to_threads
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ATIF = sorted((FIXTURES / "atif").glob("*.json")) + sorted((FIXTURES / "real" / "atif").glob("*.json"))

@@ -1,4 +1,4 @@
-"""The Claude Code frames route (``formats/documents.py``): a transcript straight to its
+"""The Claude Code frames route (``formats/common/documents.py``): a transcript straight to its
 thread's JSON object gives what the careful route (a Thread of models, then ``to_dict``) gives,
 on every Claude Code sample and on broken transcripts, and it builds no model per action."""
 

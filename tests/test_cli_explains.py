@@ -20,7 +20,7 @@ import threadlab as tl
 from threadlab import cli
 from threadlab._version import __version__
 from threadlab.cli import summary
-from threadlab.formats.registry import FORMATS
+from threadlab.formats.common.registry import FORMATS
 
 from .test_core import DATA
 

@@ -17,7 +17,7 @@ from tests.codex_raw import event, lines, raw_counts
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.loss import WriteLoss
 from threadlab.formats import get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROLLOUTS = sorted([*(FIXTURES / "real" / "codex").glob("*.jsonl"), *(FIXTURES / "codex").glob("codex-*/rollout-*.jsonl")])

@@ -15,7 +15,7 @@ import threadlab as tl
 from tests.wild.compare import disagreements
 from threadlab.core.problems import ThreadError
 from threadlab.formats import copilot_cli
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 HERE = Path(__file__).resolve().parent
 HOME = HERE / "fixtures" / "copilot_cli" / "copilot-1.0.102" / "copilot-home"

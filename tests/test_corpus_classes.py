@@ -18,8 +18,8 @@ from threadlab.core.loss import WriteLoss
 from threadlab.core.model import Thread
 from threadlab.core.problems import ThreadError
 from threadlab.formats import Source, get_format
-from threadlab.formats.reading import UnreadFilesWarning
-from threadlab.formats.registry import FORMATS
+from threadlab.formats.common.reading import UnreadFilesWarning
+from threadlab.formats.common.registry import FORMATS
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 FRAGMENTS = [*sorted((REAL / "codex" / "agentcmd-individual").glob("*.jsonl")), REAL / "codex" / "ccusage" / "session-alpha.jsonl"]

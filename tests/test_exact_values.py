@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import threadlab as tl
 from threadlab import ThreadBuilder
 from threadlab.core.canonical import json_bytes
-from threadlab.formats.source import loads
+from threadlab.formats.common.source import loads
 
 BIG = {"n": 2**70, "m": -(2**65), "u64": 2**64 - 1, "i64": -(2**63), "edge": 2**64, "ns": 1_767_600_000_123_456_789}
 

@@ -42,9 +42,9 @@ from hypothesis import strategies as st
 import threadlab as tl
 from threadlab.core.validation import validate
 from threadlab.formats import detect_format
-from threadlab.formats.reading import UnreadFilesWarning
-from threadlab.formats.registry import FORMATS
-from threadlab.formats.source import Source
+from threadlab.formats.common.reading import UnreadFilesWarning
+from threadlab.formats.common.registry import FORMATS
+from threadlab.formats.common.source import Source
 from threadlab.frames.frames import Frames
 from threadlab.loading.chunks import read_chunk
 from threadlab.loading.files import Chunk, FileRef
@@ -78,7 +78,14 @@ def test_every_registered_format_is_fuzzed() -> None:
 # --- the checks ------------------------------------------------------------------------------
 
 # formats/ modules that are no wire-format converter: a failure in them fails the test
-NOT_CONVERTERS = ("__init__.py", "reading.py", "registry.py", "source.py", "threadprotocol.py", "walk.py")
+NOT_CONVERTERS = (
+    "__init__.py",
+    "common/reading.py",
+    "common/registry.py",
+    "common/source.py",
+    "common/walk.py",
+    "threadprotocol/__init__.py",
+)
 _AT = re.compile(r"\(at threadlab/([^:]+):(\d+)\)")
 
 

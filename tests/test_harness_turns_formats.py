@@ -35,7 +35,7 @@ import threadlab as tl
 from threadlab.core.authors import author_of, harness_kind_of
 from threadlab.core.loss import WriteLoss
 from threadlab.formats import get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RETRY_FEEDBACK = FIXTURES / "pydantic_ai" / "pydantic_ai_v2.68.0_retry_feedback_messages.json"

@@ -21,9 +21,9 @@ import threadlab as tl
 import threadlab.formats.inspect_ai as inspect_ai
 from threadlab.core.problems import ThreadError
 from threadlab.formats import Source
+from threadlab.formats.common.reading import read_documents
 from threadlab.formats.inspect_ai.container import members, sample_parts
 from threadlab.formats.inspect_ai.decode import decode_sample
-from threadlab.formats.reading import read_documents
 
 from .documents_route import both_routes, built_without_models
 

@@ -14,8 +14,8 @@ import pytest
 import threadlab as tl
 from tests.conformance.fixtures import Fixture, fixtures
 from threadlab.formats import detect_format
-from threadlab.formats.reading import UnreadFilesWarning
-from threadlab.formats.source import Source
+from threadlab.formats.common.reading import UnreadFilesWarning
+from threadlab.formats.common.source import Source
 
 SESSION = Path(__file__).resolve().parent / "fixtures" / "openai_agents_session" / "weather_chat_items.jsonl"
 

@@ -22,7 +22,7 @@ from genai_prices import Usage, calc_price
 import threadlab
 from benchmarks.corpus import thread_doc
 from threadlab import Problem, ThreadBuilder, ThreadError, frames_from_threads, read_all, write
-from threadlab.formats.reading import UnreadFilesWarning
+from threadlab.formats.common.reading import UnreadFilesWarning
 from threadlab.frames import DTYPES, TABLES
 from threadlab.frames.frames import Frames
 from threadlab.loading import api, chunks, expand_sources, pool
@@ -381,7 +381,7 @@ def test_folder_walk_imports_no_heavy_format(tmp_path: Path) -> None:
     corpus(tmp_path / "c" / "sub", 3)
     (tmp_path / "c" / "sub" / "s.jsonl").write_text("{}\n")  # a folder the planners are asked about
     code = (
-        "import sys, threadlab; from threadlab.formats.walk import expand_sources; "
+        "import sys, threadlab; from threadlab.formats.common.walk import expand_sources; "
         f"n = len(list(expand_sources({str(tmp_path / 'c')!r}))); "
         "print(n, *(m in sys.modules for m in ('pydantic_ai', 'pandas')))"
     )

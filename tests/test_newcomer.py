@@ -14,8 +14,8 @@ import orjson
 import pytest
 
 import threadlab as tl
-from threadlab.formats.reading import UnreadFilesWarning
-from threadlab.formats.registry import FORMATS
+from threadlab.formats.common.reading import UnreadFilesWarning
+from threadlab.formats.common.registry import FORMATS
 from threadlab.loading import cache
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from threadlab import ThreadBuilder
 from threadlab.core.loss import WriteLoss
 from threadlab.core.model import Thread
 from threadlab.formats import get_format
-from threadlab.formats.registry import FORMATS
+from threadlab.formats.common.registry import FORMATS
 
 BAD = [float("nan"), float("inf"), float("-inf")]
 

@@ -3,7 +3,7 @@
 Token counts: a float count (``60.0``, ``1.5``, ``1e308``) in Agents SDK traces, OTel
 attributes or ``codex exec`` output left the token cells empty with no problem row. A float that
 is a whole number up to 2**53 is the count (exact as an int); any other value is a ``usage``
-problem naming the field and the value (``formats/counts.py``)."""
+problem naming the field and the value (``formats/common/counts.py``)."""
 
 from __future__ import annotations
 

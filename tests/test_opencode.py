@@ -15,7 +15,7 @@ import pytest
 import threadlab
 from tests.wild.compare import disagreements
 from threadlab.formats import get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 HERE = Path(__file__).resolve().parent / "fixtures" / "opencode"
 DB = HERE / "opencode-1.18.33" / "opencode" / "opencode.db"

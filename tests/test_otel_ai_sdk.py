@@ -15,7 +15,7 @@ import pytest
 
 import threadlab as tl
 from threadlab.formats import detect_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TOOL_RUN = FIXTURES / "otel" / "ai_sdk_v6_generate_text_tool_call.json"

@@ -29,7 +29,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.loss import WriteLoss
 from threadlab.core.model import Thread
 from threadlab.formats import get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -28,8 +28,8 @@ from tests.conformance.fixtures import fixtures
 from tests.provider_mock import MockProvider
 from tests.provider_raw import ANTHROPIC_EVENTS, anthropic_messages, anthropic_usage, chunk_usage, responses_kinds, values
 from threadlab.core.loss import WriteLoss
-from threadlab.formats.reading import UnreadFilesWarning
-from threadlab.formats.source import Source
+from threadlab.formats.common.reading import UnreadFilesWarning
+from threadlab.formats.common.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 MINE = ("openai-chat", "openai-responses", "anthropic-messages", "langchain")
@@ -361,7 +361,7 @@ def test_the_sdks_are_not_imported_by_import_or_detection() -> None:
     code = (
         "import sys, threadlab\n"
         "from threadlab.formats import get_format\n"
-        "from threadlab.formats.source import Source\n"
+        "from threadlab.formats.common.source import Source\n"
         f"for p in {files!r}:\n"
         "    [get_format(n).detect(Source(p)) for n in ('openai-chat', 'openai-responses', 'anthropic-messages', 'langchain')]\n"
         "print(sorted(m for m in ('openai', 'anthropic', 'langchain_core') if m in sys.modules))\n"

@@ -25,7 +25,7 @@ import pytest
 
 import threadlab
 from tests.provider_raw import COUNTERS, values
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "fixtures" / "real"

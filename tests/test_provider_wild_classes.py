@@ -205,7 +205,7 @@ def test_a_history_sent_back_re_serialized_is_one_thread(path: Path) -> None:
 
 def test_the_copy_rule() -> None:
     """What makes a copy the same message: values, not spelling; never another call."""
-    from threadlab.formats.provider_history import same
+    from threadlab.formats.common.providers.history import same
 
     call = {"type": "function_call", "id": "fc_1", "status": "completed", "call_id": "call_1", "name": "f", "arguments": '{"a":1,"b":[2]}'}
     copy = {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": '{"b": [2], "a": 1}'}

@@ -60,6 +60,7 @@ from threadlab.core import (
     validate,
 )
 from threadlab.core.loss import WriteLoss
+from threadlab.formats.common.source import Source
 from threadlab.formats.pydantic_ai import (
     detect,
     from_pydantic_ai,
@@ -67,7 +68,6 @@ from threadlab.formats.pydantic_ai import (
     perspective,
     to_pydantic_ai,
 )
-from threadlab.formats.source import Source
 from threadlab.formats.threadprotocol import thread_from_dict
 
 ROOT = Path(__file__).resolve().parents[1]

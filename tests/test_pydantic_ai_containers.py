@@ -21,7 +21,7 @@ import threadlab as tl
 from tests.conformance.records import COUNTERS
 from threadlab.core import SystemAction, validate
 from threadlab.formats import detect_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pydantic_ai"
 DATA = Path(__file__).resolve().parents[1] / "data" / "pydantic_ai"

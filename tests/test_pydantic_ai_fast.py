@@ -20,10 +20,10 @@ from pydantic_ai import messages as pai
 
 import threadlab
 from threadlab.core.canonical import json_bytes
+from threadlab.formats.common.source import Source
 from threadlab.formats.pydantic_ai import _parts as P
 from threadlab.formats.pydantic_ai import container, events, fast, reading
 from threadlab.formats.pydantic_ai.wire import Normaliser
-from threadlab.formats.source import Source
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = sorted([*(ROOT / "tests" / "fixtures" / "pydantic_ai").glob("*.json*"),

@@ -15,7 +15,7 @@ import threadlab as tl
 from tests.wild.compare import disagreements
 from threadlab.core.problems import ThreadError
 from threadlab.formats import claude, qwen_code
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 HOME = Path(__file__).resolve().parent / "fixtures" / "qwen_code" / "qwen-0.15.10" / "qwen-home"
 SESSION = next(HOME.rglob("chats/*.jsonl"))

@@ -11,7 +11,7 @@ import pytest
 
 import threadlab as tl
 from threadlab.core import InvalidAction
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 from .test_core import DATA, minimal
 

@@ -121,7 +121,7 @@ def test_memory_urls_and_file_urls(local: tuple[Path, threadlab.Frames]) -> None
 
 def test_cache_keeps_the_mirror(local: tuple[Path, threadlab.Frames], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With cache=, an unchanged object is neither copied nor converted again."""
-    from threadlab.formats import remote
+    from threadlab.formats.common import remote
 
     fs = fsspec.filesystem("memory")
     base = f"/c-{uuid.uuid4().hex[:8]}"

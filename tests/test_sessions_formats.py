@@ -20,7 +20,7 @@ from tests.counting import action_kinds as _kinds
 from tests.counting import token_total as _tokens
 from threadlab.core.loss import WriteLoss
 from threadlab.formats import get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CODEX = sorted((FIXTURES / "real" / "codex").glob("*.jsonl"))

@@ -11,7 +11,7 @@ import orjson
 import threadlab
 from tests.conformance.test_formats import _projection
 from threadlab.core.loss import WriteLoss
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.formats.sts import detect, from_thread, to_threads
 
 FIXTURES = Path(__file__).parent / "fixtures"

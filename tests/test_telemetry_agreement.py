@@ -27,7 +27,7 @@ from pydantic_ai.models.instrumented import InstrumentationSettings
 
 import threadlab
 from threadlab.core.model import Thread
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 AGREEMENT = FIXTURES / "inputs" / "telemetry_agreement"

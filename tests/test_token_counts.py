@@ -1,5 +1,5 @@
 """Token counts kept or named in every reader that reads them (issue 24 §7, "numbers and times
-kept or named"; ``formats/counts.py``): a float that is a whole number up to 2**53 is the count,
+kept or named"; ``formats/common/counts.py``): a float that is a whole number up to 2**53 is the count,
 any other value (``1.5``, ``1e308``, ``2.0**60``, ``"60"``, ``true``) leaves its cell empty with
 a ``usage`` problem naming the field, the value and (in a file of lines) the line.
 

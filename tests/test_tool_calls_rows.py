@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import threadlab as tl
 from threadlab.core import Thread, tool_pairs
-from threadlab.frames.extract import BLOCK_ACTIONS, json_text
+from threadlab.frames.cell_text import json_text
+from threadlab.frames.extract import BLOCK_ACTIONS
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 STATUSES = ("success", "error", "validation_error")

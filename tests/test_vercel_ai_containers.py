@@ -20,7 +20,7 @@ from tests.test_vercel_ai_support import foreign_thread
 from threadlab.core.loss import WriteLoss
 from threadlab.core.problems import ThreadError
 from threadlab.formats import detect_format, get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai import from_ui_messages, from_ui_stream
 
 ROOT = Path(__file__).resolve().parents[1]

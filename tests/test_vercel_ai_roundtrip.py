@@ -21,7 +21,7 @@ from threadlab import pending_tool_calls, validate
 from threadlab.cli import main as cli
 from threadlab.core.model import AssistantMessage, ToolCall, ToolReturn
 from threadlab.formats import detect_format, format_spec, get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai import from_ui_messages, from_ui_stream, to_ui_messages, to_ui_stream
 
 DATA = Path(__file__).parent.parent / "data" / "vercel_ai"

@@ -19,7 +19,7 @@ from threadlab import pending_tool_calls, validate
 from threadlab.core.loss import WriteLoss
 from threadlab.core.model import Thinking, ToolCall, ToolReturn
 from threadlab.formats import detect_format, get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai import from_ui_messages, to_ui_messages
 
 SDKS = ("ai4", "ai40")

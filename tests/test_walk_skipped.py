@@ -22,8 +22,8 @@ import pytest
 
 import threadlab as tl
 from tests.conformance.fixtures import FIXTURES, fixtures, lookalikes
-from threadlab.formats.content import HEAD_BYTES, not_data_reason
-from threadlab.formats.walk import Found, Skipped, walk
+from threadlab.formats.common.content import HEAD_BYTES, not_data_reason
+from threadlab.formats.common.walk import Found, Skipped, walk
 from threadlab.loading import chunks
 
 REAL = FIXTURES / "real"

@@ -14,7 +14,7 @@ from threadlab._lazy import lazy_getattr
 from threadlab._version import __version__
 from threadlab.core import _LAZY as _CORE_MODULES
 from threadlab.core.html import register_renderer
-from threadlab.formats.registry import FORMATS
+from threadlab.formats.common.registry import FORMATS
 
 if TYPE_CHECKING:
     from threadlab.core.model import Thread
@@ -41,8 +41,8 @@ _WIDGETS = ("timeline", "tool_call_view", "token_usage", "transcript", "compare_
 # attribute to the module (tests/test_lazy_names.py).
 _LAZY: dict[str, str] = {
     **{name: _CORE_MODULES[name] for name in _CORE},
-    "read": "threadlab.formats.reading",
-    "read_all": "threadlab.formats.reading",
+    "read": "threadlab.formats.common.reading",
+    "read_all": "threadlab.formats.common.reading",
     "Frames": "threadlab.frames",
     "frames_from_threads": "threadlab.frames",
     "load": "threadlab.loading",

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from threadlab.formats.registry import FORMATS, format_spec
-from threadlab.formats.walk import Found, walk
+from threadlab.formats.common.registry import FORMATS, format_spec
+from threadlab.formats.common.walk import Found, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"

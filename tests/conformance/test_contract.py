@@ -81,7 +81,7 @@ def test_a_folder_of_every_format_loads_into_one_frame_set(tmp_path: Path) -> No
 
 def test_the_readme_has_a_row_for_every_format() -> None:
     """A new format is documented where users look: a row of the README's Formats table."""
-    from threadlab.formats.registry import FORMATS
+    from threadlab.formats.common.registry import FORMATS
 
     readme = (ROOT / "README.md").read_text()
     table = readme[readme.index("## Formats") :].split("\n## ", 1)[0]

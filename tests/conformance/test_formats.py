@@ -28,9 +28,9 @@ from threadlab.core.loss import WriteLoss
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.problems import ThreadError
 from threadlab.formats import format_spec, get_format
-from threadlab.formats.reading import UnreadFilesWarning
-from threadlab.formats.registry import FORMATS, FormatModule, load_module
-from threadlab.formats.source import Source
+from threadlab.formats.common.reading import UnreadFilesWarning
+from threadlab.formats.common.registry import FORMATS, FormatModule, load_module
+from threadlab.formats.common.source import Source
 
 FIXTURES = fixtures()
 TYPED = [f for f in FIXTURES if f.format is not None]

@@ -80,7 +80,7 @@ def corpus_rows() -> list[Row]:
 def table_counts() -> dict[str, str]:
     """Per registered format (by the folder's format): ``"<files> (<repositories>)"`` of the
     real corpus, as the README's formats table shows it; formats with none are left out."""
-    from threadlab.formats.registry import FORMATS, format_spec
+    from threadlab.formats.common.registry import FORMATS, format_spec
 
     rows = corpus_rows()
     out = {}

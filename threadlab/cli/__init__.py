@@ -22,7 +22,7 @@ FORMAT_HELP = "read every file as this format (a name or alias listed by threadl
 
 
 def _formats_help() -> str:
-    from threadlab.formats.registry import FORMATS
+    from threadlab.formats.common.registry import FORMATS
 
     read_only = [s.name for s in FORMATS if not s.writes]
     writes = "convert --to writes any" + (f" but {', '.join(read_only)} (read only)" if read_only else "")
@@ -32,7 +32,7 @@ def _formats_help() -> str:
 def _writers_help() -> str:
     """What ``--to`` writes: every registered format, with the suffix of its files, the
     options its writer takes and its aliases."""
-    from threadlab.formats.registry import FORMATS
+    from threadlab.formats.common.registry import FORMATS
 
     writers = [spec for spec in FORMATS if spec.writes]
     lines = [f"--to writes any of these {len(writers)} formats (file suffix; writer options; other names):"]

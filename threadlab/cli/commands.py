@@ -14,8 +14,8 @@ from threadlab.core.problems import Problem, ThreadError
 
 
 def validate(args: argparse.Namespace) -> int:
-    from threadlab.formats.reading import UnreadFilesWarning, read_all
-    from threadlab.formats.walk import expand_sources
+    from threadlab.formats.common.reading import UnreadFilesWarning, read_all
+    from threadlab.formats.common.walk import expand_sources
 
     refused = refuse_missing("validate", args.paths)
     if refused is not None:
@@ -53,7 +53,7 @@ def validate(args: argparse.Namespace) -> int:
 def _unread(records: Sequence[warnings.WarningMessage]) -> list[Problem]:
     """The problems of the files a lenient ``read_all`` could not read (its
     ``UnreadFilesWarning``s); any other warning is printed as a line."""
-    from threadlab.formats.reading import UnreadFilesWarning
+    from threadlab.formats.common.reading import UnreadFilesWarning
 
     problems: list[Problem] = []
     for record in records:
@@ -68,7 +68,7 @@ def _unread(records: Sequence[warnings.WarningMessage]) -> list[Problem]:
 def convert(args: argparse.Namespace) -> int:
     from threadlab.core.loss import OptionNeeded
     from threadlab.formats import format_spec, get_format
-    from threadlab.formats.reading import UnreadFilesWarning, read_all
+    from threadlab.formats.common.reading import UnreadFilesWarning, read_all
 
     spec = format_spec(args.to)  # an unknown --to fails before anything is read
     options = {o: getattr(args, o) for o in write_options() if getattr(args, o) is not None}
@@ -148,7 +148,7 @@ def file_names(threads: Sequence[Any], suffix: str) -> list[str]:
 
 def write_options() -> dict[str, tuple[str, list[str]]]:
     """Every writer option the registry declares: its help and the formats that take it."""
-    from threadlab.formats.registry import FORMATS
+    from threadlab.formats.common.registry import FORMATS
 
     options: dict[str, tuple[str, list[str]]] = {}
     for spec in FORMATS:

@@ -104,7 +104,7 @@ def formats_hint(problems: Iterable[Problem]) -> str | None:
     unread = sum(1 for p in problems if p.rule == "format" and UNREAD in p.message)
     if not unread:
         return None
-    from threadlab.formats.registry import FORMATS
+    from threadlab.formats.common.registry import FORMATS
 
     files = "1 file is" if unread == 1 else f"{unread} files are"
     return (f"({files} of no format threadlab reads. It reads these {len(FORMATS)}: {', '.join(s.name for s in FORMATS)}; "

@@ -24,8 +24,7 @@ import pyarrow.compute as pc
 
 from threadlab.core.authors import INTERRUPT
 from threadlab.core.problems import Problem
-from threadlab.frames.columns import DTYPES, TABLES, Column
-from threadlab.frames.extract import (
+from threadlab.frames.batch import (
     CALL_ROW,
     HAS_USAGE,
     MESSAGE_TYPES,
@@ -37,8 +36,9 @@ from threadlab.frames.extract import (
     TOKEN_KEYS,
     TOOL_ERRORS,
     Batch,
-    add_problems,
 )
+from threadlab.frames.columns import DTYPES, TABLES, Column
+from threadlab.frames.extract import add_problems
 from threadlab.frames.pricing import price_columns
 from threadlab.frames.totals import thread_tokens
 from threadlab.frames.typed import ARROW_TYPES, TIME, Report, parse_times, typed_array

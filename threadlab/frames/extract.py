@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any
@@ -19,14 +18,23 @@ from typing import Any
 import msgspec
 import orjson
 
-from threadlab.core.account import Account
 from threadlab.core.authors import author_of, harness_kind_of
-from threadlab.core.canonical import json_bytes
-from threadlab.core.problems import Problem, short
-from threadlab.frames.columns import TABLES
-
-Columns = dict[str, list[Any]]
-Batch = dict[str, Columns]
+from threadlab.core.problems import Problem
+from threadlab.frames.agent_lookup import SharedMap, agent_lookup, models_of, names_of
+from threadlab.frames.batch import (
+    HAS_USAGE,
+    PROVIDER,
+    REPORTED_COST,
+    REPORTED_TOKENS,
+    THREAD_INDEX,
+    TOKEN_KEYS,
+    Batch,
+    ThreadRecord,
+    as_mapping,
+    new_batch,
+)
+from threadlab.frames.cell_text import SORTED_JSON, to_text
+from threadlab.frames.tool_rows import pair_tools, take_pairs
 
 _ROLE = {
     "user_message": "user",
@@ -35,104 +43,6 @@ _ROLE = {
     "tool_call": "agent",
     "tool_return": "tool",
 }
-MESSAGE_TYPES = frozenset(("user_message", "assistant_message"))
-TOOL_ERRORS = frozenset(("error", "validation_error"))
-TOKEN_KEYS = (
-    "input_tokens",
-    "output_tokens",
-    "thinking_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "total_tokens",
-)
-# internal columns beside the declared ones: the row's thread (index into the batch's threads),
-# whether the action carries usage, and the provider (usage frame only)
-THREAD_INDEX = "_thread"
-HAS_USAGE = "_has_usage"
-PROVIDER = "_provider_name"
-# tool_calls: each row as the actions rows of its call and its return (None for the one it
-# lacks); arrow.py takes the columns from the actions table by these rows
-CALL_ROW = "_call_row"
-RETURN_ROW = "_return_row"
-# threads: the cost the producer reported (thread metadata ``cost_usd``), used instead of pricing,
-# and its token total (``usage_total`` with ``usage_total_note``), used instead of summing
-REPORTED_COST = "_reported_cost_usd"
-REPORTED_TOKENS = "_reported_tokens"
-
-
-@dataclass(slots=True)
-class ThreadRecord:
-    """One thread's JSON object and where it came from."""
-
-    doc: Mapping[str, Any]
-    source: str | None
-    format: str | None
-    problems: Sequence[Problem] = field(default_factory=tuple)
-    account: Account | None = None  # None: not read from an input (a Thread built in memory)
-    typed: bool = False  # actions are msgspec Structs (``loading.structs``), read by attribute
-    # the actions' fields as columns (name -> one value per action), when the reader has them
-    columns: Mapping[str, Sequence[Any]] | None = None
-    # with ``columns``: the tool pairs the reader's rules found, as ``[call row, return row]`` in
-    # the thread's actions (``validation.paired_tool_actions``)
-    tool_pairs: Sequence[Sequence[int | None]] | None = None
-
-
-def empty_columns(table: str) -> Columns:
-    return {c.name: [] for c in TABLES[table]}
-
-
-def new_batch() -> Batch:
-    """Empty column lists; columns computed in arrow.py from whole columns stay empty here, and
-    the tool_calls frame is two lists of row numbers (``CALL_ROW``, ``RETURN_ROW``)."""
-    batch = {name: empty_columns(name) for name in TABLES if name != "tool_calls"}
-    batch["actions"].update({THREAD_INDEX: [], HAS_USAGE: [], PROVIDER: []})
-    batch["tool_calls"] = {CALL_ROW: [], RETURN_ROW: []}
-    batch["threads"][REPORTED_COST] = []
-    batch["threads"][REPORTED_TOKENS] = []
-    return batch
-
-
-def json_text(value: Any) -> str:
-    """Compact JSON with sorted keys (also for integers beyond 64 bits and values nested
-    deeper than orjson writes); a value that is not JSON at all, by its ``str``."""
-    try:
-        return json_bytes(value, option=_SORTED).decode()
-    except (TypeError, ValueError):
-        try:
-            return str(value)
-        except RecursionError:
-            return short(value)
-
-
-def to_text(value: Any) -> str | None:
-    """Content as one string: text parts joined; anything structured as compact JSON with
-    sorted keys (the canonical form, so a raw file and its Thread give the same text)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if type(value) is dict:
-        return json_text(value)
-    if isinstance(value, list) and all(isinstance(p, Mapping) for p in value):
-        texts = [p.get("text") for p in value if isinstance(p.get("text"), str)]
-        if texts and len(texts) == len(value):
-            return "\n".join(texts)
-        pieces = []
-        for part in value:
-            text = part.get("text")
-            if isinstance(text, str):
-                pieces.append(text)
-            else:
-                label = _word(part.get("media_category") or part.get("type") or "part")
-                ref = _word(part.get("url") or part.get("image_url") or part.get("identifier") or "")
-                pieces.append(f"[{label}{': ' + ref if ref else ''}]")
-        return "\n".join(pieces)
-    return json_text(value)
-
-
-def _word(value: Any) -> str:
-    """A label or reference of a media part as text (whatever type the file gave it)."""
-    return value if isinstance(value, str) else short(value)
 
 
 def count_media(action: Mapping[str, Any]) -> int:
@@ -153,10 +63,6 @@ def _role(kind: Any) -> str:
     return "system" if isinstance(kind, str) and kind.startswith("system.") else "other"
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
 BLOCK_ACTIONS = 256  # columns are built per block of threads: their dicts stay in the CPU cache
 
 
@@ -171,7 +77,7 @@ def extract(items: Sequence[ThreadRecord | Problem], batch: Batch | None = None)
     ``batch`` when one is given (a new batch by default)."""
     out = batch if batch is not None else new_batch()
     records = [item for item in items if isinstance(item, ThreadRecord)]
-    names, models = _agent_lookup(records)
+    names, models = agent_lookup(records)
     block: list[ThreadRecord] = []
     size = 0
     first_thread = len(out["threads"]["thread_id"])
@@ -227,7 +133,7 @@ def _extract_block(
             values = list(map(getattr, acts, fields))
         else:
             values = [x.get(f) for x, f in zip(acts, fields, strict=True)]
-    dumps, sort = orjson.dumps, _SORTED  # a call's args, a return's content: dicts straight to canonical JSON
+    dumps, sort = orjson.dumps, SORTED_JSON  # a call's args, a return's content: dicts straight to canonical JSON
     try:
         texts = [v if type(v) is str else dumps(v, option=sort).decode() if type(v) is dict else to_text(v) for v in values]
     except TypeError:  # orjson refused a value (an integer beyond 64 bits, nested past 254 deep)
@@ -244,13 +150,13 @@ def _extract_block(
         end = start + len(actions)
         thread_index += [offset] * len(actions)
         if paired:
-            _take_pairs(out, record.tool_pairs, start, own_status, agent_ids, statuses, first_action)  # type: ignore[arg-type]
+            take_pairs(out, record.tool_pairs, start, own_status, agent_ids, statuses, first_action)  # type: ignore[arg-type]
         else:
             mine = []
             while row is not None and row < end:
                 mine.append(row)
                 row = next(rows, None)
-            _pair_tools(out, own_status, mine, kinds, agent_ids, statuses, call_ids, first_action)
+            pair_tools(out, own_status, mine, kinds, agent_ids, statuses, call_ids, first_action)
         _thread_row(out, record, names(offset - base))
         start = end
     for i in tool_rows:  # a tool_return's status is its own
@@ -267,7 +173,7 @@ def _extract_block(
     a["agent_id"] += agent_ids
     shared = isinstance(names, SharedMap) and isinstance(models, SharedMap)
     local = thread_index if shared else [t - base for t in thread_index]  # (unused with shared maps)
-    a["agent_name"] += _names_of(names, local, agent_ids)
+    a["agent_name"] += names_of(names, local, agent_ids)
     a["tool_name"] += tool_names
     a["tool_call_id"] += call_ids
     a["status"] += statuses
@@ -277,7 +183,7 @@ def _extract_block(
     metas = [m if type(m) is dict else _EMPTY for m in metas]
     a["author"] += list(map(author_of, kinds, metas))
     a["harness_kind"] += list(map(harness_kind_of, metas))
-    a["model_name"] += _models_of(models, local, agent_ids, metas)
+    a["model_name"] += models_of(models, local, agent_ids, metas)
     a["n_media"] += _media_counts(acts, contents, col("attachments"))
     usages = col("usage")
     if mode == "attr":  # a Struct's usage is a Struct (else the typed path refused the file)
@@ -358,165 +264,12 @@ _TEXT_FIELD = {
     "tool_return": "content",
 }
 _EMPTY: Mapping[str, Any] = {}
-_SORTED = orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS
-
-
-def _agent_lookup(records: list[ThreadRecord]) -> tuple[Any, Any]:
-    """Agent names and default models, as functions of the thread's position: one shared map
-    when every thread agrees on what each agent_id means (the common case), else per thread."""
-    maps = [_agent_maps(r.doc) for r in records]
-    shared_names: dict[Any, Any] = {}
-    shared_models: dict[Any, Any] = {}
-    agree = all(not r.problems for r in records)  # fast-path threads: every agent_id is registered
-    for names, models in maps:
-        for key, name in names.items():
-            if shared_names.setdefault(key, name) != name or shared_models.setdefault(key, models.get(key)) != models.get(key):
-                agree = False
-    if agree:
-        return SharedMap(shared_names), SharedMap(shared_models)
-    return (lambda i: maps[i][0]), (lambda i: maps[i][1])
-
-
-class SharedMap:
-    """The same map for every thread."""
-
-    def __init__(self, table: dict[Any, Any]) -> None:
-        self.table = table
-
-    def __call__(self, index: int) -> dict[Any, Any]:
-        return self.table
-
-
-def _names_of(names: Any, thread_index: list[int], agent_ids: list[Any]) -> list[Any]:
-    try:
-        if isinstance(names, SharedMap) and None not in names.table:  # (registry keys are text)
-            return list(map(names.table.get, agent_ids, agent_ids))  # an id names itself when unknown
-        return [names(t).get(x, x) if x is not None else None for t, x in zip(thread_index, agent_ids, strict=True)]
-    except TypeError:  # an agent_id that is a list or an object names no agent: itself
-        table = names.table if isinstance(names, SharedMap) else None
-        return [
-            (table if table is not None else names(t)).get(x, x) if type(x) is str else x
-            for t, x in zip(thread_index if table is None else repeat(0), agent_ids, strict=False)
-        ]
-
-
-def _models_of(models: Any, thread_index: list[int], agent_ids: list[Any], metas: list[Mapping[str, Any]]) -> list[Any]:
-    try:
-        if isinstance(models, SharedMap):
-            out = list(map(models.table.get, agent_ids))  # the agent's default model ...
-            for i, m in enumerate(metas):  # ... unless the action names its own
-                if m and (own := m.get("model_name")):
-                    out[i] = own
-            return out
-        return [m.get("model_name") or models(t).get(x) for t, m, x in zip(thread_index, metas, agent_ids, strict=True)]
-    except TypeError:  # an agent_id that is a list or an object has no default model
-        table = models.table if isinstance(models, SharedMap) else None
-        return [
-            m.get("model_name") or ((table if table is not None else models(t)).get(x) if type(x) is str else None)
-            for t, m, x in zip(thread_index if table is None else repeat(0), metas, agent_ids, strict=False)
-        ]
-
-
-def _agent_maps(doc: Mapping[str, Any]) -> tuple[dict[Any, Any], dict[Any, Any]]:
-    agents = _mapping(doc.get("agents"))
-    # in agent_id order, as canonical JSON has them (so a raw file and its Thread agree)
-    names = {k: (v.get("agent_name") if isinstance(v, Mapping) else None) or k for k, v in sorted(agents.items())}
-    models = {k: _mapping(v.get("metadata")).get("model_name") for k, v in agents.items() if isinstance(v, Mapping)}
-    return names, models
-
-
-def _pair_tools(
-    out: Batch,
-    own_status: list[Any],
-    rows: list[int],
-    kinds: list[Any],
-    agent_ids: list[Any],
-    statuses: list[Any],
-    call_ids: list[Any],
-    first_action: int,
-) -> None:
-    """One thread's tool actions (``rows``): a tool_return answers the most recent unanswered
-    call of its id, as ``derive.tool_pairs`` pairs them (so two calls open under one id are two
-    rows, the earlier one pending; a second return of an id is an orphan) and takes its call's
-    agent; a tool_call takes its pair's status (pending until answered). The thread's rows of
-    the tool_calls frame, in call order with orphan returns where they stand, go to the batch
-    as the action rows of their call and return (counted from ``first_action``, the batch row
-    of the block's first action). An id that is not text pairs with nothing (``validate``
-    reports it)."""
-    found: list[list[int | None]] = []  # [call row, return row], in order
-    unanswered: dict[str, int] = {}  # call id -> its pair in ``found``
-    n_calls = 0
-    for i in rows:
-        call_id = call_ids[i]
-        if kinds[i] == "tool_call":
-            n_calls += 1
-            statuses[i] = "pending"
-            if type(call_id) is str:
-                unanswered[call_id] = len(found)
-            found.append([i, None])
-            continue
-        at = unanswered.pop(call_id, None) if type(call_id) is str else None
-        if at is None:
-            agent_ids[i] = None
-            found.append([None, i])
-            continue
-        call = found[at][0]
-        found[at][1] = i
-        agent_ids[i] = agent_ids[call]  # type: ignore[index]
-        statuses[call] = own_status[i]  # type: ignore[index]
-    t = out["tool_calls"]
-    t[CALL_ROW] += [None if call is None else first_action + call for call, _ in found]
-    t[RETURN_ROW] += [None if ret is None else first_action + ret for _, ret in found]
-    h = out["threads"]
-    h["n_tool_calls"].append(n_calls)
-    h["n_pending"].append(sum(1 for call, ret in found if call is not None and ret is None))
-
-
-def _take_pairs(
-    out: Batch,
-    pairs: Sequence[Sequence[int | None]],
-    start: int,
-    own_status: list[Any],
-    agent_ids: list[Any],
-    statuses: list[Any],
-    first_action: int,
-) -> None:
-    """``_pair_tools`` for a thread whose pairs the reader found (rows of the thread's actions,
-    which start at block row ``start``): the same statuses, agents and tool_calls rows."""
-    calls: list[int | None] = []
-    returns: list[int | None] = []
-    n_pending = 0
-    for call, ret in pairs:
-        if ret is not None:
-            ret += start
-            statuses[ret] = own_status[ret]  # a tool_return's status is its own
-            returns.append(first_action + ret)
-        else:
-            returns.append(None)
-        if call is None:  # a return that answers no open call
-            agent_ids[ret] = None  # type: ignore[index]
-            calls.append(None)
-            continue
-        call += start
-        calls.append(first_action + call)
-        if ret is None:
-            statuses[call] = "pending"
-            n_pending += 1
-        else:
-            statuses[call] = own_status[ret]
-            agent_ids[ret] = agent_ids[call]
-    t = out["tool_calls"]
-    t[CALL_ROW] += calls
-    t[RETURN_ROW] += returns
-    h = out["threads"]
-    h["n_tool_calls"].append(len(pairs) - calls.count(None))
-    h["n_pending"].append(n_pending)
 
 
 def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> None:
     """The thread's own fields; counts and totals over its actions are made in arrow.py."""
     doc = record.doc
-    agents = _mapping(doc.get("agents"))
+    agents = as_mapping(doc.get("agents"))
     h = out["threads"]
     h["source"].append(record.source)
     h["format"].append(record.format)
@@ -531,7 +284,7 @@ def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> N
     account = record.account
     h["n_records"].append(account.records if account is not None else None)
     h["n_unconverted"].append(account.unconverted if account is not None else None)
-    meta = _mapping(doc.get("metadata"))
+    meta = as_mapping(doc.get("metadata"))
     h[REPORTED_COST].append(_reported_cost(meta.get("cost_usd")))
     h[REPORTED_TOKENS].append(reported_tokens(meta.get("usage_total"), meta.get("usage_total_note")))
 

@@ -16,7 +16,8 @@ import pyarrow as pa
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem
 from threadlab.frames.arrow import batch_to_tables, frame_to_table
-from threadlab.frames.extract import Batch, ThreadRecord, extract
+from threadlab.frames.batch import Batch, ThreadRecord
+from threadlab.frames.extract import extract
 from threadlab.frames.labels import tables_to_frames
 from threadlab.frames.skipped import skipped_frame, summary_line
 
@@ -57,7 +58,7 @@ def _keyed(threads: dict[Any, Thread] | None) -> dict[ThreadKey, Thread]:
 class Frames:
     """The five frames of a load, and ``skipped``: every file (or folder) its folder walk met
     and did not read, with the reason (``path``, ``reason``, ``bytes``; see
-    ``threadlab/formats/walk.py``). ``frames.skipped.reason.value_counts()`` says why files
+    ``threadlab/formats/common/walk.py``). ``frames.skipped.reason.value_counts()`` says why files
     were passed over; a file that was read and gave nothing is a row of ``problems`` instead.
     ``skipped`` is not one of the five (``tables()``, iteration): it lists what is not in them."""
 
@@ -147,7 +148,7 @@ class Frames:
         rows = t[((t["thread_id"].astype(object) == key.thread_id) & (t["source"].astype(object) == key.source)).to_numpy()]
         if key.source is None or rows.empty:
             raise KeyError(f"thread {key.thread_id!r} is not in memory and has no source to read it from")
-        from threadlab.formats.reading import read_all
+        from threadlab.formats.common.reading import read_all
 
         fmt = rows.iloc[0]["format"]
         for thread in read_all(key.source, str(fmt) if fmt is not None and not pd.isna(fmt) else "auto", strict=False):

@@ -1,5 +1,5 @@
 """``frames.skipped``: the files a load's folder walk met and did not read, each with the reason
-(``path``, ``reason``, ``bytes``; ``formats/walk.py`` decides, ``columns.SKIPPED`` declares).
+(``path``, ``reason``, ``bytes``; ``formats/common/walk.py`` decides, ``columns.SKIPPED`` declares).
 
 The frame is made in the loading process from the walk, never by a worker nor kept in the
 cache: the walk runs on every load (a cached reload walks the folder to know which entries it

@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from threadlab.frames.extract import TOKEN_KEYS
+from threadlab.frames.batch import TOKEN_KEYS
 
 Reported = tuple[dict[str, int], str | None] | None
 ReportThread = Callable[[int, str, str], None]  # (thread row, rule, message)

@@ -4,7 +4,7 @@ pool), lenient, cached (Arrow IPC files checked by XXH3-128), and out to a Dask 
 from typing import TYPE_CHECKING
 
 from threadlab._lazy import lazy_getattr
-from threadlab.formats.walk import expand_sources
+from threadlab.formats.common.walk import expand_sources
 from threadlab.loading.api import load
 
 if TYPE_CHECKING:

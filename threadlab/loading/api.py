@@ -14,10 +14,11 @@ import pyarrow as pa
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import NOTE_RULES, Problem, ThreadError
-from threadlab.formats.source import Source
-from threadlab.formats.walk import Skipped
+from threadlab.formats.common.source import Source
+from threadlab.formats.common.walk import Skipped
 from threadlab.frames.arrow import batch_to_tables
-from threadlab.frames.extract import ThreadRecord, extract
+from threadlab.frames.batch import ThreadRecord
+from threadlab.frames.extract import extract
 from threadlab.frames.frames import Frames
 from threadlab.frames.labels import concat
 from threadlab.frames.skipped import skipped_frame

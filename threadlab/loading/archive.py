@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 
 from threadlab.core.location import Location
 from threadlab.core.problems import Problem
-from threadlab.formats.walk import Skipped
+from threadlab.formats.common.walk import Skipped
 from threadlab.frames.dataset import DatasetWriter, frame_tables
 from threadlab.frames.frames import Frames
 from threadlab.frames.labels import concat

@@ -14,7 +14,8 @@ import pyarrow as pa
 from threadlab.core.nogc import no_gc
 from threadlab.core.problems import Problem, failure
 from threadlab.frames.arrow import batch_to_tables, concat_tables
-from threadlab.frames.extract import BLOCK_ACTIONS, ThreadRecord, extract, new_batch
+from threadlab.frames.batch import ThreadRecord, new_batch
+from threadlab.frames.extract import BLOCK_ACTIONS, extract
 from threadlab.frames.labels import compact
 from threadlab.loading.cache import read_entry, write_entry
 from threadlab.loading.files import Chunk

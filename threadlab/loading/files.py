@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from threadlab.core.problems import Problem
-from threadlab.formats.walk import Found, Skipped, walk
+from threadlab.formats.common.walk import Found, Skipped, walk
 
 CHUNK_BYTES = 8 << 20  # a cache entry / Dask partition holds about this much JSON
 
 
 def file_refs(source: Any) -> Iterator[FileRef | Problem | Skipped | Any]:
-    """The walk (``threadlab.formats.walk``) as the loader needs it: each file as a FileRef
+    """The walk (``threadlab.formats.common.walk``) as the loader needs it: each file as a FileRef
     (path, size, mtime, its companions' included), a walked file's made from its folder listing
     (no pathlib object per file: on 27,000 files that was a second of a cached reload);
     problems (special files, symlink loops), what the walk does not read (``Skipped``) and

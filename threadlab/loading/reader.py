@@ -22,13 +22,13 @@ from threadlab.core.account import Account
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.core.validation import validate_dict
-from threadlab.formats.json_lines import with_last
-from threadlab.formats.reading import read_documents
-from threadlab.formats.registry import FORMATS
-from threadlab.formats.source import Source, loads, open_regular, parse_json, read_regular
+from threadlab.formats.common.json_lines import with_last
+from threadlab.formats.common.reading import read_documents
+from threadlab.formats.common.registry import FORMATS
+from threadlab.formats.common.source import Source, loads, open_regular, parse_json, read_regular
 from threadlab.formats.threadprotocol import NAME as THREADPROTOCOL
 from threadlab.formats.threadprotocol import broken_line_thread, is_thread_doc, thread_from_dict
-from threadlab.frames.extract import ThreadRecord
+from threadlab.frames.batch import ThreadRecord
 from threadlab.loading.shape import thread_fits
 from threadlab.loading.struct_rules import rules_hold
 from threadlab.loading.structs import columns, decode

@@ -1,5 +1,5 @@
 """``threadlab.load`` of URLs (``s3://bucket/runs/``, ``memory://``, ...): each URL mirrored on
-disk (``formats/remote.py``), the mirror loaded as any folder is, and every name the frames give
+disk (``formats/common/remote.py``), the mirror loaded as any folder is, and every name the frames give
 (``source``, a problem's message, ``skipped.path``) spelled as the URL again.
 
 With ``cache=`` the mirror is kept in the cache folder, where an object is copied again only when
@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from threadlab.core.location import is_url, local_path
-from threadlab.formats.remote import Staged, stage
+from threadlab.formats.common.remote import Staged, stage
 from threadlab.frames.frames import TABLE_NAMES, Frames
 
 

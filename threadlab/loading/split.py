@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from threadlab.core.problems import ThreadError
 from threadlab.formats import detect_format, get_format
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.loading.files import Chunk
 
 MAX_PART_BYTES = 32 << 20  # what one part holds at most: its threads' objects are in memory together

@@ -12,7 +12,7 @@ value stays in the action's metadata. The sub-agent joins right before its block
 ``metadata.parent_tool_call_id``, so who called whom is in the thread.
 
 Each item is a Responses-API input item read through the mapping every Responses reader shares
-(``responses_items.py``), with the Agents SDK's meaning (``agents_sdk_items.py``: a
+(``common/responses/items.py``), with the Agents SDK's meaning (``common/responses/agents_sdk.py``: a
 ``transfer_to_*`` handoff's output naming the next agent becomes a ``system.handoff``
 {from_agent_id, to_agent_id, tool_call_id}; hosted tool calls, web or file search, code
 interpreter, MCP ..., carry their result in the call item and give a tool_call and its
@@ -51,7 +51,7 @@ from threadlab.formats.agency_swarm.reading import from_agency_swarm
 from threadlab.formats.agency_swarm.store import FileThreadStore, ThreadStore
 from threadlab.formats.agency_swarm.usage import usage_fields
 from threadlab.formats.agency_swarm.writing import to_agency_swarm
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 NAME = "agency-swarm"
 

@@ -13,8 +13,8 @@ from typing import Any
 import orjson
 
 from threadlab.formats.agency_swarm.common import is_item, items_of
-from threadlab.formats.json_lines import first_line, torn_reason, with_edges
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import first_line, torn_reason, with_edges
+from threadlab.formats.common.source import Source
 
 
 @dataclass

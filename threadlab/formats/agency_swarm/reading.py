@@ -4,7 +4,7 @@ Every item ends in the thread's account: converted into an action (``took``), ke
 ``system.unknown_item`` with an ``unknown-type`` problem (``kept``), or only a problem (``failed``:
 an item that is not an object, a JSON Lines line that is not JSON). Items become actions through
 the Responses mapping every reader shares, with the Agents SDK's handoffs
-(``agents_sdk_items.SdkItemReader``); agency-swarm's own tags (``agent``, ``callerAgent``) say
+(``responses.agents_sdk.SdkItemReader``); agency-swarm's own tags (``agent``, ``callerAgent``) say
 who speaks and who called whom (a user-role message whose ``callerAgent`` is an agent is that
 agent's ``send_message``: ``metadata.author`` ``agent``, not a person's prompt). Two kinds of action are made by the reader and written back as
 nothing: a delegation's ``system.agent_join`` (agency-swarm's ``send_message``) and a handoff's
@@ -25,8 +25,8 @@ from threadlab.formats.agency_swarm.common import DERIVED, META, SEND_MESSAGE, T
 from threadlab.formats.agency_swarm.container import body_of
 from threadlab.formats.agency_swarm.order import causal_order, monotonic_times
 from threadlab.formats.agency_swarm.usage import Response, apply_usage
-from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
-from threadlab.formats.json_lines import TORN_REASONS
+from threadlab.formats.common.json_lines import TORN_REASONS
+from threadlab.formats.common.responses.agents_sdk import START_AGENT, SdkItemReader, speakers
 
 
 def from_agency_swarm(

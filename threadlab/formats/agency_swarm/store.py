@@ -100,7 +100,7 @@ class FileThreadStore(ThreadStore):
         return self.folder / _file_name(key)
 
     def _load_file(self, key: str) -> Thread | None:
-        from threadlab.formats.reading import read
+        from threadlab.formats.common.reading import read
 
         path = self.path_of(key)
         return read(path, format="threadprotocol") if path.exists() else None

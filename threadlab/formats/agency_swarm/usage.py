@@ -8,7 +8,7 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.counts import count_of
+from threadlab.formats.common.counts import count_of
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """A Thread → agency-swarm's flat saved list (what ``load_threads_callback`` returns).
 
 Items read from agency-swarm come back exactly, in their saved order: the shared Responses
-mapping's default item for each action (``responses_items.action_item``), corrected by the memo
+mapping's default item for each action (``responses.items.action_item``), corrected by the memo
 the reader kept, with agency-swarm's ``agent`` / ``callerAgent`` tags put back. Other actions are
 written as the items agency-swarm would have saved, attributed to their agent. What an item list
 has no place for is named in a ``WriteLoss``."""
@@ -16,7 +16,7 @@ from typing import Any
 from threadlab.core.loss import report_loss
 from threadlab.core.model import Thread, ToolCall
 from threadlab.formats.agency_swarm.common import DERIVED, META, TAGS, entry_agent
-from threadlab.formats.responses_items import action_item
+from threadlab.formats.common.responses.items import action_item
 
 NAME = "agency-swarm"
 _WRITTEN = ("system.unknown_item", "system.message", "system.item_reference", "user_message", "assistant_message", "thinking", "tool_call", "tool_return")

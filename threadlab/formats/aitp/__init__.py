@@ -28,7 +28,7 @@ from threadlab.core.model import Thread
 from threadlab.formats.aitp.reading import build_thread, from_aitp
 from threadlab.formats.aitp.shapes import CARRIED, META, kept_head, source_shape, split_document
 from threadlab.formats.aitp.writing import to_aitp
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 NAME = "aitp"
 

@@ -5,7 +5,7 @@ Read: a bare ``messages`` list (with ``tool_use`` / ``tool_result`` / ``thinking
 plain-text list is read as OpenAI Chat Completions, which it equally is, unless this format is
 named), a request body (``{"model", "max_tokens", "system", "messages", ...}``), a ``Message``
 response, a request + response pair (or recorded HTTP exchanges), a JSON array or JSON Lines of
-those (a conversation logged request by request is one thread: see ``provider_wire``), and a
+those (a conversation logged request by request is one thread: see ``providers.wire``), and a
 stream (an SSE body of ``message_start`` ... ``message_stop``, or its events saved as JSON). A
 record is a content block (or a message whose content is a string), or a stream event."""
 
@@ -17,8 +17,8 @@ from threadlab.formats.anthropic_messages.codec import KEY, AnthropicCodec
 from threadlab.formats.anthropic_messages.reading import AnthropicReader
 from threadlab.formats.anthropic_messages.stream import is_event, read_stream
 from threadlab.formats.anthropic_messages.writing import to_anthropic_messages, write_anthropic
-from threadlab.formats.provider_read import StreamFormat
-from threadlab.formats.source import Source
+from threadlab.formats.common.providers.reading import StreamFormat
+from threadlab.formats.common.source import Source
 
 NAME = "anthropic-messages"
 _FORMAT = StreamFormat(AnthropicCodec(), AnthropicReader, read_stream, is_event, b'"message_start"', (b'"role"', b'"messages"', b'"content"'), "an Anthropic Messages message list, request or response")

@@ -24,18 +24,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM, AnthropicCodec, blocks_of
-from threadlab.formats.counts import counts_of
-from threadlab.formats.openai_chat.reading import put_usage
-from threadlab.formats.provider_parts import guess_type, media
-from threadlab.formats.provider_read import MessageReader, blank_text
-from threadlab.formats.sdk_types import check
+from threadlab.formats.anthropic_messages.codec import (
+    AGENT,
+    BLANK_BLOCKS,
+    KEY,
+    PROVIDER,
+    SYSTEM,
+    AnthropicCodec,
+    blocks_of,
+    default_message,
+)
+from threadlab.formats.common.counts import counts_of
+from threadlab.formats.common.providers.parts import guess_type, media
+from threadlab.formats.common.providers.reading import MessageReader, blank_text, put_usage
+from threadlab.formats.common.providers.sdk_types import check
 
-AGENT = "assistant"
-PROVIDER = "anthropic"
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_call", "max_tokens": "length", "refusal": "content_filter"}
 _CALLS = ("tool_use", "server_tool_use", "mcp_tool_use")
-BLANK_BLOCKS = "blank_blocks"  # key, in an action's metadata, of its message's whitespace-only text blocks: [[index, block], ...]
 # user blocks read as parts of the user message (those other than text and images as they came)
 _USER_PARTS = ("text", "image", "document", "search_result", "container_upload")
 
@@ -221,6 +226,4 @@ class AnthropicReader(MessageReader):
         return {k: v for k, v in body.items() if k != "content"}
 
     def default_message(self, actions: list[BaseAction]) -> Any:
-        from threadlab.formats.anthropic_messages.writing import default_message
-
         return default_message(actions)

@@ -26,9 +26,9 @@ import orjson
 from threadlab.core.model import Thread
 from threadlab.core.problems import short
 from threadlab.formats.anthropic_messages.reading import AnthropicReader
-from threadlab.formats.provider_read import read_events
-from threadlab.formats.provider_sse import Event, events
-from threadlab.formats.source import Source
+from threadlab.formats.common.providers.reading import read_events
+from threadlab.formats.common.providers.sse import Event, events
+from threadlab.formats.common.source import Source
 
 EVENTS = frozenset({"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"})
 # delta type -> (block field, delta field) of the deltas whose text is appended

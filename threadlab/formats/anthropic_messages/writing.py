@@ -2,7 +2,7 @@
 
 A thread read from this format goes back to its container exactly (a stream as the Message it
 assembled into; a stream of several messages as a stream of those messages whole). Any other thread, or ``agent=`` given, is replayed from one agent's view
-(``formats/replay.py``) as the parameters a ``client.messages.create`` call takes besides the
+(``formats/common/providers/replay.py``) as the parameters a ``client.messages.create`` call takes besides the
 model and ``max_tokens``: ``{"system": ..., "messages": [...]}``. User-side items (the user's
 messages, tool results, other agents' turns as text) and the agent's own items are merged into
 alternating ``user`` / ``assistant`` messages of blocks; tool errors keep ``is_error``; the
@@ -18,105 +18,25 @@ from itertools import pairwise
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
 
-from threadlab.core.canonical import json_bytes
 from threadlab.core.loss import report_loss
-from threadlab.core.model import BaseAction, Thread
-from threadlab.formats.anthropic_messages.codec import KEY, SYSTEM
-from threadlab.formats.anthropic_messages.reading import AGENT, BLANK_BLOCKS, PROVIDER
-from threadlab.formats.provider_kinds import ANTHROPIC_BLOCKS
-from threadlab.formats.provider_parts import as_part, is_media, part_losses
-from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
-from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
+from threadlab.core.model import Thread
+from threadlab.formats.anthropic_messages.codec import (
+    AGENT,
+    KEY,
+    PROVIDER,
+    SYSTEM,
+    USER_SIDE,
+    action_blocks,
+    default_message,
+    encode_part,
+    media_block,
+)
+from threadlab.formats.common.providers.parts import as_part, is_media, part_losses
+from threadlab.formats.common.providers.replay import OthersPolicy, Said, resolve_agent, view
+from threadlab.formats.common.providers.writing import foreign_losses, loss_phrases, write_own_or_replay
 
 NAME = "anthropic-messages"
-_USER_SIDE = ("user_message", "tool_return")
-# the block types of Anthropic content, written back as they came; ``encode_part`` maps text, images
-# and media parts (an image or document block) and gives None for any other part (the writer names it)
-_BLOCKS = ANTHROPIC_BLOCKS | {"text", "image", "tool_reference"}
-
-
-def encode_part(part: Any) -> Any:
-    """A content part as an Anthropic block; a value that is no part (a string, a number: a
-    reader keeps a block of the wrong type as it came) goes back as it is."""
-    data = part.model_dump(exclude_none=True) if isinstance(part, BaseModel) else part
-    if not isinstance(data, Mapping):
-        return data
-    kind = data.get("type")
-    if kind == "text":
-        return {"type": "text", "text": data.get("text", "")}
-    if kind == "image" and data.get("image_base64"):
-        return {"type": "image", "source": {"type": "base64", "media_type": data.get("media_type") or "image/png", "data": data["image_base64"]}}
-    if kind == "image" and data.get("image_url"):
-        return {"type": "image", "source": {"type": "url", "url": data["image_url"]}}
-    if is_media(data):
-        return _media_block(data)
-    return dict(data) if isinstance(kind, str) and kind in _BLOCKS else None  # another format's part: left out (the writer names it)
-
-
-def _media_block(data: Mapping[str, Any]) -> dict[str, Any] | None:
-    """A ThreadProtocol media part (an image, a PDF) as the Anthropic block of it: base64 data or
-    a URL; None for media Anthropic has no block for."""
-    media = str(data.get("media_type") or "")
-    block = "image" if data.get("media_category") == "image" or media.startswith("image/") else "document" if media == "application/pdf" else None
-    if block is None:
-        return None
-    if data.get("content_type") == "binary" and isinstance(data.get("data"), str):
-        return {"type": block, "source": {"type": "base64", "media_type": media, "data": data["data"]}}
-    if isinstance(data.get("url"), str):
-        return {"type": block, "source": {"type": "url", "url": data["url"]}}
-    return None
-
-
-def action_blocks(action: BaseAction) -> list[Any]:
-    """The content blocks of one action (the default rule the reader's memo corrects)."""
-    kind = action.action_type
-    if kind in ("user_message", "assistant_message"):
-        content = action.content  # type: ignore[attr-defined]
-        if isinstance(content, str):
-            return [{"type": "text", "text": content}]
-        return [b for b in map(encode_part, content) if b is not None] if isinstance(content, list) else [{"type": "text", "text": "" if content is None else json_bytes(content).decode()}]  # a broken action's odd content, as JSON text
-    if kind == "thinking":  # an action kept as it came (InvalidAction) may lack either field
-        content, signature = getattr(action, "content", None), getattr(action, "signature", None)
-        if content is None and signature is not None:
-            return [{"type": "redacted_thinking", "data": signature}]
-        return [{"type": "thinking", "thinking": content or "", "signature": signature or ""}]
-    if kind == "tool_call":
-        return [{"type": "tool_use", "id": action.tool_call_id, "name": action.tool_name, "input": action.args if isinstance(action.args, Mapping) else {}}]  # type: ignore[attr-defined]
-    if kind == "tool_return":
-        content = action.content  # type: ignore[attr-defined]
-        if isinstance(content, list):
-            content = [b for b in map(encode_part, content) if b is not None]
-        elif not isinstance(content, str):
-            content = orjson.dumps(content).decode()
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": action.tool_call_id, "content": content}  # type: ignore[attr-defined]
-        if getattr(action, "status", "success") != "success":
-            block["is_error"] = True
-        return [block]
-    return [action.data] if kind.startswith("system.") else []  # type: ignore[attr-defined]
-
-
-def default_message(actions: list[BaseAction]) -> Any:
-    first = actions[0]
-    if first.action_type == "system.message":
-        data = first.data if isinstance(first.data, Mapping) else {}  # type: ignore[attr-defined]
-        return {"role": SYSTEM, "content": data.get("content")}
-    if first.action_type == "system.config_update":
-        changes = first.data.get("changes") if isinstance(first.data, Mapping) else None  # type: ignore[attr-defined]
-        return {"role": SYSTEM, "content": changes.get(SYSTEM) if isinstance(changes, Mapping) else None}
-    if first.action_type == "system.unknown_message":
-        return first.data  # type: ignore[attr-defined]
-    role = "user" if first.action_type in _USER_SIDE else "assistant"
-    mine = (getattr(first, "metadata", None) or {}).get(KEY)
-    blanks = mine.get(BLANK_BLOCKS) if isinstance(mine, Mapping) else None  # whitespace-only text blocks the reader left out
-    if not blanks and len(actions) == 1 and first.action_type in ("user_message", "assistant_message") and isinstance(first.content, str):  # type: ignore[attr-defined]
-        return {"role": role, "content": first.content}  # type: ignore[attr-defined]
-    blocks = [block for a in actions for block in action_blocks(a)]
-    for entry in blanks if isinstance(blanks, list) else ():
-        if isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int:
-            blocks.insert(entry[0], entry[1])
-    return {"role": role, "content": blocks}
 
 
 def _request(rest: Any, messages: list[Any]) -> Any:
@@ -170,9 +90,9 @@ def _replay(thread: Thread, agent: str | None, others: OthersPolicy, prefix: str
             continue
         if kind == "tool_return" and not isinstance(item.content, str | list):  # type: ignore[attr-defined]
             lost["tool results that are not text (written as JSON text)"] += 1
-        add("user" if kind in _USER_SIDE else "assistant", action_blocks(item))
+        add("user" if kind in USER_SIDE else "assistant", action_blocks(item))
     lost.update(part_losses(picked, encode_part, "an Anthropic message"))
-    named = sum(1 for a in picked for p in _parts(a) if is_media(p) and p.get("identifier") is not None and _media_block(p) is not None)
+    named = sum(1 for a in picked for p in _parts(a) if is_media(p) and p.get("identifier") is not None and media_block(p) is not None)
     if named:
         lost["file names of media parts (an image or document block names no file)"] += named
     names = sorted({thread.agent_name(getattr(a, "agent_id", None)) or "" for a in picked if not isinstance(a, Said) and getattr(a, "agent_id", None)} - {AGENT, ""})

@@ -17,8 +17,8 @@ from threadlab.formats.atif.layout import plan_folder
 from threadlab.formats.atif.reading import read_trajectory
 from threadlab.formats.atif.wire import is_trajectory
 from threadlab.formats.atif.writing import Layout
-from threadlab.formats.source import Source
-from threadlab.formats.vercel_ai.losses import thread_losses
+from threadlab.formats.common.losses import thread_losses
+from threadlab.formats.common.source import Source
 
 NAME = "atif"
 REASONS = {

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from threadlab.formats.registry import FolderPlan
+from threadlab.formats.common.registry import FolderPlan
 
 _TRIAL = {"config.json": "a Harbor trial's configuration, not a conversation", "result.json": "a Harbor trial's result (reward, timings), not a conversation"}
 _JOB = {"config.json": "a Harbor job's configuration, not a conversation", "result.json": "a Harbor job's results, not a conversation"}

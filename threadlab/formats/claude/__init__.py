@@ -32,8 +32,8 @@ from threadlab.formats.claude.wire import (
     sniff_lines,
 )
 from threadlab.formats.claude.writer import thread_to_transcript
-from threadlab.formats.json_lines import past_cut_first
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import past_cut_first
+from threadlab.formats.common.source import Source
 
 NAME = "claude-code"
 
@@ -85,11 +85,11 @@ def to_threads(source: Source) -> list[Thread]:
 
 
 def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
-    """The frames route (``formats/documents.py``): a session transcript file → its thread (without
+    """The frames route (``formats/common/documents.py``): a session transcript file → its thread (without
     actions: problems and account) and its JSON object, with no model per action. None for
     any other input (a folder, a stream, an array, objects), and for a file the route gives
     up on: ``to_threads`` reads those, with the same results."""
-    from threadlab.formats.documents import DocBuilder
+    from threadlab.formats.common.documents import DocBuilder
 
     try:
         if source.is_dir or source.is_object or source.path is None or _container(source) is not None:
@@ -158,7 +158,7 @@ def from_claude(source: Any, *, strict: bool = False) -> Thread | list[Thread]:
     list of threads, one per session), stream-json text, bytes or a file, or a list of SDK message
     objects (→ one thread). Lenient by default: problems are on ``thread.problems``; with
     ``strict=True`` any problem raises ``ThreadError``."""
-    from threadlab.formats.reading import read_all
+    from threadlab.formats.common.reading import read_all
 
     if isinstance(source, str | os.PathLike) and os.fspath(source).startswith("~"):
         source = Path(os.fspath(source)).expanduser()

@@ -11,13 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.formats.claude.wire import Entry
 
 if TYPE_CHECKING:
-    from threadlab.formats.claude.convert import Converter
+    from threadlab.core.model import BaseAction
+
+
+class Converter(Protocol):
+    """What the agents ask of the converter feeding them (``convert.Converter``): adding an
+    action and a line's own fields (declared here so that agents.py does not import convert.py,
+    which imports it)."""
+
+    def emit(self, kind: str, entry: Entry | None, meta: dict[str, Any] | None, **fields: Any) -> BaseAction: ...
+
+    def own(self, entry: Entry, drop: tuple[str, ...]) -> dict[str, Any]: ...
 
 MAIN_AGENT = "main"
 

@@ -37,8 +37,6 @@ from threadlab.formats.claude.user import snake, system_name, user_part
 from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, Entry, is_blank, records_of
 
 PROVIDER = "anthropic"
-# keys of ``metadata.claude`` the reader adds beside the line's own envelope
-READER_KEYS = ("message", "block", "block_index", "blank_blocks", "usage_is_snapshot", "stream_events", "stream_events_after", "line", "absent")
 
 
 class Converter:

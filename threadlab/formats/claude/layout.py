@@ -25,8 +25,8 @@ from typing import Any
 import orjson
 
 from threadlab.formats.claude.wire import is_transcript_entry
-from threadlab.formats.registry import FolderPlan
-from threadlab.formats.source import open_regular
+from threadlab.formats.common.registry import FolderPlan
+from threadlab.formats.common.source import open_regular
 
 _SNIFF_FILES = 3
 

@@ -25,7 +25,7 @@ from threadlab.formats.claude.chain import assign_times, merge_by_time, order_ch
 from threadlab.formats.claude.convert import Converter
 from threadlab.formats.claude.layout import SubagentFile, subagent_files
 from threadlab.formats.claude.wire import Entry, read_lines
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 _TASK_ID = re.compile(r"<task-id>([^<]+)</task-id>\s*<tool-use-id>([^<]+)</tool-use-id>")
 _LAUNCHERS = ("Agent", "Task")

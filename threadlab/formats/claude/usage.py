@@ -13,7 +13,7 @@ from typing import Any
 
 from threadlab.core.problems import short
 from threadlab.formats.claude.wire import Entry, is_blank
-from threadlab.formats.counts import count_of, counts_of
+from threadlab.formats.common.counts import count_of, counts_of
 
 _STOP_TO_FINISH = {
     "end_turn": "stop",

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.json_lines import CUT_FIRST, cut_first, with_edges
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import CUT_FIRST, cut_first, with_edges
+from threadlab.formats.common.source import Source
 
 # entry types Claude Code writes into a session transcript (2.1.330 + older versions)
 CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system", "progress"})
@@ -31,6 +31,8 @@ BOOKKEEPING_TYPES = frozenset(
 STREAM_TYPES = frozenset({"result", "stream_event", "rate_limit_event", "conversation_reset", "control_request",
                           "control_response", "keep_alive"})
 KNOWN_TYPES = CHAIN_TYPES | BOOKKEEPING_TYPES | STREAM_TYPES
+# keys of ``metadata.claude`` the reader adds beside the line's own envelope (the writer leaves them out)
+READER_KEYS = ("message", "block", "block_index", "blank_blocks", "usage_is_snapshot", "stream_events", "stream_events_after", "line", "absent")
 # first-line types that identify a Claude file even without a session id
 _HEAD_TYPES = frozenset({"summary", "file-history-snapshot", "queue-operation", "custom-title", "ai-title"})
 

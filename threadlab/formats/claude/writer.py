@@ -30,8 +30,8 @@ from threadlab.core.model import CORE_ACTION_TYPES, BaseAction, SystemAction, Th
 from threadlab.core.timefmt import format_timestamp
 from threadlab.formats.claude.agents import MAIN_AGENT
 from threadlab.formats.claude.blocks import assistant_block, jsonable, user_blocks, wire_usage
-from threadlab.formats.claude.convert import READER_KEYS
 from threadlab.formats.claude.session import SESSION_KEYS
+from threadlab.formats.claude.wire import READER_KEYS
 from threadlab.formats.claude.writer_losses import Losses
 
 NAME = "claude-code"

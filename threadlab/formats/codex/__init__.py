@@ -17,9 +17,9 @@ from threadlab.core.model import Thread
 from threadlab.formats.codex.reading import AGENT, KEY, read_rollout
 from threadlab.formats.codex.wire import LINE_TYPES, is_bare_header, is_envelope, is_state_marker
 from threadlab.formats.codex.writing import write_rollout
-from threadlab.formats.json_lines import head_values, refusal
-from threadlab.formats.registry import FolderPlan
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import head_values, refusal
+from threadlab.formats.common.registry import FolderPlan
+from threadlab.formats.common.source import Source
 
 NAME = "codex"
 _HOME_MARKERS = frozenset({"config.toml", "auth.json", "history.jsonl", "version.json", "session_index.jsonl"})

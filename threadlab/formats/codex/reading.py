@@ -1,7 +1,7 @@
 """A Codex CLI rollout → one thread (see ``wire.py`` for the line shapes).
 
 Every line is one record and becomes one action, so the writer can give the rollout back: a
-``response_item`` becomes the core action of its Responses item (``responses_items.py``), every
+``response_item`` becomes the core action of its Responses item (``common/responses/items.py``), every
 other line a ``system.<type>`` action holding its payload (``system.session_meta``,
 ``system.turn_context``, ``system.token_count``, ``system.user_message`` ...). The UI events
 that repeat a response item (``user_message``, ``agent_message``, ``agent_reasoning``) stay as
@@ -34,9 +34,9 @@ from threadlab.core.timefmt import parse_timestamp
 from threadlab.formats.codex.harness import Authorship, mark, prompt_text
 from threadlab.formats.codex.usage import TokenTotals
 from threadlab.formats.codex.wire import LINE_TYPES, MODEL_OUTPUTS, is_bare_header, is_envelope, is_state_marker, token_info
-from threadlab.formats.json_lines import parsed_lines
-from threadlab.formats.responses_items import ItemReader
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import parsed_lines
+from threadlab.formats.common.responses.items import ItemReader
+from threadlab.formats.common.source import Source
 
 KEY = "codex"  # metadata key of what a line has and ThreadProtocol has no field for
 AGENT = "Codex"

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from threadlab.formats.counts import count_of
+from threadlab.formats.common.counts import count_of
 
 LINE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state", "token_usage_record")
 MODEL_OUTPUTS = ("assistant_message", "thinking", "tool_call")

@@ -25,8 +25,8 @@ from threadlab.formats.codex.harness import harness_kind
 from threadlab.formats.codex.reading import AGENT, KEY, codex_time
 from threadlab.formats.codex.usage import TokenTotals
 from threadlab.formats.codex.wire import TokenCountInfo, token_info
-from threadlab.formats.provider_parts import part_losses
-from threadlab.formats.responses_items import action_item, encode_part, return_name_lost
+from threadlab.formats.common.providers.parts import part_losses
+from threadlab.formats.common.responses.items import action_item, encode_part, return_name_lost
 
 NAME = "codex"
 _TOKENS = ("input_tokens", "cached_input_tokens", "cache_write_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")

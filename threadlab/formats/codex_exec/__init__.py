@@ -13,8 +13,8 @@ from threadlab.core.model import Thread
 from threadlab.formats.codex_exec.reading import AGENT, KEY, read_stream
 from threadlab.formats.codex_exec.wire import is_config_line, is_prompt_line, is_protocol_event, is_thread_event
 from threadlab.formats.codex_exec.writing import write_stream
-from threadlab.formats.json_lines import head_values, refusal
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import head_values, refusal
+from threadlab.formats.common.source import Source
 
 NAME = "codex-exec"
 

@@ -43,9 +43,9 @@ from threadlab.formats.codex_exec.wire import (
     is_protocol_event,
     is_thread_event,
 )
-from threadlab.formats.counts import counts_of
-from threadlab.formats.json_lines import parsed_lines
-from threadlab.formats.source import Source
+from threadlab.formats.common.counts import counts_of
+from threadlab.formats.common.json_lines import parsed_lines
+from threadlab.formats.common.source import Source
 
 KEY = "codex_exec"
 AGENT = "Codex"

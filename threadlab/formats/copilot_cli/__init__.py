@@ -15,13 +15,13 @@ from collections.abc import Sequence
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
+from threadlab.formats.common.json_lines import HEAD, head_values, refusal
+from threadlab.formats.common.registry import FolderPlan
+from threadlab.formats.common.source import Source
 from threadlab.formats.copilot_cli.legacy import read_legacy
 from threadlab.formats.copilot_cli.reading import AGENT, KEY, KNOWN, read_events
 from threadlab.formats.copilot_cli.wire import ENVELOPE, is_event, is_legacy, is_start
 from threadlab.formats.copilot_cli.writing import write_events
-from threadlab.formats.json_lines import HEAD, head_values, refusal
-from threadlab.formats.registry import FolderPlan
-from threadlab.formats.source import Source
 
 NAME = "copilot-cli"
 _HOME_MARKERS = frozenset({"config.json", "settings.json", "mcp-config.json", "logs", "session-store.db", "command-history-state.json", "pkg"})

@@ -18,7 +18,7 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.core.problems import short
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 KEY = "copilot"
 AGENT = "Copilot"

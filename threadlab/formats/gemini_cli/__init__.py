@@ -13,12 +13,12 @@ from collections.abc import Sequence
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
+from threadlab.formats.common.json_lines import HEAD, head_values, refusal
+from threadlab.formats.common.registry import FolderPlan
+from threadlab.formats.common.source import Source
 from threadlab.formats.gemini_cli.reading import AGENT, KEY, read_session
 from threadlab.formats.gemini_cli.wire import is_metadata, is_session_object
 from threadlab.formats.gemini_cli.writing import write_session
-from threadlab.formats.json_lines import HEAD, head_values, refusal
-from threadlab.formats.registry import FolderPlan
-from threadlab.formats.source import Source
 
 NAME = "gemini-cli"
 _HOME_MARKERS = frozenset({"settings.json", "projects.json", "installation_id", "user_id", "oauth_creds.json", "google_accounts.json", "trustedFolders.json", "GEMINI.md"})

@@ -27,6 +27,8 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
+from threadlab.formats.common.json_lines import parsed_lines
+from threadlab.formats.common.source import Source
 from threadlab.formats.gemini_cli.wire import (
     MESSAGE_TYPES,
     SESSION_KEYS,
@@ -38,8 +40,6 @@ from threadlab.formats.gemini_cli.wire import (
     is_update,
     usage_from,
 )
-from threadlab.formats.json_lines import parsed_lines
-from threadlab.formats.source import Source
 
 KEY = "gemini"  # metadata key of what a record has and ThreadProtocol has no field for
 AGENT = "Gemini"

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.counts import counts_as
+from threadlab.formats.common.counts import counts_as
 
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 SESSION_KEYS = ("sessionId", "projectHash", "startTime", "lastUpdated", "kind", "directories", "summary", "memoryScratchpad")

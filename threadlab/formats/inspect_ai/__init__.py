@@ -16,12 +16,12 @@ import orjson
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError, short
-from threadlab.formats.documents import DocBuilder
+from threadlab.formats.common.documents import DocBuilder
+from threadlab.formats.common.source import Source
 from threadlab.formats.inspect_ai.container import ZIP_MAGIC, members
 from threadlab.formats.inspect_ai.convert import KEY, SampleReader
 from threadlab.formats.inspect_ai.decode import decode_sample
 from threadlab.formats.inspect_ai.writing import write_log
-from threadlab.formats.source import Source
 
 NAME = "inspect-ai"
 _EVAL_MEMBERS = (b"header.json", b"samples/", b"_journal/", b"summaries.json", b"reductions.json")
@@ -47,7 +47,7 @@ def to_threads(source: Source) -> list[Thread]:
 
 
 def to_documents(source: Source, part: tuple[int, int] | None = None) -> list[tuple[Thread, dict[str, Any]]] | None:
-    """The frames route (``formats/documents.py``): each sample's thread (without actions) and
+    """The frames route (``formats/common/documents.py``): each sample's thread (without actions) and
     its JSON object, no model per action, a sample member decoded only where the converter
     reads it (``decode.py``). None, for ``to_threads`` to read the file, when the route meets
     something it was not written for.

@@ -117,7 +117,7 @@ class SampleReader:
         return self.b.build()
 
     def read_document(self) -> tuple[Thread, dict[str, Any]]:
-        """The frames route (``formats/documents.py``: built by a ``DocBuilder``)."""
+        """The frames route (``formats/common/documents.py``: built by a ``DocBuilder``)."""
         self.convert()
         return self.b.build_document()  # type: ignore[attr-defined,no-any-return]
 

@@ -1,13 +1,13 @@
 """An Inspect AI sample's events as the converter meets them: walked in order (the nested
 events of older logs after their parent), a model event's output message and its usage (counts
-kept or named, ``formats/counts.py``), and ids fit to look messages up by."""
+kept or named, ``formats/common/counts.py``), and ids fit to look messages up by."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from threadlab.formats.counts import counts_of
+from threadlab.formats.common.counts import counts_of
 from threadlab.formats.inspect_ai.decode import MAPS
 
 

@@ -18,10 +18,11 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.formats.json_lines import parsed_lines, past_cut_first
-from threadlab.formats.langchain.reading import KEY, LangChainReader, is_message
+from threadlab.formats.common.json_lines import parsed_lines, past_cut_first
+from threadlab.formats.common.source import Source
+from threadlab.formats.langchain.reading import LangChainReader, is_message
+from threadlab.formats.langchain.wire import KEY
 from threadlab.formats.langchain.writing import write_langchain
-from threadlab.formats.source import Source
 
 NAME = "langchain"
 _MARKERS = (b'"data"', b'"kwargs"', b'"additional_kwargs"', b'"response_metadata"', b'"tool_call_id"')

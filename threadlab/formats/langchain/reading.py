@@ -24,12 +24,11 @@ import orjson
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
-from threadlab.formats.counts import counts_as
-from threadlab.formats.responses_items import remember
-from threadlab.formats.sdk_types import check
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.providers.sdk_types import check
+from threadlab.formats.common.responses.items import remember
+from threadlab.formats.langchain.wire import AGENT, KEY, default_data
 
-KEY = "langchain"
-AGENT = "assistant"
 _CLASS_TYPES = {
     "HumanMessage": "human", "AIMessage": "ai", "SystemMessage": "system", "ToolMessage": "tool", "FunctionMessage": "function",
     "ChatMessage": "chat", "RemoveMessage": "remove", "HumanMessageChunk": "HumanMessageChunk", "AIMessageChunk": "AIMessageChunk",
@@ -237,7 +236,3 @@ def kind_of(shape: str, kind: str | None, data: Mapping[str, Any]) -> str:
     return kind or "ai"
 
 
-def default_data(actions: list[BaseAction], agents: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    from threadlab.formats.langchain.writing import default_data as rebuild
-
-    return rebuild(actions, agents, kind)

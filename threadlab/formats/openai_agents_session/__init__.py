@@ -5,12 +5,12 @@ thread; opened read-only, nothing in it is executed), JSON Lines of session item
 Responses-API input item a line), and a bare JSON array of them (``json.dump(await
 session.get_items())``, ``result.to_input_list()``, from the Python or the JS SDK), or the same
 list in memory. The items are read with the Agents SDK's meaning (handoffs, runs, failed tools:
-``agents_sdk_items.py``).
+``common/responses/agents_sdk.py``).
 
 Detection: a database with a table of ``session_id`` and ``message_data`` columns; a JSON array
 of provider messages at least one of which only the Responses API has (a ``function_call``,
 ``reasoning``, a message with ``input_text`` / ``output_text`` parts or ``"type": "message"``
-...: ``provider_kinds.list_kind`` says ``responses``); JSON Lines whose first lines are such
+...: ``providers.kinds.list_kind`` says ``responses``); JSON Lines whose first lines are such
 messages (plain ``{"role", "content"}`` lines too: nothing else reads those one a line), items
 an app wrote itself beside them (a ``type`` or ``role`` of its own) allowed when fewer. Not
 claimed: request bodies and responses (``{"input": ...}``, ``{"object": "response"}``: the
@@ -27,7 +27,9 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.formats.json_lines import complete_lines
+from threadlab.formats.common.json_lines import complete_lines
+from threadlab.formats.common.providers.kinds import RESPONSES, list_kind, other_formats_keys
+from threadlab.formats.common.source import Source
 from threadlab.formats.openai_agents_session.opening import opened
 from threadlab.formats.openai_agents_session.reading import KEY, SessionReader, from_agents_session, read_items
 from threadlab.formats.openai_agents_session.store import (
@@ -41,8 +43,6 @@ from threadlab.formats.openai_agents_session.store import (
     with_file_problems,
 )
 from threadlab.formats.openai_agents_session.writing import write_session
-from threadlab.formats.provider_kinds import RESPONSES, list_kind, other_formats_keys
-from threadlab.formats.source import Source
 
 NAME = "openai-agents-session"
 _MARKERS = (b'"type"', b'"role"')  # every item has one: a head without either is no item list

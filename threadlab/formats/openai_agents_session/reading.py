@@ -1,7 +1,7 @@
 """Agents SDK session items → one thread per session.
 
-Items are Responses-API input items (``responses_items.py`` maps each), read with the Agents
-SDK's meaning (``agents_sdk_items.py``): a ``transfer_to_<agent>`` call whose output names the
+Items are Responses-API input items (``common/responses/items.py`` maps each), read with the Agents
+SDK's meaning (``common/responses/agents_sdk.py``): a ``transfer_to_<agent>`` call whose output names the
 next agent is a ``system.handoff`` and the model items after it are that agent's; a user message
 starts a new run, at the agent the run's own tool calls point to, else at the entry agent, whose
 name the session does not keep (``Agent``, or ``agent=``); the SDK's failed-tool text is an error
@@ -22,8 +22,8 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.agents_sdk_items import START_AGENT, SdkItemReader, speakers
-from threadlab.formats.json_lines import Edge, torn_reason, with_edges
+from threadlab.formats.common.json_lines import Edge, torn_reason, with_edges
+from threadlab.formats.common.responses.agents_sdk import START_AGENT, SdkItemReader, speakers
 
 KEY = "openai_agents_session"
 _BROKEN = object()  # a record that is not JSON

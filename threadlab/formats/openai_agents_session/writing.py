@@ -17,11 +17,11 @@ from typing import Any
 
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
-from threadlab.formats.agents_sdk_items import DERIVED, START_AGENT
+from threadlab.formats.common.providers.parts import part_losses
+from threadlab.formats.common.responses.agents_sdk import DERIVED, START_AGENT
+from threadlab.formats.common.responses.items import action_item, encode_part, return_name_lost
 from threadlab.formats.openai_agents_session.reading import KEY, sqlite_time
 from threadlab.formats.openai_agents_session.store import database_bytes
-from threadlab.formats.provider_parts import part_losses
-from threadlab.formats.responses_items import action_item, encode_part, return_name_lost
 
 NAME = "openai-agents-session"
 CONTAINERS = ("sqlite", "jsonl", "array")

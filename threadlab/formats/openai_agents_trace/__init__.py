@@ -27,12 +27,12 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.formats.json_lines import head_values, past_cut_first
+from threadlab.formats.common.json_lines import head_values, past_cut_first
+from threadlab.formats.common.source import Source
+from threadlab.formats.common.spans.verify import written_and_checked
 from threadlab.formats.openai_agents_trace.reading import read_threads
 from threadlab.formats.openai_agents_trace.wire import is_span, is_trace
 from threadlab.formats.openai_agents_trace.writing import to_trace_records
-from threadlab.formats.source import Source
-from threadlab.formats.spans.verify import written_and_checked
 
 NAME = "openai-agents-trace"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from threadlab.core.model import Thread
+from threadlab.formats.common.source import Source
+from threadlab.formats.common.spans.documents import read_items
+from threadlab.formats.common.spans.grouping import build_threads
+from threadlab.formats.common.spans.model import Span
 from threadlab.formats.openai_agents_trace.wire import is_span, is_trace, sdk_span, trace_span
-from threadlab.formats.source import Source
-from threadlab.formats.spans.documents import read_items
-from threadlab.formats.spans.grouping import build_threads
-from threadlab.formats.spans.model import Span
 
 KEY = "openai_agents_trace"
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypedDict
 
-from threadlab.formats.counts import counts_of
+from threadlab.formats.common.counts import counts_of
+from threadlab.formats.common.spans.messages import chat_message, message_list, responses_item, texts
+from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
 from threadlab.formats.otel.wire import span_times
-from threadlab.formats.spans.messages import chat_message, message_list, responses_item, texts
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
 
 
 class TraceRecord(TypedDict, total=False):

@@ -14,7 +14,7 @@ import orjson
 
 from threadlab.core.model import Thread
 from threadlab.core.timefmt import format_timestamp
-from threadlab.formats.spans.layout import HandoffStep, Layout, ModelStep, ToolStep, plain
+from threadlab.formats.common.spans.layout import HandoffStep, Layout, ModelStep, ToolStep, plain
 
 KEY = "openai_agents_trace"
 

@@ -17,21 +17,16 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
 
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.counts import counts_as
-from threadlab.formats.openai_chat.codec import KEY, ChatCodec, choices_of
-from threadlab.formats.provider_parts import chat_part, is_media, read_chat_part
-from threadlab.formats.provider_read import MessageReader, blank_text
-from threadlab.formats.sdk_types import check
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.providers.parts import read_chat_part
+from threadlab.formats.common.providers.reading import MessageReader, blank_text, put_usage
+from threadlab.formats.common.providers.sdk_types import check
+from threadlab.formats.openai_chat.codec import AGENT, KEY, PROVIDER, ChatCodec, choices_of, default_message
 
-AGENT = "assistant"
-PROVIDER = "openai"
 # where compatible servers put the model's reasoning: DeepSeek, Qwen, Moonshot, xAI; Groq, OpenRouter, vLLM
 _REASONING = ("reasoning_content", "reasoning")
-# the content part types of Chat messages (Mistral's ``thinking`` among them): written back as they came
-CHAT_PARTS = frozenset({"text", "image_url", "input_audio", "file", "refusal", "thinking"})
 FINISH = {"stop": "stop", "tool_calls": "tool_call", "function_call": "tool_call", "length": "length", "content_filter": "content_filter"}
 
 
@@ -54,7 +49,7 @@ def _thinking_parts(content: Any) -> tuple[list[str], Any]:
 def decode_content(content: Any) -> Any:
     """Chat content → ThreadProtocol content: a string stays, text parts become text parts,
     ``image_url`` parts image parts, ``file`` and ``input_audio`` parts with their data media
-    parts (``provider_parts``), other parts stay as they came."""
+    parts (``providers.parts``), other parts stay as they came."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -73,37 +68,6 @@ def decode_content(content: Any) -> Any:
     return parts
 
 
-def encode_content(content: Any) -> Any:
-    """ThreadProtocol content → Chat content (the default rule the reader's memo corrects)."""
-    if content is None or isinstance(content, str):
-        return content or ""
-    if not isinstance(content, list):
-        return content  # (a broken action's odd content, as it came)
-    out = []
-    for part in content:
-        data = part.model_dump(exclude_none=True) if isinstance(part, BaseModel) else part
-        encoded = encode_part(data) if isinstance(data, Mapping) else data
-        if encoded is not None:
-            out.append(encoded)
-    return out
-
-
-def encode_part(data: Any) -> dict[str, Any] | None:
-    """A ThreadProtocol part (as a dict) → the Chat part for it: text, an image, a media part
-    where a Chat part holds it (``provider_parts``), a Chat part as it came; None for anything
-    else (another format's part: the writer leaves it out and names it)."""
-    if not isinstance(data, Mapping):
-        return None
-    kind = data.get("type")
-    if kind == "text":
-        return {"type": "text", "text": data.get("text", "")}
-    if kind == "image" and (data.get("image_url") or data.get("image_base64")):
-        return {"type": "image_url", "image_url": {"url": data.get("image_url") or f"data:{data.get('media_type') or 'image/png'};base64,{data['image_base64']}"}}
-    if is_media(data):
-        return chat_part(data)
-    return dict(data) if isinstance(kind, str) and kind in CHAT_PARTS else None
-
-
 def decode_args(raw: Any) -> Any:
     if isinstance(raw, str):
         try:
@@ -111,10 +75,6 @@ def decode_args(raw: Any) -> Any:
         except orjson.JSONDecodeError:
             return raw
     return raw
-
-
-def encode_args(args: Any) -> str:
-    return args if isinstance(args, str) else orjson.dumps(args).decode()
 
 
 def usage_of(body: Mapping[str, Any]) -> Any:
@@ -274,17 +234,7 @@ class ChatReader(MessageReader):
         return rest
 
     def default_message(self, actions: list[BaseAction]) -> Any:
-        from threadlab.formats.openai_chat.writing import default_message
-
         return default_message(actions, self.b.agents)
-
-
-def put_usage(actions: list[BaseAction], usage: Usage | None) -> None:
-    if usage is None or not actions:
-        return
-    target = next((a for a in actions if a.action_type == "assistant_message"), actions[0])
-    # on the message (or the response's first action: a tool call holds it as an extra field, as Codex's do)
-    target.usage = usage if target.action_type in ("assistant_message", "thinking") else usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]
 
 
 def _copy(meta: dict[str, Any] | None) -> dict[str, Any] | None:

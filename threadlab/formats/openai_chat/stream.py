@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from threadlab.core.model import Thread
+from threadlab.formats.common.providers.reading import read_events
+from threadlab.formats.common.providers.sse import Event, events
+from threadlab.formats.common.source import Source
 from threadlab.formats.openai_chat.codec import choices_of
 from threadlab.formats.openai_chat.reading import ChatReader, usage_of
-from threadlab.formats.provider_read import read_events
-from threadlab.formats.provider_sse import Event, events
-from threadlab.formats.source import Source
 
 CHUNK = "chat.completion.chunk"
 _TOP = ("id", "created", "model", "system_fingerprint", "service_tier")

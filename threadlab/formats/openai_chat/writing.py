@@ -3,7 +3,7 @@
 A thread read from this format goes back to its container exactly (the list, request,
 response, pair, exchanges or JSON Lines it came from; a stream as the completion it assembled
 into). Any other thread, or ``agent=`` given, is replayed from one agent's view
-(``formats/replay.py``) as the ``messages`` list a ``client.chat.completions.create`` call
+(``formats/common/providers/replay.py``) as the ``messages`` list a ``client.chat.completions.create`` call
 takes: system prompts as ``system`` / ``developer`` messages, the user's as ``user``, the
 agent's own text and tool calls as ``assistant`` messages carrying its ``name``, tool returns as
 ``tool`` messages, other agents' turns as user-side text. What the list cannot hold (thinking,
@@ -18,49 +18,13 @@ from typing import Any
 import orjson
 
 from threadlab.core.loss import report_loss
-from threadlab.core.model import AgentConfig, BaseAction, Thread
-from threadlab.formats.openai_chat.codec import KEY
-from threadlab.formats.openai_chat.reading import AGENT, encode_args, encode_content, encode_part
-from threadlab.formats.provider_parts import part_losses
-from threadlab.formats.provider_write import foreign_losses, loss_phrases, write_own_or_replay
-from threadlab.formats.replay import OthersPolicy, Said, resolve_agent, view
+from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.common.providers.parts import part_losses
+from threadlab.formats.common.providers.replay import OthersPolicy, Said, resolve_agent, view
+from threadlab.formats.common.providers.writing import foreign_losses, loss_phrases, write_own_or_replay
+from threadlab.formats.openai_chat.codec import KEY, default_message, encode_part
 
 NAME = "openai-chat"
-
-
-def default_message(actions: list[BaseAction], agents: Mapping[str, AgentConfig] | None = None) -> Any:
-    """The Chat Completions message of one message's actions (the rule the reader's memo
-    corrects): a system prompt, a user message, a tool result, or an assistant message with
-    its reasoning, text and tool calls."""
-    first = actions[0]
-    kind = first.action_type
-    if kind == "system.message":
-        data = first.data if isinstance(first.data, Mapping) else {}  # type: ignore[attr-defined]
-        return {"role": data.get("role") or "system", "content": data.get("content")}
-    if kind.startswith("system."):
-        return first.data  # type: ignore[attr-defined]
-    if kind == "user_message":
-        return {"role": "user", "content": encode_content(first.content)}  # type: ignore[attr-defined]
-    if kind == "tool_return":
-        content = first.content  # type: ignore[attr-defined]
-        content = encode_content(content) if isinstance(content, list) else content if isinstance(content, str) else orjson.dumps(content).decode()
-        return {"role": "tool", "tool_call_id": first.tool_call_id, "content": content}  # type: ignore[attr-defined]
-    message: dict[str, Any] = {"role": "assistant"}
-    agent = agents.get(getattr(first, "agent_id", "")) if agents else None
-    text = next((a.content for a in actions if a.action_type == "assistant_message"), None)  # type: ignore[attr-defined]
-    message["content"] = encode_content(text) if text is not None else None
-    reasoning = next((a.content for a in actions if a.action_type == "thinking"), None)  # type: ignore[attr-defined]
-    if reasoning:
-        message["reasoning_content"] = reasoning
-    calls = [a for a in actions if a.action_type == "tool_call"]
-    if calls:
-        message["tool_calls"] = [
-            {"id": c.tool_call_id, "type": "function", "function": {"name": c.tool_name, "arguments": encode_args(c.args)}}  # type: ignore[attr-defined]
-            for c in calls
-        ]
-    if agent is not None and agent.agent_name != AGENT:
-        message["name"] = agent.agent_name
-    return message
 
 
 def _request(rest: Any, messages: list[Any]) -> Any:

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
+from threadlab.formats.common.providers.reading import StreamFormat
+from threadlab.formats.common.source import Source
 from threadlab.formats.openai_responses.reading import KEY, ResponsesCodec, ResponsesReader
 from threadlab.formats.openai_responses.stream import is_event, read_stream
 from threadlab.formats.openai_responses.writing import write_responses
-from threadlab.formats.provider_read import StreamFormat
-from threadlab.formats.source import Source
 
 NAME = "openai-responses"
 _FORMAT = StreamFormat(ResponsesCodec(), ResponsesReader, read_stream, is_event, b'"response.', (b'"input"', b'"output"', b'"type"'), "an OpenAI Responses item list, request or response")

@@ -1,5 +1,5 @@
 """OpenAI Responses input/output items → actions, through the mapping Codex CLI and Agents SDK
-sessions share (``formats/responses_items.py``).
+sessions share (``formats/common/responses/items.py``).
 
 A record is an item (of a request's ``input`` or a response's ``output``); a request's
 ``instructions`` (a non-empty string) and a plain-string ``input`` are one record each, read as
@@ -13,12 +13,12 @@ checked against the ``openai`` package's ``ResponseInputItemParam``, responses a
 ``Response``.
 
 A logged conversation's later request that repeats the run so far under other ``instructions``
-continues the thread (``provider_history``): its instructions are a ``system.config_update``
+continues the thread (``providers.history``): its instructions are a ``system.config_update``
 ``{agent_id, changes: {instructions}}``. Which agent acts: a Responses request names none (the
 OpenAI Agents SDK sends each agent's instructions, never its name), so the thread's agent is
 ``assistant`` until a handoff's output names another: an Agents SDK handoff is a
 ``transfer_to_<agent>`` call answered ``{"assistant": "<agent name>"}``
-(``agents_sdk_items.handoff_target``), after which the reader adds a ``system.handoff`` (made by
+(``responses.agents_sdk.handoff_target``), after which the reader adds a ``system.handoff`` (made by
 the reader, written back as no item) and the model items are the named agent's (its id a slug
 of the name); its instructions, sent with the next request, are that agent's configuration. A
 change of instructions with no handoff before it is the same agent's configuration changing."""
@@ -29,13 +29,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.agents_sdk_items import DERIVED, handoff_target
-from threadlab.formats.counts import counts_as
-from threadlab.formats.openai_chat.reading import put_usage
-from threadlab.formats.provider_kinds import RESPONSES, list_kind, request_kind, response_kind
-from threadlab.formats.provider_read import RIDERS, MessageReader, blank_text
-from threadlab.formats.responses_items import ItemReader, action_item
-from threadlab.formats.sdk_types import check
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.providers.kinds import RESPONSES, list_kind, request_kind, response_kind
+from threadlab.formats.common.providers.reading import RIDERS, MessageReader, blank_text, put_usage
+from threadlab.formats.common.providers.sdk_types import check
+from threadlab.formats.common.responses.agents_sdk import DERIVED, handoff_target
+from threadlab.formats.common.responses.items import ItemReader, action_item
 
 KEY = "openai_responses"
 AGENT = "assistant"

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from threadlab.core.model import Thread
+from threadlab.formats.common.providers.reading import read_events
+from threadlab.formats.common.providers.sse import Event, events
+from threadlab.formats.common.source import Source
 from threadlab.formats.openai_responses.reading import ResponsesReader
-from threadlab.formats.provider_read import read_events
-from threadlab.formats.provider_sse import Event, events
-from threadlab.formats.source import Source
 
 _ENDS = frozenset({"response.completed", "response.incomplete", "response.failed"})
 

@@ -15,11 +15,11 @@ import orjson
 
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import Thread
+from threadlab.formats.common.providers.parts import part_losses
+from threadlab.formats.common.providers.replay import unmatched_returns
+from threadlab.formats.common.providers.writing import foreign_losses, history_of, loss_phrases, own_meta, rebuild_container
+from threadlab.formats.common.responses.items import action_item, encode_part
 from threadlab.formats.openai_responses.reading import AGENT, KEY, default_item, request_body, response_body
-from threadlab.formats.provider_parts import part_losses
-from threadlab.formats.provider_write import foreign_losses, history_of, loss_phrases, own_meta, rebuild_container
-from threadlab.formats.replay import unmatched_returns
-from threadlab.formats.responses_items import action_item, encode_part
 
 NAME = "openai-responses"
 

@@ -19,7 +19,9 @@ import orjson
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
-from threadlab.formats.json_lines import refusal
+from threadlab.formats.common.json_lines import refusal
+from threadlab.formats.common.registry import FolderPlan
+from threadlab.formats.common.source import Source
 from threadlab.formats.openai_agents_session.opening import opened
 from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, schema, with_file_problems
 from threadlab.formats.opencode.reading import AGENT, KEY, StoreReader
@@ -33,8 +35,6 @@ from threadlab.formats.opencode.store import (
     storage_root,
     storage_session,
 )
-from threadlab.formats.registry import FolderPlan
-from threadlab.formats.source import Source
 
 NAME = "opencode"
 _HOME = {

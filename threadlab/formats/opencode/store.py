@@ -25,9 +25,9 @@ from typing import Any
 
 import orjson
 
+from threadlab.formats.common.source import read_regular
 from threadlab.formats.openai_agents_session.opening import opened
 from threadlab.formats.openai_agents_session.store import Damage, Tables, _scan, schema
-from threadlab.formats.source import read_regular
 
 SESSION_COLUMNS = frozenset({"id", "parent_id", "title", "time_created"})
 MESSAGE_COLUMNS = frozenset({"id", "session_id", "data"})

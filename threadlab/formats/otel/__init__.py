@@ -26,13 +26,13 @@ import orjson
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import ThreadError
-from threadlab.formats.json_lines import complete_lines, past_cut_first
+from threadlab.formats.common.json_lines import complete_lines, past_cut_first
+from threadlab.formats.common.source import Source
+from threadlab.formats.common.spans.documents import Repaired, iter_documents
+from threadlab.formats.common.spans.verify import written_and_checked
 from threadlab.formats.otel.reading import read_threads
 from threadlab.formats.otel.wire import is_flat_span, is_otlp
 from threadlab.formats.otel.writing import to_otlp
-from threadlab.formats.source import Source
-from threadlab.formats.spans.documents import Repaired, iter_documents
-from threadlab.formats.spans.verify import written_and_checked
 
 NAME = "otel"
 _OTLP_MARKS = (b'"resourceSpans"', b'"resource_spans"')
@@ -78,7 +78,7 @@ def to_threads(source: Source) -> list[Thread]:
 
 
 def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
-    """The frames route (``formats/documents.py``): each thread without actions and its JSON
+    """The frames route (``formats/common/documents.py``): each thread without actions and its JSON
     object, no model per action; None (``to_threads`` reads the source) for an in-memory object
     and for anything the route meets that it was not written for."""
     if source.is_object:

@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from threadlab.formats.common.spans.messages import bare_part
+from threadlab.formats.common.spans.model import MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span, json_value
 from threadlab.formats.otel.wire import RawSpan
-from threadlab.formats.spans.messages import bare_part
-from threadlab.formats.spans.model import MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span, json_value
 
 OPERATION = "ai.operationId"
 _CALLS = ("doGenerate", "doStream")

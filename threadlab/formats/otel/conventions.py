@@ -24,10 +24,8 @@ from typing import Any
 from openinference.semconv.trace import OpenInferenceSpanKindValues, SpanAttributes, ToolCallAttributes
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as G
 
-from threadlab.formats.counts import count_of
-from threadlab.formats.otel import ai_sdk
-from threadlab.formats.otel.wire import RawSpan
-from threadlab.formats.spans.messages import (
+from threadlab.formats.common.counts import count_of
+from threadlab.formats.common.spans.messages import (
     event_message,
     genai_message,
     message_list,
@@ -36,7 +34,21 @@ from threadlab.formats.spans.messages import (
     undot,
     unflatten,
 )
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span, json_value
+from threadlab.formats.common.spans.model import (
+    AGENT,
+    FOREIGN,
+    HANDOFF,
+    MODEL,
+    STRUCTURE,
+    SYSTEM,
+    TOOL,
+    Msg,
+    Part,
+    Span,
+    json_value,
+)
+from threadlab.formats.otel import ai_sdk
+from threadlab.formats.otel.wire import RawSpan
 
 Ops = G.GenAiOperationNameValues
 _MODEL_OPS = {Ops.CHAT.value, Ops.TEXT_COMPLETION.value, Ops.GENERATE_CONTENT.value}

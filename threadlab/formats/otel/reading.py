@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from threadlab.formats.common.source import Source
+from threadlab.formats.common.spans.documents import Failure, read_items
+from threadlab.formats.common.spans.grouping import build_threads
+from threadlab.formats.common.spans.model import Span
 from threadlab.formats.otel.conventions import interpret
 from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span, is_otlp, otlp_spans
-from threadlab.formats.source import Source
-from threadlab.formats.spans.documents import Failure, read_items
-from threadlab.formats.spans.grouping import build_threads
-from threadlab.formats.spans.model import Span
 
 KEY = "otel"
 

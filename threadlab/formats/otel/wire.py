@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 from threadlab.core.problems import short
-from threadlab.formats.spans.model import SpanHead
+from threadlab.formats.common.spans.model import SpanHead
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 

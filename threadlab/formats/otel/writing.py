@@ -20,7 +20,7 @@ from openinference.semconv.trace import SpanAttributes as OI
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as G
 
 from threadlab.core.model import Thread
-from threadlab.formats.spans.layout import HandoffStep, Layout, ModelStep, Run, ToolStep, nanos, plain
+from threadlab.formats.common.spans.layout import HandoffStep, Layout, ModelStep, Run, ToolStep, nanos, plain
 
 
 def to_otlp(thread: Thread) -> dict[str, Any]:

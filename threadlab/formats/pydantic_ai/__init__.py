@@ -17,9 +17,9 @@ from threadlab._lazy import lazy_getattr
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
 from threadlab.core.problems import ThreadError
-from threadlab.formats.json_lines import first_line, past_cut_first
+from threadlab.formats.common.json_lines import first_line, past_cut_first
+from threadlab.formats.common.source import Source
 from threadlab.formats.pydantic_ai.shape import is_event, is_history, is_message
-from threadlab.formats.source import Source
 
 if TYPE_CHECKING:  # pydantic-ai is imported on first use, not when the registry sniffs a file
     from threadlab.formats.pydantic_ai.history import to_pydantic_ai

@@ -22,9 +22,9 @@ from typing import Any
 import orjson
 
 from threadlab.core.problems import ThreadError
-from threadlab.formats.json_lines import first_line, torn_reason, with_edges
+from threadlab.formats.common.json_lines import first_line, torn_reason, with_edges
+from threadlab.formats.common.source import Source
 from threadlab.formats.pydantic_ai.shape import is_event, is_message_like, run_result_history
-from threadlab.formats.source import Source
 
 
 @dataclass

@@ -22,12 +22,12 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import json_bytes
 from threadlab.core.model import AgentConfig, Thread
+from threadlab.formats.common.source import Source
 from threadlab.formats.pydantic_ai import container, fast
 from threadlab.formats.pydantic_ai.deferred import Spec, apply_resolutions
 from threadlab.formats.pydantic_ai.delegation import mark_delegated_prompts
 from threadlab.formats.pydantic_ai.message import BadPart, Message
 from threadlab.formats.pydantic_ai.specs import history_specs, usage_from_pai
-from threadlab.formats.source import Source
 
 if TYPE_CHECKING:  # pydantic-ai is imported only for what the fast route does not vouch for
     from pydantic_ai import DeferredToolResults
@@ -121,7 +121,7 @@ def read_source(source: Source, *, agent: Any = "assistant") -> list[Thread]:
 
 
 def read_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
-    """The frames route (``formats/documents.py``): each conversation of a file as its thread
+    """The frames route (``formats/common/documents.py``): each conversation of a file as its thread
     (without actions) and its JSON object, no model per action. Only for files whose every
     message the fast route vouched for and that hold no stream events; None for any other (and
     for a file the container refuses): ``read_source`` reads those, with the same results."""
@@ -142,7 +142,7 @@ def read_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None
 def _document(history: _History, source: str | None) -> tuple[Thread, dict[str, Any]]:
     """One history's thread and object: in one pass (``direct``) when it holds only the plain
     shapes, else through the specs."""
-    from threadlab.formats.documents import DocBuilder
+    from threadlab.formats.common.documents import DocBuilder
     from threadlab.formats.pydantic_ai import direct
 
     msgs = history.messages

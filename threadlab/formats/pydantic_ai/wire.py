@@ -25,7 +25,7 @@ import pydantic
 import pydantic_core
 from pydantic_ai import messages as pai
 
-from threadlab.formats.counts import count_of
+from threadlab.formats.common.counts import count_of
 from threadlab.formats.pydantic_ai.message import MISSING, BadPart, Message
 
 _INVENTED = ("timestamp", "tool_call_id")  # what pydantic-ai fills in when missing (wall clock, random id)

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.formats.json_lines import head_values, refusal
+from threadlab.formats.common.json_lines import head_values, refusal
+from threadlab.formats.common.registry import FolderPlan
+from threadlab.formats.common.source import Source
 from threadlab.formats.qwen_code.reading import AGENT, KEY, read_session
 from threadlab.formats.qwen_code.wire import is_record
 from threadlab.formats.qwen_code.writing import write_session
-from threadlab.formats.registry import FolderPlan
-from threadlab.formats.source import Source
 
 NAME = "qwen-code"
 _QWEN_ONLY = frozenset({"output-language.md", "QWEN.md", "settings.json.orig"})  # (a Claude home has projects/ and settings.json too)

@@ -13,10 +13,10 @@ import orjson
 
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.common.losses import thread_losses
+from threadlab.formats.common.source import Source
 from threadlab.formats.gemini_cli.wire import figures_of
 from threadlab.formats.qwen_code.reading import KEY, read_session
-from threadlab.formats.source import Source
-from threadlab.formats.vercel_ai.losses import thread_losses
 
 NAME = "qwen-code"
 _TOKENS = {"input_tokens": "promptTokenCount", "output_tokens": "candidatesTokenCount", "total_tokens": "totalTokenCount", "thinking_tokens": "thoughtsTokenCount", "cache_read_tokens": "cachedContentTokenCount"}

@@ -14,10 +14,10 @@ import orjson
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.loss import report_loss
 from threadlab.core.model import Thread
-from threadlab.formats.source import Source
+from threadlab.formats.common.losses import thread_losses
+from threadlab.formats.common.source import Source
 from threadlab.formats.sts.reading import is_header, read_session
 from threadlab.formats.sts.writing import to_sts_lines
-from threadlab.formats.vercel_ai.losses import thread_losses
 
 NAME = "hf-session-trace"
 REASONS = {

@@ -23,8 +23,8 @@ import orjson
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.problems import short
-from threadlab.formats.json_lines import parsed_lines, with_edges
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import parsed_lines, with_edges
+from threadlab.formats.common.source import Source
 
 META = "sts"
 ROLES = ("user", "assistant", "system", "tool")

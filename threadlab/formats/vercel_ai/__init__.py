@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from threadlab._lazy import lazy_getattr
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai import sniff
 
 if TYPE_CHECKING:  # pydantic-ai is imported on first use, not when the registry sniffs a file

@@ -19,7 +19,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction
 from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.counts import count_of
+from threadlab.formats.common.counts import count_of
 
 FORMAT_KEY = "vercel_ai"  # action metadata key holding what ThreadProtocol has no field for
 AGENT_ACTIONS = ("assistant_message", "thinking", "tool_call")

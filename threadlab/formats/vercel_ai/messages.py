@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai.assemble import AgentOf, Assembler, Slot, Turn, media_part, signature_of, system_name
 from threadlab.formats.vercel_ai.chunks import extra_of, keep_extra
 from threadlab.formats.vercel_ai.losses import MESSAGES_FORMAT

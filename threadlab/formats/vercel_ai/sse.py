@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 Line = str | bytes
 

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread, ToolCall, ToolReturn
 from threadlab.core.problems import ThreadError
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai import sniff
 from threadlab.formats.vercel_ai.assemble import FORMAT_KEY, AgentOf, Assembler, Slot, Turn
 from threadlab.formats.vercel_ai.chunks import chunk_model

@@ -18,6 +18,7 @@ from pydantic_ai.ui.vercel_ai import response_types as rt
 
 from threadlab.core.loss import report_loss
 from threadlab.core.model import AssistantMessage, BaseAction, Thinking, Thread, ToolCall, ToolReturn
+from threadlab.formats.common.losses import thread_losses
 from threadlab.formats.vercel_ai.assemble import FINISH_REASONS_BACK
 from threadlab.formats.vercel_ai.grouping import (
     Response,
@@ -28,7 +29,7 @@ from threadlab.formats.vercel_ai.grouping import (
     thinking_provider_metadata,
     vercel_of,
 )
-from threadlab.formats.vercel_ai.losses import STREAM_FORMAT, STREAM_REASONS, thread_losses
+from threadlab.formats.vercel_ai.losses import STREAM_FORMAT, STREAM_REASONS
 from threadlab.formats.vercel_ai.stream import from_ui_stream
 
 Chunk = dict[str, Any]

@@ -25,8 +25,8 @@ from typing import Any
 
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.timefmt import from_unix_nanos
-from threadlab.formats.spans.content import content, finish_reason, usage
-from threadlab.formats.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span, json_value, same
+from threadlab.formats.common.spans.content import content, finish_reason, usage
+from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span, json_value, same
 
 DEFAULT_AGENT = "assistant"
 

@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
-from threadlab.formats.documents import DocBuilder
-from threadlab.formats.spans.assemble import Assembly
-from threadlab.formats.spans.documents import Failure
-from threadlab.formats.spans.model import Span, settle_untimed
+from threadlab.formats.common.documents import DocBuilder
+from threadlab.formats.common.spans.assemble import Assembly
+from threadlab.formats.common.spans.documents import Failure
+from threadlab.formats.common.spans.model import Span, settle_untimed
 
 
 def group_traces(spans: Iterable[Span]) -> dict[str, list[Span]]:
@@ -56,7 +56,7 @@ def build_threads(
 ) -> list[Any]:
     """One Thread per conversation. ``failures``: records that could not be read at all,
     counted on the first thread (and notes about records that were read). ``thread_meta(thread_id, spans)`` gives the
-    thread's title and metadata. ``documents``: the frames route (``formats/documents.py``):
+    thread's title and metadata. ``documents``: the frames route (``formats/common/documents.py``):
     each thread without actions and its JSON object, no model per action."""
     threads: list[Any] = []
     for thread_id, members in group_traces(spans).items():

@@ -1,7 +1,7 @@
 """The OpenAI Agents SDK's reading of Responses items: who speaks, and how a tool failed.
 
 Agents SDK items (``session.get_items()``, ``result.to_input_list()``, a ``SQLiteSession``'s rows,
-agency-swarm's saved list) are Responses-API input items (``responses_items.py`` maps each one),
+agency-swarm's saved list) are Responses-API input items (``common/responses/items.py`` maps each one),
 but the SDK gives them a meaning the API does not:
 
 - **Handoffs.** A handoff is a tool call named ``transfer_to_<agent>`` whose output names the
@@ -33,7 +33,7 @@ import orjson
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction
-from threadlab.formats.responses_items import ItemReader, call_id_of, output_text
+from threadlab.formats.common.responses.items import ItemReader, call_id_of, output_text
 
 START_AGENT = "Agent"  # the entry agent of a session or item list: its name is in no item
 HANDOFF_PREFIX = "transfer_to_"  # the Agents SDK's default handoff tool name

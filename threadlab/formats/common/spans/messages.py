@@ -24,8 +24,8 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.responses_items import call_args, call_id_of, output_text
-from threadlab.formats.spans.model import LazyMsg, Msg, Part
+from threadlab.formats.common.responses.items import call_args, call_id_of, output_text
+from threadlab.formats.common.spans.model import LazyMsg, Msg, Part
 
 _MEDIA = ("blob", "uri", "file", "image", "image_url", "input_image", "audio", "input_audio", "video", "document")
 

@@ -17,9 +17,9 @@ from threadlab.core.nogc import no_gc
 from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.core.validation import validate_dict
 from threadlab.formats import detect_format, format_spec, get_format
-from threadlab.formats.remote import stage
-from threadlab.formats.source import Source
-from threadlab.formats.walk import expand_sources
+from threadlab.formats.common.remote import stage
+from threadlab.formats.common.source import Source
+from threadlab.formats.common.walk import expand_sources
 
 _CORE = frozenset(CORE_ACTION_TYPES)
 THREADPROTOCOL = "threadprotocol"
@@ -127,7 +127,7 @@ def read_all(source: Any, format: str = "auto", *, strict: bool = True, storage_
     them in frames.problems).
 
     A URL (``s3://bucket/runs/``, ``memory://``, ...; ``storage_options`` go to its fsspec
-    filesystem) is read as the same folder or file on disk would be (``formats/remote.py``)."""
+    filesystem) is read as the same folder or file on disk would be (``formats/common/remote.py``)."""
     if is_url(source):
         return _read_url(read_all, source, format, strict=strict, storage_options=storage_options)
     source = local_path(source) if isinstance(source, str) and source.startswith("file://") else source

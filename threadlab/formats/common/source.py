@@ -19,7 +19,7 @@ from typing import IO, Any, BinaryIO
 import orjson
 
 from threadlab.core.problems import Problem, ThreadError
-from threadlab.formats.content import binary_kind
+from threadlab.formats.common.content import binary_kind
 
 _MISSING: Any = object()
 _NON_BLANK = re.compile(rb"[^ \t\n\r\x0b\x0c]")  # what bytes.strip() keeps

@@ -15,7 +15,7 @@ from typing import Any
 from threadlab.core.loss import report_loss
 from threadlab.core.model import Thread
 from threadlab.core.problems import ThreadError
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 
 def written_and_checked(fmt: str, thread: Thread, write: Callable[[Thread], bytes], read: Callable[[Source], list[Thread]]) -> bytes:

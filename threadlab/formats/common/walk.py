@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from threadlab.core.problems import Problem
-from threadlab.formats.content import HEAD_BYTES, not_data_reason
-from threadlab.formats.registry import data_suffixes, plan_folder
+from threadlab.formats.common.content import HEAD_BYTES, not_data_reason
+from threadlab.formats.common.registry import data_suffixes, plan_folder
 
 S_ISREG = stat.S_ISREG
 S_ISDIR = stat.S_ISDIR

@@ -1,5 +1,5 @@
 """Giving a provider container back from a thread read from it (the inverse of
-``provider_read``), and what every replay of a foreign thread loses."""
+``providers.reading``), and what every replay of a foreign thread loses."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from typing import Any
 import orjson
 
 from threadlab.core.model import BaseAction, Thread
-from threadlab.formats.provider_history import request_indices
-from threadlab.formats.provider_read import RIDERS
-from threadlab.formats.provider_sse import sse_bytes
-from threadlab.formats.provider_wire import put
-from threadlab.formats.replay import unmatched_returns
-from threadlab.formats.responses_items import restore
+from threadlab.formats.common.providers.history import request_indices
+from threadlab.formats.common.providers.reading import RIDERS
+from threadlab.formats.common.providers.replay import unmatched_returns
+from threadlab.formats.common.providers.sse import sse_bytes
+from threadlab.formats.common.providers.wire import put
+from threadlab.formats.common.responses.items import restore
 
 Rebuild = Callable[[list[BaseAction]], Any]
 Body = Callable[[Any, list[Any]], Any]

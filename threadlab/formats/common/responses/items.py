@@ -9,7 +9,7 @@ items the Responses API takes as input: ``message`` (user, assistant, system, de
 calls (``web_search_call``, ``file_search_call`` ...). One mapping serves them all, so a fix to
 it fixes all. The JavaScript Agents SDK's spellings (``callId``, ``function_call_result`` with an
 output object) read as the Python SDK's. Who speaks (handoffs, runs) is the Agents SDK's
-business: ``agents_sdk_items.py``.
+business: ``common/responses/agents_sdk.py``.
 
 Round trips are exact without keeping a second copy of each item: the writer rebuilds an item
 from its action by a default rule, and the reader keeps, in the action's
@@ -29,7 +29,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import json_bytes
 from threadlab.core.model import BaseAction
 from threadlab.core.problems import short
-from threadlab.formats.provider_parts import is_media, read_responses_part, responses_part
+from threadlab.formats.common.providers.parts import is_media, read_responses_part, responses_part
 
 PROVIDER = "openai"
 # hosted tools run by the provider: the call item holds the result too (no *_output item follows)
@@ -223,7 +223,7 @@ class ItemReader:
 def decode_content(content: Any) -> Any:
     """Responses content → ThreadProtocol content: a string stays; one text part becomes its
     text; text parts become text parts, images image parts, ``input_file`` and ``input_audio``
-    parts with their data or URL media parts (``provider_parts``), anything else stays as it came."""
+    parts with their data or URL media parts (``providers.parts``), anything else stays as it came."""
     if not isinstance(content, list):
         return "" if content is None else content if isinstance(content, str) else orjson.dumps(content).decode()
     parts = [_part(p) for p in content]
@@ -259,7 +259,7 @@ def encode_content(content: Any, role: str | None) -> list[Any]:
 
 def encode_part(data: Any, text_type: str = "input_text") -> dict[str, Any] | None:
     """A ThreadProtocol part (as a dict) → the Responses part for it: text, an image, a media
-    part where a Responses part holds it (``provider_parts``), a Responses part as it came;
+    part where a Responses part holds it (``providers.parts``), a Responses part as it came;
     None for anything else (another format's part: the writer leaves it out and names it)."""
     if not isinstance(data, Mapping):
         return None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from threadlab.core.model import Thread
-    from threadlab.formats.source import Source
+    from threadlab.formats.common.source import Source
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ import orjson
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.problems import ThreadError
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 
 HEAD = 65536  # what detectors sniff
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from threadlab.core.model import Usage
-from threadlab.formats.spans.model import Part
+from threadlab.formats.common.spans.model import Part
 
 _CATEGORIES = {"image": "image", "audio": "audio", "video": "video", "document": "document"}
 _FINISH = {

@@ -13,7 +13,7 @@ import orjson
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
-from threadlab.formats.source import Source
+from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai.sniff import is_v4_part
 
 NAME = "vercel-ai-messages"

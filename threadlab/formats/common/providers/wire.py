@@ -6,7 +6,7 @@ People keep these lists as they were sent or received: a bare list of messages, 
 wrapped as recorded HTTP exchanges ``{"request": {"method", "url", "headers", "body"},
 "response": {"status_code", "body"}}`` or OpenAI Batch lines ``{"custom_id", "body"}``), a JSON
 array or JSON Lines of those. A conversation logged turn by turn repeats its history in every
-request: which exchanges make one thread is ``provider_history``'s rule. What the writer needs
+request: which exchanges make one thread is ``providers.history``'s rule. What the writer needs
 to give the container back (the bodies' other fields, the envelopes, where each request's
 messages sit in the history) is kept in the thread's metadata under the format's key.
 """
@@ -19,8 +19,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from threadlab.formats.json_lines import complete_lines, past_cut_first, torn_reason, with_edges
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import complete_lines, past_cut_first, torn_reason, with_edges
+from threadlab.formats.common.source import Source
 
 Path = tuple[str, ...]
 # where the bodies sit in the documents people log (first match wins)
@@ -31,7 +31,7 @@ _RESPONSE_PATHS: tuple[Path, ...] = ((), ("response", "body"), ("response",))
 class Codec(Protocol):
     """What a provider format tells the shared container code about its bodies (a codec may also
     define ``is_config(message)``: the messages its requests carry as configuration, left out
-    of the history comparison, ``provider_history``)."""
+    of the history comparison, ``providers.history``)."""
 
     def is_request(self, body: Mapping[str, Any]) -> bool: ...
 

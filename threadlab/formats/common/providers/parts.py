@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from threadlab.formats.replay import Said
+from threadlab.formats.common.providers.replay import Said
 
 OCTET = "application/octet-stream"
 _AUDIO = {"mp3": "audio/mpeg", "wav": "audio/wav"}  # the formats input_audio takes

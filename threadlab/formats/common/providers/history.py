@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.provider_wire import Codec, Exchange
+from threadlab.formats.common.providers.wire import Codec, Exchange
 
 # fields a client may leave out when it sends an item back (the API's item id and its state)
 DROPPABLE = frozenset({"id", "status"})

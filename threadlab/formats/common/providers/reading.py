@@ -2,7 +2,7 @@
 
 A format subclasses ``MessageReader`` with how one of its messages becomes actions
 (``read_message``) and how a response body gives its messages, usage and model
-(``read_response``); this module walks the container (``provider_wire``), groups exchanges into
+(``read_response``); this module walks the container (``providers.wire``), groups exchanges into
 threads, counts the records the repeated history holds, and keeps in the thread's metadata what
 the writer needs to give the container back."""
 
@@ -15,15 +15,15 @@ from typing import Any
 import orjson
 
 from threadlab.core.builder import ThreadBuilder
-from threadlab.core.model import BaseAction, Thread
+from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import Problem, short
-from threadlab.formats.json_lines import TORN_REASONS, complete_lines, past_cut_first, refusal, torn_reason, with_edges
-from threadlab.formats.provider_history import Sent, index_fields, iter_exchange_threads
-from threadlab.formats.provider_sse import Event
-from threadlab.formats.provider_wire import Codec, Container, read_container
-from threadlab.formats.responses_items import remember
-from threadlab.formats.sdk_types import check, defines_kind
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import TORN_REASONS, complete_lines, past_cut_first, refusal, torn_reason, with_edges
+from threadlab.formats.common.providers.history import Sent, index_fields, iter_exchange_threads
+from threadlab.formats.common.providers.sdk_types import check, defines_kind
+from threadlab.formats.common.providers.sse import Event
+from threadlab.formats.common.providers.wire import Codec, Container, read_container
+from threadlab.formats.common.responses.items import remember
+from threadlab.formats.common.source import Source
 
 _TEXT_PARTS = ("text", "input_text", "output_text")
 # key, in an action's metadata, of the wire messages of its response that are no action of their own
@@ -288,8 +288,8 @@ class StreamFormat:
         return any(marker in head[:4096] for marker in self.event_markers)
 
     def detect(self, source: Source) -> bool:
-        from threadlab.formats.provider_sse import first_event_value, is_sse
-        from threadlab.formats.provider_wire import container_of, sniff
+        from threadlab.formats.common.providers.sse import first_event_value, is_sse
+        from threadlab.formats.common.providers.wire import container_of, sniff
 
         if source.is_dir:
             return False
@@ -304,7 +304,7 @@ class StreamFormat:
         return sniff(source, self.codec, self.markers)
 
     def to_threads(self, source: Source) -> list[Thread]:
-        from threadlab.formats.provider_sse import is_sse
+        from threadlab.formats.common.providers.sse import is_sse
 
         if not source.is_object and is_sse(source.head(4096)):
             return [self.read_stream(source)]
@@ -317,4 +317,14 @@ class StreamFormat:
         return read_threads(source, self.reader, self.what)
 
 
-__all__ = ["RIDERS", "MessageReader", "StreamFormat", "blank_text", "head_is_saved_events", "read_events", "read_threads", "saved_events"]
+def put_usage(actions: list[BaseAction], usage: Usage | None) -> None:
+    """A response's usage on the actions it produced (the three provider readers' one rule)."""
+    if usage is None or not actions:
+        return
+    target = next((a for a in actions if a.action_type == "assistant_message"), actions[0])
+    # on the message (or the response's first action: a tool call holds it as an extra field, as Codex's do)
+    target.usage = usage if target.action_type in ("assistant_message", "thinking") else usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]
+
+
+__all__ = ["RIDERS", "MessageReader", "StreamFormat", "blank_text", "head_is_saved_events", "put_usage", "read_events", "read_threads", "saved_events"]
+

@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from threadlab.formats.json_lines import CUT_FIRST, starts_cut
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import CUT_FIRST, starts_cut
+from threadlab.formats.common.source import Source
 
 
 class Failure(NamedTuple):

@@ -17,8 +17,8 @@ from threadlab.core.canonical import dumps
 from threadlab.core.model import WIRE, AgentConfig, InvalidAction, Thread, UnknownAction, action_adapter
 from threadlab.core.problems import Problem, ThreadError, short
 from threadlab.core.timefmt import parse_timestamp
-from threadlab.formats.json_lines import Edge, line_failure, with_last
-from threadlab.formats.source import Source, parse_json
+from threadlab.formats.common.json_lines import Edge, line_failure, with_last
+from threadlab.formats.common.source import Source, parse_json
 
 NAME = "threadprotocol"
 

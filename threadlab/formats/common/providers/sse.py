@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.json_lines import past_cut_first
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import past_cut_first
+from threadlab.formats.common.source import Source
 
 _FIELDS = (b"data:", b"event:", b"id:", b"retry:")
 
