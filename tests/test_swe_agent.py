@@ -10,8 +10,8 @@ from pathlib import Path
 import orjson
 
 import threadlab
-from threadlab.formats.registry import FORMATS, load_module
-from threadlab.formats.source import Source
+from threadlab.formats.common.registry import FORMATS, load_module
+from threadlab.formats.common.source import Source
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MINI = FIXTURES / "mini_swe_agent"

@@ -6,10 +6,10 @@ config, cost and submission), which no other format's thread holds."""
 from __future__ import annotations
 
 from threadlab.core.model import Thread
-from threadlab.formats.json_lines import HEAD, refusal
+from threadlab.formats.common.json_lines import HEAD, refusal
+from threadlab.formats.common.source import Source
 from threadlab.formats.mini_swe_agent.reading import AGENT, KEY, read_trajectory
 from threadlab.formats.mini_swe_agent.wire import is_trajectory
-from threadlab.formats.source import Source
 
 NAME = "mini-swe-agent"
 

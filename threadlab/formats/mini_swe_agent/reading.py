@@ -25,10 +25,10 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.counts import counts_as
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.source import Source
 from threadlab.formats.mini_swe_agent.responses import as_chat
 from threadlab.formats.mini_swe_agent.wire import RETURNCODE, ROLES, arguments, commands_of, thoughts_of
-from threadlab.formats.source import Source
 
 KEY = "mini_swe_agent"
 AGENT = "mini-swe-agent"

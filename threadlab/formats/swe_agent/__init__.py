@@ -5,8 +5,8 @@ run (history and steps, environment, replay config) that no other format's threa
 from __future__ import annotations
 
 from threadlab.core.model import Thread
-from threadlab.formats.json_lines import HEAD, refusal
-from threadlab.formats.source import Source
+from threadlab.formats.common.json_lines import HEAD, refusal
+from threadlab.formats.common.source import Source
 from threadlab.formats.swe_agent.reading import AGENT, KEY, read_trajectory
 from threadlab.formats.swe_agent.wire import is_trajectory
 

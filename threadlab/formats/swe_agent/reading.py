@@ -36,11 +36,11 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.core.problems import short
-from threadlab.formats.counts import counts_as
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.source import Source
 
 # the family's wire helpers both share (mini-swe-agent is SWE-agent's successor; the same Chat calls and thinking blocks)
 from threadlab.formats.mini_swe_agent.wire import arguments, thoughts_of
-from threadlab.formats.source import Source
 from threadlab.formats.swe_agent.wire import is_action
 
 KEY = "swe_agent"
