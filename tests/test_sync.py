@@ -123,6 +123,25 @@ def test_only_the_part_of_a_changed_file_is_rewritten(sources: Path, tmp_path: P
     assert_archive_is(tmp_path / "archive", sources)
 
 
+def test_files_changed_in_several_parts_are_rewritten_together(sources: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several parts rewritten in one sync (in threads): each keeps its place, the archive equals a load."""
+    monkeypatch.setattr(archive, "PART_BYTES", 40_000)  # a few files a part
+    first = threadlab.sync(sources, tmp_path / "archive")
+    parts = orjson.loads((tmp_path / "archive" / SCHEMA_FILE).read_bytes())["parts"]
+    changed = sorted((sources / "codex").rglob("*.jsonl"))[:2] + sorted((sources / "claude").glob("*/*.jsonl"))[:1]
+    assert len(changed) == 3 and 3 <= len(parts) < len(first.converted)
+    for path in changed:
+        path.write_bytes(path.read_bytes() + path.read_bytes().splitlines(keepends=True)[-1])
+    report = threadlab.sync(sources, tmp_path / "archive")
+    assert report.converted == sorted(str(p) for p in changed)
+    after = orjson.loads((tmp_path / "archive" / SCHEMA_FILE).read_bytes())["parts"]
+    untouched = [p for p in parts if p in after]
+    rewritten = [p for p in after[:-1] if p not in parts]  # the last part holds the changed files' new rows
+    assert len(rewritten) >= 2 and len(untouched) + len(rewritten) == len(parts)  # each part holding a changed file, rewritten
+    assert [after.index(p) for p in untouched] == sorted(after.index(p) for p in untouched)  # the others stay, in order
+    assert_archive_is(tmp_path / "archive", sources)
+
+
 def test_removed_sources_are_reported_and_kept_until_pruned(sources: Path, tmp_path: Path) -> None:
     threadlab.sync(sources, tmp_path / "archive")
     gone = sorted((sources / "codex").rglob("*.jsonl"))[1]

@@ -180,6 +180,7 @@ def _take_out(writer: DatasetWriter, held: dict[str, list[Any]], names: list[str
     for key in names:
         if key in held:
             by_part.setdefault(held[key][2], set()).add(key)
+    keeps = {}
     for part, gone in by_part.items():
         if part not in writer.parts:
             continue
@@ -190,10 +191,11 @@ def _take_out(writer: DatasetWriter, held: dict[str, list[Any]], names: list[str
                 return None
             return pc.invert(pc.fill_null(pc.is_in(table["source"].cast(pa.large_string()), value_set=values), False))
 
-        new = writer.filter_part(part, keep)
-        for entry in held.values():
-            if entry[2] == part:
-                entry[2] = new
+        keeps[part] = keep
+    news = writer.filter_parts(keeps)
+    for entry in held.values():
+        if entry[2] in news:
+            entry[2] = news[entry[2]]
 
 
 __all__ = ["SyncReport", "sync"]
