@@ -127,3 +127,48 @@ def test_a_json_array_written_one_item_a_line_is_no_cut_capture(name: str, tmp_p
     path = tmp_path / source.name
     path.write_bytes(b"[" + b",\n".join(orjson.dumps(i) for i in items) + b"]\n")
     assert _detected(path) == _detected(source) is not None
+
+
+GLUED_READERS = {"codex", "codex-exec", "copilot-cli", "gemini-cli", "qwen-code", "sts", "langchain"}  # the readers of json_lines.parsed_lines
+GLUED = [(f, lines) for f, lines in LINES if f.format in GLUED_READERS and lines[0].lstrip()[:1] == b"{"]
+
+
+def _shape(threads: list[tl.Thread]) -> list[list[tuple[str, str]]]:
+    return [[(a.action_type, orjson.dumps(a.model_dump(mode="json").get("content")).decode()) for a in t.actions] for t in threads]
+
+
+@pytest.mark.parametrize(("fixture", "lines"), GLUED, ids=[f.id for f, _ in GLUED])
+def test_records_glued_onto_one_line_are_each_read_and_the_line_named(fixture: Fixture, lines: list[bytes], tmp_path: Path) -> None:
+    """Two writers appending to one file, or one that lost a newline, leave ``{...}{...}``: the
+    file is detected as before, every record is read, and a ``glued`` problem names the line."""
+    at = min(2, len(lines) - 2)  # lines at+1 and at+2 (1-based) glued
+    whole, glued = tmp_path / "whole" / fixture.path.name, tmp_path / "glued" / fixture.path.name
+    whole.parent.mkdir()
+    glued.parent.mkdir()
+    whole.write_bytes(b"\n".join(lines) + b"\n")
+    glued.write_bytes(b"\n".join([*lines[:at], lines[at] + lines[at + 1], *lines[at + 2:]]) + b"\n")
+    assert _detected(glued) == _detected(whole) is not None
+    expected, got = tl.read_all(whole, strict=False), tl.read_all(glued, strict=False)
+    assert _shape(got) == _shape(expected)
+    assert [(p.rule, p.line) for t in got for p in t.problems if p.rule == "glued"] == [("glued", at + 1)]
+    with pytest.raises(tl.ThreadError, match="glued"):
+        tl.read_all(glued, strict=True)
+
+
+QWEN_GLUED = Path(__file__).resolve().parent / "fixtures" / "real" / "qwen_code" / "agent-sessions" / "019f0000-0000-7000-8000-000000000005.jsonl"
+
+
+def test_agent_sessions_glued_qwen_file_reads_both_records() -> None:
+    thread = tl.read(QWEN_GLUED, strict=False)
+    assert [a.action_type for a in thread.actions] == ["user_message", "assistant_message"]
+    assert [(p.rule, p.line) for p in thread.problems] == [("glued", 1)]
+
+
+def test_a_glued_line_whose_last_record_is_torn_keeps_the_records_before(tmp_path: Path) -> None:
+    data = QWEN_GLUED.read_bytes().rstrip()
+    again = data.replace(b"8000-000000000051", b"8000-000000000061").replace(b"8000-000000000052", b"8000-000000000062").replace(b"14:00:00.000Z", b"14:00:02.000Z")
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(data + b"\n" + again[: len(again) - 40])  # the last record cut short: a writer still at work
+    thread = tl.read(path, strict=False)
+    assert [a.action_type for a in thread.actions] == ["user_message", "assistant_message", "user_message"]
+    assert [(p.rule, p.line) for p in thread.problems] == [("glued", 1), ("glued", 2), ("truncated", 2)]

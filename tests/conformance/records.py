@@ -7,6 +7,7 @@ chunk fails. Counters use only the standard library and orjson, never threadlab'
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import zipfile
 from collections.abc import Callable, Iterable
@@ -167,6 +168,36 @@ def _lines(path: Path) -> int:
     return sum(1 for line in path.read_bytes().splitlines() if line.strip())
 
 
+def line_records(line: bytes) -> list[bytes]:
+    """A non-blank line's records: the line, or the JSON objects glued onto it with no line
+    break between them (``{...}{...}``), each one's bytes, and a last piece that does not parse
+    (a torn record) as one more."""
+    try:
+        orjson.loads(line)
+        return [line]
+    except orjson.JSONDecodeError:
+        pass
+    text, at, out = line.decode(errors="replace"), 0, []
+    decoder = json.JSONDecoder()
+    while at < len(text):
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at == len(text):
+            break
+        try:
+            _, stop = decoder.raw_decode(text, at)
+        except ValueError:
+            out.append(text[at:].encode())
+            break
+        out.append(text[at:stop].encode())
+        at = stop
+    return out if len(out) > 1 else [line]
+
+
+def _records_of_lines(path: Path) -> int:
+    return sum(len(line_records(line)) for line in path.read_bytes().splitlines() if line.strip())
+
+
 def codex(path: Path) -> int:
     """A record is a rollout line (blank lines are none)."""
     return _lines(path)
@@ -214,8 +245,8 @@ def swe_agent(path: Path) -> int:
 
 
 def qwen_code(path: Path) -> int:
-    """A record is a session line (blank lines are none)."""
-    return _lines(path)
+    """A record is a session line (blank lines are none), or each record glued onto a line."""
+    return _records_of_lines(path)
 
 
 def codex_exec(path: Path) -> int:

@@ -1,6 +1,6 @@
 """Qwen Code session files (``~/.qwen/projects/<project>/chats/<session id>.jsonl``), counted from
-the raw bytes with orjson only, from qwen-code's ``chatRecordingService.ts``: one record a line,
-each once, in the order written (a rewind takes nothing away: the records happened).
+the raw bytes with orjson only, from qwen-code's ``chatRecordingService.ts``: one record a line
+(records glued onto one line without their newline, each), each once, in the order written (a rewind takes nothing away: the records happened).
 
 - human prompt: a ``user`` record with a text part and no ``subtype``; harness turn: a ``user``
   record of subtype ``notification`` or ``cron``;
@@ -18,14 +18,15 @@ from typing import Any
 
 import orjson
 
+from tests.conformance.records import line_records
 from tests.wild.count import Counts
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
     out = []
-    for line in path.read_bytes().splitlines():
+    for record in (r for line in path.read_bytes().splitlines() if line.strip() for r in line_records(line)):
         try:
-            value = orjson.loads(line)
+            value = orjson.loads(record)
         except orjson.JSONDecodeError:
             continue
         message = value.get("message") if isinstance(value, dict) else None

@@ -36,6 +36,7 @@ RULES: dict[str, str] = {
     "unknown-type": "a record, part or block of a type the reader does not map; kept as system.unknown_* or an unknown part",
     "unknown-id": "a record refers to an id (message, part, tool call) that was never opened",
     "truncated": "the input ends before a message, stream or line does",
+    "glued": "a JSON Lines line holds several records with no line break between them (appended without their newline): each is read",
     "size-limit": "a part of a container that would take more memory than threadlab gives it (a zip member inflating beyond the archive's budget, as a zip bomb does); not read, the rest is",
     # format-specific
     "sse": "a line of a Server-Sent Events body is not an SSE field",

@@ -12,10 +12,15 @@ A saved capture can be cut at its other end too: a stream recorded from the midd
 a first line whose end was lost. A first line that is such a fragment of JSON (``cut_first``)
 is left out of the head the detectors see when lines follow it, so those lines decide what the
 file is, and the readers call it ``truncated`` too (``torn_reason``). A first line of plain text
-is no fragment: it still makes the file no format's."""
+is no fragment: it still makes the file no format's.
+
+Two writers appending to one file, or a writer that lost its newline, glue records onto one
+line (``{...}{...}``): such a line is read as its records (``glued_values``), each then
+accounted for by the reader, with a ``glued`` problem naming the line."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -34,6 +39,36 @@ def json_or_none(line: bytes) -> Any:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
+
+
+def glued_values(line: bytes) -> tuple[list[Any], bytes] | None:
+    """The JSON objects or arrays a line holds one after another with nothing but whitespace
+    between them (records glued without their newline), and what is left after the last one
+    that parses (empty, or a torn tail); None when the line does not start with two such
+    records. Each record is parsed by orjson, as a line is (the splitting only finds where
+    each one ends)."""
+    try:
+        text = line.decode()
+    except UnicodeDecodeError:
+        return None
+    decoder = json.JSONDecoder()
+    values: list[Any] = []
+    at, end = 0, len(text)
+    while True:
+        while at < end and text[at].isspace():
+            at += 1
+        if at == end or text[at] not in "{[":
+            break
+        try:
+            _, stop = decoder.raw_decode(text, at)
+            value = orjson.loads(text[at:stop])
+        except (ValueError, RecursionError):
+            break
+        values.append(value)
+        at = stop
+    if len(values) < 2 and not (values and at < end):
+        return None
+    return values, text[at:].encode()
 
 
 def ends_early(line: bytes, exc: orjson.JSONDecodeError) -> bool:
@@ -106,7 +141,16 @@ def head_values(source: Source, count: int = 3) -> list[Any]:
     """The first ``count`` complete non-blank lines of the file's head, parsed (None for a line
     that is not JSON): what a detector looks at."""
     head = source.head(HEAD)
-    return [json_or_none(line) for line in complete_lines(head)[:count]]
+    return [_first_value(line) for line in complete_lines(head)[:count]]
+
+
+def _first_value(line: bytes) -> Any:
+    value = json_or_none(line)
+    if value is None and line.lstrip()[:1] in (b"{", b"["):
+        glued = glued_values(line)
+        if glued is not None and not glued[1].strip():
+            return glued[0][0]
+    return value
 
 
 class Edge(NamedTuple):
@@ -172,10 +216,32 @@ def parsed_lines(source: Source, builder: ThreadBuilder) -> Iterator[tuple[int, 
         try:
             value = orjson.loads(edge.line)
         except orjson.JSONDecodeError as exc:
+            glued = glued_values(edge.line) if edge.line.lstrip()[:1] in (b"{", b"[") else None
+            if glued is not None:
+                values, rest = glued
+                rest_failure = _rest_failure(edge, rest) if rest.strip() else None
+                if rest_failure is None or len(values) > 1 or rest_failure[0] == "truncated":
+                    builder.problem("glued", f"line {edge.number} holds {len(values) + (rest_failure is not None)} JSON records with no line break between them "
+                                             f"(appended without their newline); each is read", line=edge.number)
+                    yield from ((edge.number, v) for v in values)
+                    if rest_failure is not None:
+                        builder.failed(*rest_failure, line=edge.number)
+                    continue
             rule, message = line_failure(edge, exc)
             builder.failed(rule, message, line=edge.number)
             continue
         yield edge.number, value
+
+
+def _rest_failure(edge: Edge, rest: bytes) -> tuple[str, str]:
+    """(rule, message) for what follows a glued line's last whole record."""
+    try:
+        orjson.loads(rest)
+    except orjson.JSONDecodeError as exc:
+        if edge.last and ends_early(rest, exc):
+            return "truncated", f"line {edge.number}'s last record {TORN}; the records before it are read"
+        return "json", f"line {edge.number}'s last record is not JSON ({exc.msg}); skipped"
+    return "json", f"line {edge.number}'s last record is not JSON; skipped"
 
 
 def refusal(source: Source, message: str) -> ThreadError:
