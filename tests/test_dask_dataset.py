@@ -4,6 +4,8 @@ processes open the dataset's files themselves) gives the frames the eager read g
 
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,18 @@ from .test_load import assert_same_frames
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [ROOT / "data" / "claude_code", ROOT / "tests" / "fixtures" / "codex"]
+
+
+def memory_url(folder: Path) -> str:
+    """``folder``'s files in the in-memory fsspec store, under a fresh prefix: its URL."""
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    base = f"/dask-{uuid.uuid4().hex[:8]}"
+    for path in folder.rglob("*"):
+        if path.is_file():
+            fs.pipe_file(f"{base}/{path.relative_to(folder)}", path.read_bytes())
+    return f"memory:/{base}"
 
 
 def test_dask_on_a_dataset_equals_eager(tmp_path: Path) -> None:
@@ -34,7 +48,10 @@ def test_dask_on_a_dataset_equals_eager(tmp_path: Path) -> None:
         assert lazy.actions.npartitions == 2 and "partitions" in repr(lazy)
         computed = lazy.compute()
         assert len(client.scheduler_info()["workers"]) == 2
+        url = memory_url(SOURCES[1])  # raw files at a URL: the worker processes read this machine's mirror of it
+        from_url = threadlab.load(url, engine="dask").compute()
     assert_same_frames(eager, computed, check_categorical=False)
+    assert_same_frames(threadlab.load(url, progress=False, workers=1), from_url, check_categorical=False)
     assert list(computed.skipped["path"]) == list(eager.skipped["path"])
 
 
@@ -44,5 +61,22 @@ def test_dask_engine_names(tmp_path: Path) -> None:
     assert_same_frames(threadlab.read_parquet(tmp_path / "ds"), lazy.compute(scheduler="threads"), check_categorical=False)
     with pytest.raises(ValueError, match="unknown engine"):
         threadlab.read_parquet(tmp_path / "ds", engine="spark")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="engine='dask' loads files on disk"):
-        threadlab.load("memory://x/y", engine="dask")
+
+
+def test_dask_on_a_url_equals_the_eager_load_and_names_the_url() -> None:
+    """``load(url, engine="dask")``: the URL's files mirrored on this machine, each partition
+    naming them by their URLs; the temporary mirror goes with the lazy frames."""
+    import gc
+
+    url = memory_url(SOURCES[1])
+    eager = threadlab.load(url, progress=False, workers=1)
+    lazy = threadlab.load(url, engine="dask")
+    computed = lazy.compute(scheduler="threads")
+    assert_same_frames(eager, computed, check_categorical=False)
+    assert all(str(s).startswith(url + "/") for s in computed.actions["source"].unique())
+    assert list(computed.skipped["path"]) == list(eager.skipped["path"]) and all(p.startswith(url) for p in computed.skipped["path"])
+    mirror = [m._tmp for m in lazy.mirrors]
+    assert mirror and all(m and os.path.isdir(m) for m in mirror)
+    del lazy
+    gc.collect()
+    assert not any(os.path.isdir(m) for m in mirror)

@@ -75,8 +75,9 @@ def load(
     read as the same folder on disk would be, the frames naming the URL (``loading/remote.py``)."""
     if has_url(source):
         if engine == "dask":
-            raise ValueError("engine='dask' loads files on disk; load a URL with the default engine, or write it as a dataset and "
-                             "read that with threadlab.read_parquet(url, engine='dask')")
+            from threadlab.loading.dask_engine import load_dask_urls
+
+            return load_dask_urls(source, load, format=format, workers=workers, cache=cache, storage_options=storage_options)
         with staged_sources(source, storage_options=storage_options, cache=cache_folder(cache)) as (local, mirrors):
             frames = load(local, format=format, strict=strict, progress=progress, workers=workers, cache=cache)
             return named_by_url(frames, mirrors)  # type: ignore[arg-type]

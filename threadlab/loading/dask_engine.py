@@ -8,8 +8,9 @@ cluster, pass ``cache=<shared folder>`` to make that certain)."""
 
 from __future__ import annotations
 
+import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,8 +24,10 @@ from threadlab.frames.frames import TABLE_NAMES, Frames
 from threadlab.frames.labels import table_to_frame
 from threadlab.frames.skipped import skipped_frame, summary_line
 from threadlab.frames.table import empty_frame
+from threadlab.loading.cache import cache_folder
 from threadlab.loading.chunks import load_chunk
 from threadlab.loading.files import Chunk
+from threadlab.loading.remote import UrlNames, staged_sources
 
 _RECENT: OrderedDict[tuple[Chunk, str | None], dict[str, pa.Table]] = OrderedDict()
 _KEEP = 4
@@ -63,6 +66,7 @@ class DaskFrames:
     threads: Any
     problems: Any
     skipped: pd.DataFrame = field(default_factory=skipped_frame)
+    mirrors: tuple[Any, ...] = field(default=(), repr=False)  # a URL load's files mirrored on disk (``close`` removes them)
 
     def tables(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in TABLE_NAMES}
@@ -73,6 +77,10 @@ class DaskFrames:
 
         computed = dask.compute(*self.tables().values(), **kwargs)
         return Frames(**{name: frame.reset_index(drop=True) for name, frame in zip(TABLE_NAMES, computed, strict=True)}, skipped=self.skipped)
+
+    def close(self) -> None:
+        """Remove the temporary mirror of a URL load now (else it goes with these frames)."""
+        _close_all(self.mirrors)
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{name}={frame.npartitions} partitions" for name, frame in self.tables().items())
@@ -106,3 +114,33 @@ def load_dask(
         walked = table_to_frame("problems", batch_to_tables(extract(list(problems)))["problems"])
         frames["problems"] = dd.concat([frames["problems"], dd.from_pandas(walked, npartitions=1)])
     return DaskFrames(**frames, skipped=skipped)
+
+
+def load_dask_urls(source: Any, load: Callable[..., Any], *, format: str, workers: int | None, cache: Any,
+                   storage_options: Mapping[str, Any] | None) -> DaskFrames:
+    """``load(url, engine="dask")``: the URLs' files mirrored on this machine (in the cache
+    folder with ``cache=``, else in a temporary folder removed once the DaskFrames are gone),
+    loaded lazily as a folder on disk is, each partition naming its files by their URLs where it
+    is computed. The workers read the mirror: those of this machine (a LocalCluster's) can; for
+    a cluster of other machines, write a dataset and read it with
+    ``threadlab.read_parquet(url, engine="dask")``."""
+    with staged_sources(source, storage_options=storage_options, cache=cache_folder(cache), keep=True) as (local, mirrors):
+        try:
+            frames = load(local, format=format, workers=workers, cache=cache, engine="dask")
+        except BaseException:
+            for staged in mirrors:
+                staged.close()
+            raise
+    named = tuple(mirrors)
+    renamed = DaskFrames(
+        **{name: getattr(frames, name).map_partitions(UrlNames(name, named), meta=getattr(frames, name)._meta) for name in TABLE_NAMES},
+        skipped=UrlNames("skipped", named)(frames.skipped),
+        mirrors=named,
+    )
+    weakref.finalize(renamed, _close_all, named)
+    return renamed
+
+
+def _close_all(mirrors: tuple[Any, ...]) -> None:
+    for staged in mirrors:
+        staged.close()

@@ -69,23 +69,40 @@ def named_by_url(frames: Frames, mirrors: list[Staged]) -> Frames:
     """The frames with every mirror path spelled as its URL."""
     if not mirrors:
         return frames
-    url = url_namer(mirrors)
+    for name in TABLE_NAMES:
+        setattr(frames, name, UrlNames(name, tuple(mirrors))(getattr(frames, name)))
+    frames.skipped = UrlNames("skipped", tuple(mirrors))(frames.skipped)
+    return frames
 
-    def text(message: Any) -> Any:
+
+class UrlNames:
+    """One table's frame with the mirrors' paths spelled as their URLs (``source``, a problem's
+    ``message``, a skipped file's ``path``): picklable, so a Dask partition can be renamed where
+    it is computed (``map_partitions``)."""
+
+    def __init__(self, table: str, mirrors: tuple[Staged, ...]) -> None:
+        self.table, self.mirrors = table, mirrors
+
+    def url(self, path: Any) -> Any:
+        return url_namer(list(self.mirrors))(path)
+
+    def text(self, message: Any) -> Any:
         if isinstance(message, str):
-            for staged in mirrors:
+            for staged in self.mirrors:
                 message = staged.text(message)
         return message
 
-    for name in TABLE_NAMES:
-        frame = getattr(frames, name)
-        if "source" in frame.columns and len(frame):
-            frame["source"] = _mapped(frame["source"], url)
-    if len(frames.problems):
-        frames.problems["message"] = frames.problems["message"].map(text).astype(frames.problems["message"].dtype)
-    if len(frames.skipped):
-        frames.skipped["path"] = frames.skipped["path"].map(url).astype(frames.skipped["path"].dtype)
-    return frames
+    def __call__(self, frame: pd.DataFrame) -> pd.DataFrame:
+        if not len(frame):
+            return frame
+        frame = frame.copy(deep=False)  # new columns, the others shared
+        if "source" in frame.columns:
+            frame["source"] = _mapped(frame["source"], self.url)
+        if self.table == "problems":
+            frame["message"] = frame["message"].map(self.text).astype(frame["message"].dtype)
+        if self.table == "skipped":
+            frame["path"] = frame["path"].map(self.url).astype(frame["path"].dtype)
+        return frame
 
 
 def _mapped(column: pd.Series, fn: Any) -> pd.Series:
@@ -98,4 +115,4 @@ def _mapped(column: pd.Series, fn: Any) -> pd.Series:
     return column.map(fn).astype(column.dtype)
 
 
-__all__ = ["has_url", "named_by_url", "staged_sources", "url_namer"]
+__all__ = ["UrlNames", "has_url", "named_by_url", "staged_sources", "url_namer"]
