@@ -5,6 +5,7 @@ and the ``~/.gemini`` home read as a folder."""
 
 from __future__ import annotations
 
+import shutil
 import warnings
 from pathlib import Path
 
@@ -22,6 +23,7 @@ MADE = HERE / "fixtures" / "gemini_cli"
 SESSIONS = sorted(MADE.rglob("session-*.json*"))
 LIVE = max((p for p in SESSIONS if p.suffix == ".jsonl"), key=lambda p: p.stat().st_size)
 HOME = LIVE.parents[3]
+RESUMED = next(p for p in LIVE.parent.glob("session-*.jsonl") if p != LIVE)  # the file the resume started, left beside
 
 
 def _jsonl(*records: object) -> bytes:
@@ -47,8 +49,24 @@ def test_the_0_61_session_reads_as_the_program_wrote_it() -> None:
     context = thread.actions[0]
     assert context.action_type == "user_message" and context.metadata["author"] == "harness" and context.metadata["harness"] == "environment_context"
     assert thread.thread_id == "167884c3-dd57-4e34-9c67-19b84f0ddb6a" and thread.title.startswith("Create notes.txt")
-    assert thread.account.records == len([line for line in LIVE.read_bytes().splitlines() if line.strip()])
+    # the file the resumed process started is read with the session: its lines are counted here
+    assert thread.account.records == sum(len([line for line in p.read_bytes().splitlines() if line.strip()]) for p in (LIVE, RESUMED))
     assert thread.account.unconverted == 0
+    resumed = kinds.index("system.session_resumed")  # where the resumed process went on, before its prompt
+    assert kinds[resumed - 1] == "assistant_message" and kinds[resumed + 1] == "user_message" and kinds.count("system.session_resumed") == 1
+    assert thread.actions[resumed].data["sessionId"] == thread.thread_id and thread.actions[resumed].timestamp < thread.actions[resumed + 1].timestamp
+
+
+def test_the_file_a_resume_left_is_a_thread_when_read_alone_and_another_sessions_file_is_its_own(tmp_path: Path) -> None:
+    (alone,) = tl.read_all(RESUMED)
+    assert [a.action_type for a in alone.actions] == ["user_message"] and alone.thread_id == tl.read(LIVE).thread_id
+    chats = tmp_path / "p" / "chats"
+    chats.mkdir(parents=True)
+    first, other = chats / "session-2026-01-01T00-00-0a1b2c3d.jsonl", chats / "session-2026-01-01T00-05-0a1b2c3d.jsonl"
+    first.write_bytes(_jsonl({**META, "sessionId": "0a1b2c3d-1"}, {"id": "u1", "timestamp": "2026-01-01T00:00:01.000Z", "type": "user", "content": "hi"}))
+    other.write_bytes(_jsonl({**META, "sessionId": "0a1b2c3d-2"}, {"id": "u2", "timestamp": "2026-01-01T00:05:01.000Z", "type": "user", "content": "bye"}))
+    frames = tl.load(tmp_path, progress=False)  # the same id8, other sessions: a thread each
+    assert sorted(frames.threads["thread_id"]) == ["0a1b2c3d-1", "0a1b2c3d-2"] and len(frames.problems) == 0
 
 
 def test_a_later_copy_of_a_message_is_the_message_and_a_history_set_adds_only_new_ones() -> None:
@@ -87,7 +105,8 @@ def test_a_torn_last_line_is_a_problem_and_the_rest_loads(tmp_path: Path) -> Non
     torn.write_bytes(b"".join(lines[:last_message]) + lines[last_message][: len(lines[last_message]) // 2])
     (thread,) = tl.read_all(torn, strict=False)
     assert [(p.rule, p.line) for p in thread.problems] == [("truncated", last_message + 1)]
-    whole = tl.read(LIVE)
+    (tmp_path / "whole").mkdir()
+    whole = tl.read(shutil.copy(LIVE, tmp_path / "whole"))  # the session's own file alone
     assert [a.action_type for a in thread.actions] == [a.action_type for a in whole.actions][:-1]  # all but the answer it was writing
     with pytest.raises(ThreadError, match="truncated"):
         tl.read(torn)
@@ -97,9 +116,9 @@ def test_a_torn_last_line_is_a_problem_and_the_rest_loads(tmp_path: Path) -> Non
 
 def test_the_gemini_home_reads_as_a_folder_and_lists_what_it_skips() -> None:
     frames = tl.load(HOME, progress=False)
-    # the resumed run's own start-up file (same session id, the context message only) is a thread too
-    assert list(frames.threads["format"]) == ["gemini-cli"] * 2 and len(frames.problems) == 0
-    assert sorted(frames.threads["n_human_prompts"]) == [0, 2]
+    # the resumed run's own start-up file (same session id, the context message again) is read with its session
+    assert list(frames.threads["format"]) == ["gemini-cli"] and len(frames.problems) == 0
+    assert list(frames.threads["n_human_prompts"]) == [2] and list(frames.threads["source"]) == [str(LIVE)]
     reasons = {Path(p).name: r for p, r in zip(frames.skipped["path"], frames.skipped["reason"], strict=True)}
     assert reasons["settings.json"] == "a Gemini CLI home's settings.json"
     assert reasons["projects.json"] == "a Gemini CLI home's project list (projects.json)"

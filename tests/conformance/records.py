@@ -8,6 +8,7 @@ chunk fails. Counters use only the standard library and orjson, never threadlab'
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import zipfile
 from collections.abc import Callable, Iterable
@@ -217,8 +218,15 @@ def _session_or_lines(path: Path, messages: str, marker: str) -> int:
 
 def gemini_cli(path: Path) -> int:
     """A record is a JSON Lines line; in the JSON generation (one session object with its
-    ``messages``), a message (the object itself when it holds none)."""
-    return _session_or_lines(path, "messages", "projectHash")
+    ``messages``), a message (the object itself when it holds none). A session's first file in a
+    ``chats/`` folder is read with the later files of its ``-<id8>.jsonl`` (a resume's): their
+    lines too."""
+    own = _session_or_lines(path, "messages", "projectHash")
+    match = re.fullmatch(r"session-.+-([0-9a-f]{8})\.jsonl", path.name)
+    if path.parent.name != "chats" or not match:
+        return own
+    group = sorted(p.name for p in path.parent.glob(f"session-*-{match.group(1)}.jsonl"))
+    return own + sum(_lines(path.parent / name) for name in group[1:]) if group and group[0] == path.name else own
 
 
 def copilot_cli(path: Path) -> int:

@@ -16,6 +16,7 @@ from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import HEAD, head_values, refusal
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
+from threadlab.formats.gemini_cli.layout import later_parts, resumed_parts
 from threadlab.formats.gemini_cli.reading import AGENT, KEY, read_session
 from threadlab.formats.gemini_cli.wire import is_metadata, is_session_object
 from threadlab.formats.gemini_cli.writing import write_session
@@ -63,7 +64,8 @@ def detect(source: Source) -> bool:
 def to_threads(source: Source) -> list[Thread]:
     if not detect(source):
         raise refusal(source, f"is not a Gemini CLI session (no session metadata first: {source.describe()})")
-    return [read_session(source)]
+    parts = [Source(p) for p in later_parts(source.path)] if source.path is not None else []
+    return read_session(source, parts)
 
 
 @refuses_non_finite
@@ -81,6 +83,9 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
         return FolderPlan(ignore={name: _HOME_FILES.get(name, _HOME_OTHER) for name in names - {"tmp"}})
     if "chats" in names and names & _PROJECT_MARKERS and os.path.isdir(os.path.join(folder, "chats")):
         return FolderPlan(ignore={name: _PROJECT_FILES.get(name, _PROJECT_OTHER) for name in names - {"chats"}})
+    if os.path.basename(folder) == "chats":
+        parts = resumed_parts(names)
+        return FolderPlan(companions=parts) if parts else None
     return None
 
 

@@ -5,7 +5,11 @@ The file is read as the log it is: each message once, where it first appeared, i
 adds only the messages it is the first to name (on a resume it repeats every earlier message,
 stripped of its tool calls, thoughts and tokens); a ``$rewindTo`` is a ``system.rewind`` action
 and the messages it took back stay (the model was sent them, and their tokens were spent); a
-metadata line met again (``--resume``) is a ``system.session_resumed`` action.
+metadata line met again (``--resume``) is a ``system.session_resumed`` action. The file a
+resume left beside the session's own (``layout.py``) is read with it: its metadata line is the
+``system.session_resumed`` action, placed where the resumed process went on in the session's file
+(its ``$set`` of ``sessionId``), and its messages, repeats of the session's, are accounted for
+as such; a file of another session id is a thread of its own.
 
 A ``gemini`` message becomes its thoughts (``thinking``), its text (``assistant_message``, with
 the message's ``tokens`` as usage; on the first thinking when it has no text, else on its first
@@ -27,7 +31,7 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.common.json_lines import parsed_lines
+from threadlab.formats.common.json_lines import head_values, parsed_lines
 from threadlab.formats.common.source import Source
 from threadlab.formats.gemini_cli.wire import (
     MESSAGE_TYPES,
@@ -63,16 +67,21 @@ class SessionReader:
         self.called: set[str] = set()
         self.title = ""
         self.generation = "jsonl"
+        self.in_part = False  # reading a file a resume left beside the session's (``read_part``)
+        self.resumed_at: int | None = None  # where in ``order`` the resumed process took over
 
     # --- reading the records -------------------------------------------------------------
     def read(self) -> Thread:
+        self.read_records()
+        return self.finish()
+
+    def read_records(self) -> None:
         whole = self.source.try_json() if self.source.head(1)[:1] in (b"{", b" ", b"\n", b"\r", b"\t", b"\xef") else None
         if is_session_object(whole):
             self.read_object(whole)
         else:
             for number, value in parsed_lines(self.source, self.b):
                 self.record(value, number)
-        return self.finish()
 
     def read_object(self, obj: dict[str, Any]) -> None:
         self.generation = "json"
@@ -101,9 +110,22 @@ class SessionReader:
         else:
             self.order.append(("unknown", value, number))
 
+    def read_part(self, source: Source) -> None:
+        """The records of a file a resume left beside the session's, at the resume."""
+        self.in_part = True
+        at = self.resumed_at if self.resumed_at is not None else len(self.order)
+        before = len(self.order)
+        for number, value in parsed_lines(source, self.b):
+            self.record(value, number)
+        added = self.order[before:]
+        del self.order[before:]
+        self.order[at:at] = added
+        self.in_part = False
+
     def message(self, message: dict[str, Any], number: int) -> None:
         if message["id"] in self.messages:
-            self.messages[message["id"]] = message  # a later copy: the message as it now is
+            if not self.in_part:  # (the resume's own file repeats a message the session holds as it is now)
+                self.messages[message["id"]] = message  # a later copy: the message as it now is
             self.b.took()
             return
         self.messages[message["id"]] = message
@@ -116,7 +138,9 @@ class SessionReader:
                     if is_message(message) and message["id"] not in self.messages:
                         self.messages[message["id"]] = message
                         self.order.append(("message", message["id"], 0))
-            else:
+            elif not self.in_part or key not in self.session:  # the session's own file says how it is now
+                if key == "sessionId" and not self.in_part and self.resumed_at is None:
+                    self.resumed_at = len(self.order)
                 self.session[key] = value
         self.b.took()
 
@@ -322,5 +346,16 @@ def _what(value: Any) -> str:
     return type(value).__name__
 
 
-def read_session(source: Source) -> Thread:
-    return SessionReader(source).read()
+def read_session(source: Source, parts: list[Source] | None = None) -> list[Thread]:
+    """The session of ``source`` with the files a resume left beside it (``parts``: those of its
+    session id; a part of another id is a thread of its own)."""
+    reader = SessionReader(source)
+    reader.read_records()
+    others: list[Thread] = []
+    for part in parts or []:
+        first = head_values(part, 1)
+        if reader.generation == "jsonl" and first and is_metadata(first[0]) and first[0].get("sessionId") == reader.session.get("sessionId"):
+            reader.read_part(part)
+        else:
+            others.append(SessionReader(part).read())
+    return [reader.finish(), *others]

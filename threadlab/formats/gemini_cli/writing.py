@@ -143,7 +143,7 @@ def write_session(thread: Thread) -> bytes:
     else:
         out = b"".join(orjson.dumps(r) + b"\n" for r in [head, *writer.records])
     lost = list(writer.lost)
-    again = read_session(Source(out, name=thread.origin[0] or "written.jsonl"))
+    [again] = read_session(Source(out, name=thread.origin[0] or "written.jsonl"))
     lost.extend(p for p in thread_losses(thread, again) if p not in lost)
     report_loss(NAME, thread.thread_id, lost)
     return out
