@@ -50,6 +50,22 @@ def test_a_trajectory_is_written_back_as_it_came(path: Path) -> None:
     assert thread.account.unconverted == 0 and not thread.problems
 
 
+def test_user_steps_copied_from_an_earlier_trajectory_are_the_harness_s() -> None:
+    """Terminus 2's continuation after summarizing starts with the original prompt, its hand-over
+    and the other agent's answers, each ``is_copied_context``: nobody typed them into this run."""
+    path = FIXTURES / "real" / "atif" / "terminus_2_hello-world-context-summarization-linear-history.trajectory.cont-1.json"
+    thread = read(path)
+    users = [a for a in thread.actions if a.action_type == "user_message"]
+    assert [(a.metadata or {}).get("author") for a in users] == ["harness"] * 3
+    assert {(a.metadata or {}).get("harness") for a in users} == {"copied_context"}
+    frames = threadlab.load(path, progress=False)
+    assert frames.threads[["n_human_prompts", "n_harness_turns"]].values.tolist() == [[0, 3]]
+    doc = orjson.loads(path.read_bytes())
+    doc["steps"] = [{k: v for k, v in step.items() if k != "is_copied_context"} for step in doc["steps"]]
+    (fresh,) = to_threads(Source(orjson.dumps(doc), name="t.json"))
+    assert [(a.metadata or {}).get("author") for a in fresh.actions if a.action_type == "user_message"] == [None] * 3
+
+
 def test_an_embedded_subagent_is_a_delegation_with_the_childs_actions() -> None:
     thread = read(FIXTURES / "atif" / "models_v1.7_embedded_subagent.json")
     kinds = [(a.action_type, getattr(a, "agent_id", None)) for a in thread.actions]

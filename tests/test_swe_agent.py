@@ -46,6 +46,19 @@ def test_a_saved_trajectory_is_no_chat_request() -> None:
     assert _claimed(MINI / "v1-textbased.traj.json") == ["mini-swe-agent"]
 
 
+def test_a_submission_longer_than_the_sniffed_head_is_still_a_trajectory(tmp_path: Path) -> None:
+    """``info`` is written first: a submitted diff of 2 MB (a real SWE-bench run's) pushes every
+    marker but the closing ``trajectory_format`` past the head detectors sniff."""
+    value = orjson.loads((MINI / "v1-textbased.traj.json").read_bytes())
+    value["info"] = {**value["info"], "submission": "+x\n" * 40_000}  # (the first key)
+    path = tmp_path / "big.traj.json"
+    path.write_bytes(orjson.dumps(value))
+    assert b"mini" not in path.read_bytes()[:65536]
+    assert _claimed(path) == ["mini-swe-agent"]
+    (big,), (small,) = threadlab.read_all(path), threadlab.read_all(MINI / "v1-textbased.traj.json")
+    assert [(a.action_type, getattr(a, "content", None)) for a in big.actions] == [(a.action_type, getattr(a, "content", None)) for a in small.actions]
+
+
 def test_the_run_s_last_step_which_the_history_lacks_is_a_call_of_its_own() -> None:
     (thread,) = threadlab.read_all(SWE / "test-repo-function-calling.traj")
     last_call, last_return = [a for a in thread.actions if a.action_type in ("tool_call", "tool_return")][-2:]

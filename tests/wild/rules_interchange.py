@@ -2,7 +2,8 @@
 
 A trajectory is ``{schema_version: "ATIF-v1.x", agent, steps, final_metrics?, subagent_trajectories?}``;
 each embedded subagent trajectory is a whole trajectory and is counted as one. Per the spec: a
-``user`` step is the user's prompt (ATIF names no harness), an ``agent`` step's ``message`` its
+``user`` step is the user's prompt (a harness turn when ``is_copied_context`` marks it copied
+from an earlier trajectory), an ``agent`` step's ``message`` its
 response, each ``tool_calls`` entry a call, an observation result whose ``source_call_id`` names
 a call of its step (or of an earlier step of its trajectory) that call's result, an error where
 its ``extra.is_error`` is true (as Harbor's converters write it). Tokens are ``final_metrics``' totals where the producer gives them (each key on
@@ -47,7 +48,9 @@ def atif(path: Path) -> Counts:
             if not isinstance(step, dict):
                 continue
             text = "".join(texts_of(step.get("message")))
-            c.human_prompts += step.get("source") == "user" and not blank(text)
+            copied = step.get("is_copied_context") is True  # the harness's hand-over from an earlier trajectory
+            c.human_prompts += step.get("source") == "user" and not blank(text) and not copied
+            c.harness_turns += step.get("source") == "user" and copied
             c.assistant_texts += step.get("source") == "agent" and not blank(text)
             for call in step.get("tool_calls") or [] if isinstance(step.get("tool_calls"), list) else []:
                 c.tool_calls += 1

@@ -58,6 +58,7 @@ HARNESS_KINDS: Final[Mapping[str, str]] = {
     "task_notification": "a background task's notification (Claude Code's <task-notification>)",
     "task_prompt": "the prompt a harness sends a sub-agent or an eval sample on the person's behalf",
     "retry_feedback": "a framework's feedback on a response it could not use (pydantic-ai's retry prompts)",
+    "copied_context": "a user turn the harness copied from an earlier trajectory to continue it (ATIF's is_copied_context: Terminus 2's hand-over after summarizing)",
 }
 
 INTERRUPT: Final = "interrupt"

@@ -6,7 +6,8 @@ name). A record is a step, of the trajectory and of every trajectory embedded in
 call or result of it that ATIF does not define is kept as it came), or failed (no step object).
 
 - a ``system`` step is a ``system.message`` ``{role: "system", content}``; a ``user`` step a
-  ``user_message``; an ``agent`` step, in order: ``thinking`` (``reasoning_content``), the
+  ``user_message`` (the harness's, ``copied_context``, when ``is_copied_context`` marks it copied
+  from an earlier trajectory: nobody typed it into this one); an ``agent`` step, in order: ``thinking`` (``reasoning_content``), the
   ``assistant_message`` (left out when it is empty beside reasoning, calls or results),
   ``tool_call``s, then its observation's results;
 - a result naming a call (``source_call_id``) is that call's ``tool_return``; one naming none is
@@ -28,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import CORE_ACTION_TYPES, Thread, Usage
 from threadlab.core.problems import short
@@ -223,7 +225,8 @@ class _Step:
             self.odd.append(("schema", f"{self.label} has message {short(self.step['message'])}, not text or content parts; kept as it came"))
             message = None
         if source == "user":
-            self.add("user_message", content=message if message is not None else "")
+            copied = harness_metadata("copied_context") if self.step.get("is_copied_context") is True else None
+            self.add("user_message", meta=copied, content=message if message is not None else "")
         elif source == "agent":
             self.agent_turn(message)
         else:

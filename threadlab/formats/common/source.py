@@ -120,6 +120,21 @@ class Source:
         except OSError:
             return b""
 
+    def tail(self, size: int = 8192) -> bytes:
+        """The last bytes, for sniffing a marker a writer puts at the end of one JSON object (after
+        a value that can outgrow any head), without reading a whole large file."""
+        if self._data is not None:
+            return self._data[-size:]
+        if self.path is None or self.path.is_dir():
+            return b""
+        try:
+            with open_regular(self.path) as fh:
+                end = fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, end - size))
+                return fh.read(size)
+        except OSError:
+            return b""
+
     def text(self) -> str:
         data = self.data
         try:

@@ -12,17 +12,20 @@ from threadlab.formats.mini_swe_agent.reading import AGENT, KEY, read_trajectory
 from threadlab.formats.mini_swe_agent.wire import is_trajectory
 
 NAME = "mini-swe-agent"
+_MARKS = (b"mini-swe-agent", b'"mini_version"', b'"model_stats"')
+_TAIL = 4096  # the closing keys of a trajectory (trajectory_format, instance_id)
 
 
 def detect(source: Source) -> bool:
-    """One JSON object whose ``trajectory_format`` is mini-swe-agent's (written last, so the head
-    is sniffed for the ``info`` written first) or whose ``info`` has a ``mini_version``."""
+    """One JSON object whose ``trajectory_format`` is mini-swe-agent's or whose ``info`` has a
+    ``mini_version``. The ``info`` is written first, but its ``submission`` (a whole diff) can
+    outgrow the head, so the tail, where ``trajectory_format`` is written last, is sniffed too."""
     if source.is_dir or source.is_object:
         return False
     head = source.head(HEAD)
     if head.lstrip()[:1] != b"{" or (b'"messages"' not in head and b'"info"' not in head):
         return False
-    if b"mini-swe-agent" not in head and b'"mini_version"' not in head and b'"model_stats"' not in head:
+    if not any(mark in part for part in (head, source.tail(_TAIL)) for mark in _MARKS):
         return False
     return is_trajectory(source.try_json())
 
