@@ -184,6 +184,16 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 writes=False,
             ),
             FormatSpec(
+                name="cline",
+                module="threadlab.formats.cline",
+                reads="Cline and Roo Code task folders (tasks/<task id>/api_conversation_history.json with ui_messages.json and task_metadata.json; a ui_messages.json alone) and the extensions' storage folders",
+                aliases=("roo-code", "roo-cline", "claude-dev", "cline-task"),
+                suffixes=(".json",),
+                priority=44,
+                plans_folders=True,
+                writes=False,
+            ),
+            FormatSpec(
                 name="qwen-code",
                 module="threadlab.formats.qwen_code",
                 reads="Qwen Code sessions (~/.qwen/projects/<project>/chats/<session id>.jsonl) and the ~/.qwen home",
