@@ -196,6 +196,16 @@ def copilot_cli(path: Path) -> int:
     return _session_or_lines(path, "chatMessages", "sessionId")
 
 
+def cline(path: Path) -> int:
+    """A record is a message of a Cline task's api history, with its folder's UI log records
+    and ``task_metadata.json`` (one); a UI log by itself, its records."""
+    value = orjson.loads(path.read_bytes())
+    if path.name != "api_conversation_history.json":
+        return len(value)
+    ui, meta = path.parent / "ui_messages.json", path.parent / "task_metadata.json"
+    return len(value) + (len(orjson.loads(ui.read_bytes())) if ui.is_file() else 0) + (1 if meta.is_file() else 0)
+
+
 def mini_swe_agent(path: Path) -> int:
     """A record is a message of the trajectory (the object itself when it holds none)."""
     return _session_or_lines(path, "messages", "info")
@@ -477,6 +487,7 @@ COUNTERS: dict[str, Counter] = {
     "codex-exec": codex_exec,
     "gemini-cli": gemini_cli,
     "copilot-cli": copilot_cli,
+    "cline": cline,
     "mini-swe-agent": mini_swe_agent,
     "swe-agent": swe_agent,
     "qwen-code": qwen_code,

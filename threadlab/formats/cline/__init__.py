@@ -78,6 +78,7 @@ def to_threads(source: Source) -> list[Thread]:
         ui = _sibling(source, UI, b) if in_task else None
         meta = _sibling(source, METADATA, b) if in_task else None
         if meta is not None:
+            b.took()
             b.metadata[KEY]["task_metadata"] = meta
         TaskReader(b, value, ui if isinstance(ui, list) else None).read()
     else:

@@ -42,8 +42,6 @@ _OTHER_KEYS = frozenset({"callerAgent", "agent", "parts", "part_kind", "kind", "
                          "createdAt", "toolInvocations", "experimental_attachments", "annotations",
                          # Cline's / Roo Code's api_conversation_history.json (releases since 3.x): cline
                          "ts", "modelInfo"})
-# how Cline wraps the task a person typed, first in its api history (older releases: no ts)
-_CLINE_TASK = "<task>"
 
 
 def other_formats_keys(m: Any) -> bool:
@@ -83,21 +81,11 @@ def _message_kind(m: Any) -> str | None:
     return ""
 
 
-def _cline_task(first: Any) -> bool:
-    """The first message is a Cline task's (its first text in ``<task>`` tags): the cline format's."""
-    if not isinstance(first, Mapping) or first.get("role") != "user":
-        return False
-    content = first.get("content")
-    block = content[0] if isinstance(content, list) and content else None
-    text = content if isinstance(content, str) else block.get("text") if isinstance(block, Mapping) else None
-    return isinstance(text, str) and text.lstrip().startswith(_CLINE_TASK)
-
-
 def list_kind(messages: Any, hint: str = "", default: str = CHAT) -> str | None:
     """The provider of a message list (its first 50 messages decide), ``hint`` choosing between
     equals, else ``default`` (detection: Chat Completions; a reader named by the caller takes
     what fits it); None when the list is no provider's."""
-    if not isinstance(messages, list) or not messages or _cline_task(messages[0]):
+    if not isinstance(messages, list) or not messages:
         return None
     found: set[str] = set()
     for m in messages[:50]:
