@@ -206,6 +206,18 @@ def cline(path: Path) -> int:
     return len(value) + (len(orjson.loads(ui.read_bytes())) if ui.is_file() else 0) + (1 if meta.is_file() else 0)
 
 
+def goose(path: Path) -> int:
+    """A record is a row of sessions.db's ``sessions`` and ``messages`` tables (its other tables
+    hold no conversation), or a line of a legacy session file (blank lines are none)."""
+    if path.read_bytes()[:16] != b"SQLite format 3\x00":
+        return _lines(path)
+    conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+    try:
+        return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("sessions", "messages"))
+    finally:
+        conn.close()
+
+
 def mini_swe_agent(path: Path) -> int:
     """A record is a message of the trajectory (the object itself when it holds none)."""
     return _session_or_lines(path, "messages", "info")
@@ -488,6 +500,7 @@ COUNTERS: dict[str, Counter] = {
     "gemini-cli": gemini_cli,
     "copilot-cli": copilot_cli,
     "cline": cline,
+    "goose": goose,
     "mini-swe-agent": mini_swe_agent,
     "swe-agent": swe_agent,
     "qwen-code": qwen_code,

@@ -194,6 +194,16 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 writes=False,
             ),
             FormatSpec(
+                name="goose",
+                module="threadlab.formats.goose",
+                reads="Goose sessions (sessions.db, SQLite, read-only; the sessions/<id>.jsonl files of earlier releases)",
+                aliases=("goose-db", "goose-session", "block-goose"),
+                suffixes=(".db", ".jsonl"),
+                priority=49,
+                plans_folders=True,
+                writes=False,
+            ),
+            FormatSpec(
                 name="qwen-code",
                 module="threadlab.formats.qwen_code",
                 reads="Qwen Code sessions (~/.qwen/projects/<project>/chats/<session id>.jsonl) and the ~/.qwen home",
