@@ -9,20 +9,17 @@ its ``sessions/`` folder; ``sessions.db``'s ``-wal`` / ``-shm`` are read with it
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.common.json_lines import head_values, parsed_lines, refusal
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
 from threadlab.formats.goose.reading import AGENT, KEY, MessageReader
 from threadlab.formats.goose.store import Damage, Session, database_sessions, is_goose_db
-from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, schema, with_file_problems
+from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, claims_database, database_threads
 
 NAME = "goose"
 _TOTALS = (("input_tokens", "accumulated_input_tokens", "input_tokens"), ("output_tokens", "accumulated_output_tokens", "output_tokens"), ("total_tokens", "accumulated_total_tokens", "total_tokens"))
@@ -55,11 +52,7 @@ def detect(source: Source) -> bool:
         return False
     head = source.head(4096)
     if head.startswith(SQLITE_MAGIC):
-        try:
-            with opened(source.path, None if source.path is not None else source.data) as conn:
-                return is_goose_db(schema(conn, []))
-        except (sqlite3.Error, OSError):
-            return False
+        return claims_database(source.path, None if source.path is not None else source.data, is_goose_db)
     if b'"working_dir"' not in head and b'"created"' not in head:
         return False
     values = head_values(source, 3)
@@ -99,17 +92,11 @@ def _thread(session: Session, source: str) -> Thread:
 
 
 def _database(source: Source) -> list[Thread]:
-    damage: list[Damage] = []
-    try:
+    def load(damage: list[Damage]) -> tuple[list[Thread], bool]:
         sessions, ok = database_sessions(source.path, None if source.path is not None else source.data, damage)
-    except (sqlite3.Error, OSError) as exc:
-        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
-    if not ok and damage:
-        raise ThreadError([Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage])
-    if not ok:
-        raise source.error("format", "is an SQLite database without Goose's sessions and messages tables")
-    size = source.path.stat().st_size if source.path is not None else len(source.data)
-    return with_file_problems([_thread(s, source.name) for s in sessions], damage, source.name, source.head(100), size, "Goose session")
+        return [_thread(s, source.name) for s in sessions], ok
+
+    return database_threads(source, load, "Goose's sessions and messages tables", "Goose session")
 
 
 def _legacy(source: Source) -> Thread:
