@@ -59,3 +59,22 @@ def test_a_task_folder_loads_as_one_thread_and_lists_what_it_does_not_read() -> 
     assert list(frames.threads["thread_id"]) == ["1732000000000"]
     assert [Path(p).name for p in frames.skipped["path"]] == ["context_history.json"]
     assert frames.threads["n_human_prompts"].iloc[0] == 3 and frames.threads["n_harness_turns"].iloc[0] == 4
+
+
+CLI = Path(__file__).parent / "fixtures" / "cline" / "cline-3.0.65" / "data"
+
+
+def test_the_cli_sessions_count_as_the_raw_counter_says() -> None:
+    from tests.wild.compare import disagreements
+
+    files = sorted(CLI.rglob("*.messages.json"))
+    assert len(files) == 2
+    assert all(disagreements(f, "cline") == {} for f in files)
+
+
+def test_a_cli_session_keeps_its_run_beside_it() -> None:
+    frames = tl.load(CLI, progress=False)
+    assert len(frames.threads) == 2 and set(frames.threads["format"]) == {"cline"}
+    thread = tl.read(sorted(CLI.rglob("*.messages.json"))[0], strict=False)
+    assert thread.metadata["cline"]["session"]["status"] == "completed"
+    assert thread.account.converted == 4 + 1  # four messages and the run's <id>.json

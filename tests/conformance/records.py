@@ -198,8 +198,12 @@ def copilot_cli(path: Path) -> int:
 
 def cline(path: Path) -> int:
     """A record is a message of a Cline task's api history, with its folder's UI log records
-    and ``task_metadata.json`` (one); a UI log by itself, its records."""
+    and ``task_metadata.json`` (one); a UI log by itself, its records; a CLI session's
+    messages and its ``<id>.json`` (one)."""
     value = orjson.loads(path.read_bytes())
+    if isinstance(value, dict):  # a CLI session: its messages, and the run's <id>.json beside
+        run = path.with_name(path.name.removesuffix(".messages.json") + ".json")
+        return len(value["messages"]) + (1 if run.is_file() and run != path else 0)
     if path.name != "api_conversation_history.json":
         return len(value)
     ui, meta = path.parent / "ui_messages.json", path.parent / "task_metadata.json"

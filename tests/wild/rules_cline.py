@@ -15,6 +15,9 @@ An ``api_conversation_history.json`` is read with the ``ui_messages.json`` of it
   ``completion``, ``cached``) of each assistant message no record answers (a record answers the
   message two after its ``conversationHistoryIndex`` when that one is an assistant message: the
   request's user message comes first).
+A CLI session's ``<id>.messages.json`` (an object with ``messages``): its messages as an api
+history with no UI log, the person's text in ``<user_input>``, tokens each assistant message's
+``metrics`` (``inputTokens``, ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``).
 A ``ui_messages.json`` by itself: human prompts ``say: task`` and ``say: user_feedback``;
 assistant texts ``say: text`` / ``completion_result`` and ``ask: followup`` /
 ``plan_mode_respond`` with non-whitespace text; tool calls ``tool`` and ``command`` records (say
@@ -31,7 +34,7 @@ import orjson
 
 from tests.wild.count import Counts
 
-_TAGS = ("<task>", "<feedback>", "<answer>", "<user_message>")
+_TAGS = ("<task>", "<feedback>", "<answer>", "<user_message>", "<user_input")
 _RESULT = re.compile(r"\[([^\]\n]{1,400})\] Result:")
 
 
@@ -88,9 +91,12 @@ def _history(c: Counts, history: list[Any], ui: list[Any]) -> None:
             calls = [b.get("name") or "" for b in blocks if b.get("type") == "tool_use"]
             c.tool_calls = (c.tool_calls or 0) + len(calls)
             c.assistant_texts = (c.assistant_texts or 0) + sum(1 for b in blocks if b.get("type") == "text" and str(b.get("text", "")).strip())
-            tokens = (m.get("metrics") or {}).get("tokens") if isinstance(m.get("metrics"), dict) else None
+            metrics = m.get("metrics") if isinstance(m.get("metrics"), dict) else {}
+            tokens = metrics.get("tokens")
             if index not in answered and isinstance(tokens, dict):
                 c.add_tokens(tokens.get("prompt"), tokens.get("completion"), tokens.get("cached") or None)
+            elif index not in answered and ("inputTokens" in metrics or "outputTokens" in metrics):  # the CLI's
+                c.add_tokens(metrics.get("inputTokens"), metrics.get("outputTokens"), metrics.get("cacheReadTokens") or None, metrics.get("cacheWriteTokens") or None)
             continue
         for b in blocks:
             if b.get("type") == "image":
@@ -115,7 +121,9 @@ def _history(c: Counts, history: list[Any], ui: list[Any]) -> None:
 def cline(path: Path) -> Counts:
     c = Counts()
     value = orjson.loads(path.read_bytes())
-    if path.name == "api_conversation_history.json":
+    if isinstance(value, dict):  # a CLI session's <id>.messages.json
+        _history(c, value["messages"], [])
+    elif path.name == "api_conversation_history.json":
         ui_file = path.parent / "ui_messages.json"
         ui = orjson.loads(ui_file.read_bytes()) if ui_file.is_file() else []
         _history(c, value, ui if isinstance(ui, list) else [])

@@ -37,6 +37,15 @@ from threadlab.formats.cline.wire import AGENT, HISTORY, KEY, UI, is_message, is
 _MESSAGE_KEEP = ("modelInfo", "metrics", "id")
 
 
+def model_of(info: Any) -> dict[str, str]:
+    """``modelInfo`` as the extension writes it (``modelId``, ``providerId``) or the CLI (``id``,
+    ``provider``)."""
+    if not isinstance(info, dict):
+        return {}
+    name, provider = info.get("modelId", info.get("id")), info.get("providerId", info.get("provider"))
+    return {"model_name": name, "provider_name": provider} if isinstance(name, str) and isinstance(provider, str) else {}
+
+
 def _image(block: dict[str, Any]) -> dict[str, Any]:
     source = block.get("source") if isinstance(block.get("source"), dict) else {}
     if source.get("type") == "url":
@@ -45,8 +54,9 @@ def _image(block: dict[str, Any]) -> dict[str, Any]:
 
 
 class TaskReader:
-    def __init__(self, b: ThreadBuilder, history: list[Any], ui: list[Any] | None) -> None:
+    def __init__(self, b: ThreadBuilder, history: list[Any], ui: list[Any] | None, name: str = HISTORY) -> None:
         self.b = b
+        self.name = name  # the file, as problems name it
         self.history = history
         self.ui = ui
         self.agent = b.agent(AGENT, agent_id=AGENT)
@@ -92,7 +102,7 @@ class TaskReader:
     def message(self, index: int, message: Any, usage: Usage | None) -> None:
         line = index + 1
         if not is_message(message):
-            self.b.failed("schema", f"message {line} of {HISTORY} is no message with a role and content: {short(message)}", line=line)
+            self.b.failed("schema", f"message {line} of {self.name} is no message with a role and content: {short(message)}", line=line)
             return
         self.b.took()
         at = seconds(message.get("ts"))
@@ -100,13 +110,12 @@ class TaskReader:
         content = message["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if message["role"] == "assistant":
-            self.assistant(blocks, at, meta, usage or metrics_usage(self.b, message.get("metrics"), f"message {line} of {HISTORY}", line), line)
+            self.assistant(blocks, at, meta, usage or metrics_usage(self.b, message.get("metrics"), f"message {line} of {self.name}", line), line)
         else:
             self.user(blocks, at, meta, line)
 
     def assistant(self, blocks: list[Any], at: Any, meta: dict[str, Any], usage: Usage | None, line: int) -> None:
-        info = meta[KEY].get("modelInfo")
-        model = {"model_name": info["modelId"], "provider_name": info["providerId"]} if isinstance(info, dict) and isinstance(info.get("modelId"), str) and isinstance(info.get("providerId"), str) else {}
+        model = model_of(meta[KEY].get("modelInfo"))
         made: list[BaseAction] = []
         self.pending = []
         for block in blocks:
@@ -126,7 +135,7 @@ class TaskReader:
             holder = next((a for a in made if a.action_type == "assistant_message"), made[0])
             holder.usage = usage if holder.action_type in ("assistant_message", "thinking") else usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]
         elif usage is not None:
-            self.b.problem("usage", f"message {line} of {HISTORY}: usage {short(usage.model_dump(exclude_none=True))} on a message with no action to hold it", line=line)
+            self.b.problem("usage", f"message {line} of {self.name}: usage {short(usage.model_dump(exclude_none=True))} on a message with no action to hold it", line=line)
 
     def user(self, blocks: list[Any], at: Any, meta: dict[str, Any], line: int) -> None:
         for block in blocks:
@@ -160,4 +169,4 @@ class TaskReader:
     def unknown(self, block: Any, at: Any, meta: dict[str, Any], line: int) -> None:
         action = self.b.add("system.unknown_block", timestamp=at, data=block, metadata=meta)
         kind = block.get("type") if isinstance(block, dict) else type(block).__name__
-        self.b.problem("unknown-type", f"message {line} of {HISTORY}: a block of type {short(kind)} Cline's reader does not map; kept as system.unknown_block", sequence=action.sequence, line=line)
+        self.b.problem("unknown-type", f"message {line} of {self.name}: a block of type {short(kind)} Cline's reader does not map; kept as system.unknown_block", sequence=action.sequence, line=line)

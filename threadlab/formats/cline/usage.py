@@ -2,7 +2,7 @@
 ``cacheWrites`` / ``cacheReads`` (Anthropic's split: ``tokensIn`` leaves the cached tokens out,
 so threadlab's input is their sum) and an api history message's ``metrics.tokens``
 (``prompt`` / ``completion`` / ``cached``: the prompt counts the cached tokens, as a Chat
-``prompt_tokens`` does). Counts go through ``counts_of``: a count that is no whole number is
+``prompt_tokens`` does); the CLI's ``metrics`` (``_cli_usage``). Counts go through ``counts_of``: a count that is no whole number is
 left out with a ``usage`` problem."""
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ def request_usage(b: ThreadBuilder, info: dict[str, Any], where: str, line: int)
 
 
 def metrics_usage(b: ThreadBuilder, metrics: Any, where: str, line: int) -> Usage | None:
+    if isinstance(metrics, dict) and "tokens" not in metrics and ("inputTokens" in metrics or "outputTokens" in metrics):
+        return _cli_usage(b, metrics, where, line)
     tokens = metrics.get("tokens") if isinstance(metrics, dict) else None
     if not isinstance(tokens, dict):
         return None
@@ -39,6 +41,15 @@ def metrics_usage(b: ThreadBuilder, metrics: Any, where: str, line: int) -> Usag
     if "prompt" not in f and "completion" not in f:
         return None
     return Usage(input_tokens=f.get("prompt"), output_tokens=f.get("completion"), cache_read_tokens=f.get("cached") or None)
+
+
+def _cli_usage(b: ThreadBuilder, metrics: dict[str, Any], where: str, line: int) -> Usage | None:
+    """The CLI's ``metrics`` (``inputTokens`` as its provider gave it: an OpenAI-compatible
+    provider's prompt tokens, cached ones included, seen in the fixtures' run)."""
+    f = _counts(b, {k: metrics.get(k) for k in ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens")}, where, line)
+    if "inputTokens" not in f and "outputTokens" not in f:
+        return None
+    return Usage(input_tokens=f.get("inputTokens"), output_tokens=f.get("outputTokens"), cache_read_tokens=f.get("cacheReadTokens") or None, cache_write_tokens=f.get("cacheWriteTokens") or None)
 
 
 def cost_of(info: dict[str, Any]) -> float | None:

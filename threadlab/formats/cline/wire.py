@@ -11,6 +11,9 @@ task folder, ``<globalStorage>/<extension>/tasks/<task id>/``, and the marks rea
   ``conversationHistoryIndex`` (the index of the last api history message when it was said).
   ``say: api_req_started`` holds a JSON text with the request and, once answered, ``tokensIn``,
   ``tokensOut``, ``cacheWrites``, ``cacheReads``, ``cost``.
+- the CLI (npm ``cline``, Cline 4): ``~/.cline/data/sessions/<id>/<id>.messages.json`` (an object:
+  ``sessionId``, ``origin``, ``agent``, ``system_prompt``, ``messages``: the same messages, the
+  person's text in ``<user_input>``) beside ``<id>.json`` (the run: provider, model, cwd, status).
 - ``task_metadata.json``: files in context, model usage, environment history;
   ``context_history.json`` (newer releases): the context manager's truncation edits.
 
@@ -33,7 +36,7 @@ CONTEXT = "context_history.json"
 KEY = "cline"
 AGENT = "cline"
 
-HUMAN_TAGS = ("<task>", "<feedback>", "<answer>", "<user_message>")
+HUMAN_TAGS = ("<task>", "<feedback>", "<answer>", "<user_message>", "<user_input")
 RESULT = re.compile(r"\[([^\]\n]{1,400})\] Result:")
 UI_KINDS = frozenset({"say", "ask"})
 
@@ -79,6 +82,17 @@ def is_history(value: Any) -> bool:
     content = first["content"]
     texts = [content] if isinstance(content, str) else [b.get("text") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
     return any(t.lstrip().startswith(HUMAN_TAGS) or "<environment_details>" in t for t in texts)
+
+
+def is_cli_session(value: Any) -> bool:
+    """A Cline CLI session's ``<id>.messages.json`` (the CLI of 3.x on npm, and Cline 4's
+    ``~/.cline/data/sessions/<id>/``): ``sessionId``, ``origin`` or ``agent``, and ``messages``,
+    Anthropic messages with ``ts``, ``modelInfo`` (``id``, ``provider``) and ``metrics``
+    (``inputTokens``, ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``)."""
+    return (
+        isinstance(value, dict) and isinstance(value.get("sessionId"), str) and isinstance(value.get("messages"), list)
+        and ("origin" in value or "agent" in value) and all(is_message(m) for m in value["messages"][:4])
+    )
 
 
 def is_ui_record(value: Any) -> bool:

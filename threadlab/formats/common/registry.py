@@ -186,7 +186,7 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
             FormatSpec(
                 name="cline",
                 module="threadlab.formats.cline",
-                reads="Cline and Roo Code task folders (tasks/<task id>/api_conversation_history.json with ui_messages.json and task_metadata.json; a ui_messages.json alone) and the extensions' storage folders",
+                reads="Cline and Roo Code task folders (tasks/<task id>/api_conversation_history.json with ui_messages.json and task_metadata.json; a ui_messages.json alone), the extensions' storage folders, and the cline CLI's sessions (~/.cline/data/sessions/<id>/<id>.messages.json)",
                 aliases=("roo-code", "roo-cline", "claude-dev", "cline-task"),
                 suffixes=(".json",),
                 priority=44,
