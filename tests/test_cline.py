@@ -41,6 +41,9 @@ def test_a_history_without_ts_is_told_by_its_task_tag(tmp_path: Path) -> None:
     path = tmp_path / "api_conversation_history.json"
     path.write_bytes(orjson.dumps(history))
     assert detect_format(Source(path)).NAME == "cline"
+    shutil.copyfile(TASK / "ui_messages.json", tmp_path / "ui_messages.json")
+    answer = next(a for a in tl.read(path, strict=False).actions if a.action_type == "assistant_message")
+    assert answer.timestamp.timestamp() == 1732000002.0  # the time of the request it answered (record 3)
 
 
 def test_a_broken_ui_log_costs_only_itself(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ beside it gives what only it holds.
 Usage: an ``api_req_started`` record of the UI log says ``conversationHistoryIndex`` (the
 history's last index when it was said); its answer is the assistant message two after it
 (the request's user message is added first), and its tokens go there. A message that no
-record answers keeps its own ``metrics.tokens``. A UI record the history does not hold
+record answers keeps its own ``metrics.tokens``; an assistant message without ``ts`` (older
+releases) takes the time of the request it answered. A UI record the history does not hold
 (``ui.UI_ONLY``) is a ``system.*`` action after the history message its index names; the
 rest are repeats. Times: each message's ``ts`` (ms); ``task_metadata.json`` goes to the
 thread's ``metadata.cline.task_metadata``."""
@@ -62,6 +63,7 @@ class TaskReader:
         self.agent = b.agent(AGENT, agent_id=AGENT)
         self.uis = UiReader(b, self.agent)
         self.pending: list[tuple[str, str]] = []
+        self.times: dict[int, Any] = {}  # a history message without ts: the time of the request it answered
 
     def read(self) -> None:
         answered, by_index = self._plan()
@@ -89,6 +91,7 @@ class TaskReader:
                 target = index + 2
                 info = json_text(record)
                 if info is not None and target < len(self.history) and is_message(self.history[target]) and self.history[target]["role"] == "assistant" and target not in answered:
+                    self.times.setdefault(target, seconds(record.get("ts")))
                     usage = request_usage(self.b, info, f"record {position} of {UI}", position)
                     if usage is not None:
                         answered[target] = usage
@@ -105,7 +108,7 @@ class TaskReader:
             self.b.failed("schema", f"message {line} of {self.name} is no message with a role and content: {short(message)}", line=line)
             return
         self.b.took()
-        at = seconds(message.get("ts"))
+        at = seconds(message.get("ts")) or self.times.get(index)
         meta = {KEY: {"message": line, **{k: message[k] for k in _MESSAGE_KEEP if k in message}}}
         content = message["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
