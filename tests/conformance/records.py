@@ -235,6 +235,32 @@ def copilot_cli(path: Path) -> int:
     return _session_or_lines(path, "chatMessages", "sessionId")
 
 
+def cline(path: Path) -> int:
+    """A record is a message of a Cline task's api history, with its folder's UI log records
+    and ``task_metadata.json`` (one); a UI log by itself, its records; a CLI session's
+    messages and its ``<id>.json`` (one)."""
+    value = orjson.loads(path.read_bytes())
+    if isinstance(value, dict):  # a CLI session: its messages, and the run's <id>.json beside
+        run = path.with_name(path.name.removesuffix(".messages.json") + ".json")
+        return len(value["messages"]) + (1 if run.is_file() and run != path else 0)
+    if path.name != "api_conversation_history.json":
+        return len(value)
+    ui, meta = path.parent / "ui_messages.json", path.parent / "task_metadata.json"
+    return len(value) + (len(orjson.loads(ui.read_bytes())) if ui.is_file() else 0) + (1 if meta.is_file() else 0)
+
+
+def goose(path: Path) -> int:
+    """A record is a row of sessions.db's ``sessions`` and ``messages`` tables (its other tables
+    hold no conversation), or a line of a legacy session file (blank lines are none)."""
+    if path.read_bytes()[:16] != b"SQLite format 3\x00":
+        return _lines(path)
+    conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+    try:
+        return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("sessions", "messages"))
+    finally:
+        conn.close()
+
+
 def mini_swe_agent(path: Path) -> int:
     """A record is a message of the trajectory (the object itself when it holds none)."""
     return _session_or_lines(path, "messages", "info")
@@ -516,6 +542,8 @@ COUNTERS: dict[str, Counter] = {
     "codex-exec": codex_exec,
     "gemini-cli": gemini_cli,
     "copilot-cli": copilot_cli,
+    "cline": cline,
+    "goose": goose,
     "mini-swe-agent": mini_swe_agent,
     "swe-agent": swe_agent,
     "qwen-code": qwen_code,

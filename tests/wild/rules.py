@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.wild.count import Rule
 from tests.wild.rules_agents import claude_code, codex, codex_exec
+from tests.wild.rules_cline import cline
 from tests.wild.rules_copilot import copilot_cli
 from tests.wild.rules_frameworks import (
     aitp,
@@ -16,6 +17,7 @@ from tests.wild.rules_frameworks import (
     vercel_ai_stream,
 )
 from tests.wild.rules_gemini import gemini_cli
+from tests.wild.rules_goose import goose
 from tests.wild.rules_interchange import atif, hf_session_trace
 from tests.wild.rules_opencode import opencode
 from tests.wild.rules_providers import (
@@ -35,7 +37,7 @@ COUNTERS: dict[str, Rule] = {
     **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
                                                          anthropic_messages, langchain, agency_swarm, gemini_cli, qwen_code, atif, opencode,
-                                                         copilot_cli, mini_swe_agent, swe_agent)},
+                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose)},
     "openai-agents-session": item_list,
     "hf-session-trace": hf_session_trace,
 }

@@ -22,12 +22,17 @@ are kept; the schema (``sqlite_master``) is read the same way."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
+from threadlab.formats.openai_agents_session.opening import opened
+
+if TYPE_CHECKING:
+    from threadlab.formats.common.source import Source
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSIONS_TABLE = "agent_sessions"
@@ -230,3 +235,30 @@ def database_bytes(session_id: str, items: list[tuple[Any, str, Any]], created: 
     data = conn.serialize()
     conn.close()
     return bytes(data)
+
+
+def claims_database(path: Path | None, data: bytes | None, ours: Callable[[Tables], bool]) -> bool:
+    """Whether a database's schema is a format's (``ours``), for the detectors of the formats
+    kept in SQLite (goose); an unreadable file is no one's."""
+    try:
+        with opened(path, data) as conn:
+            return ours(schema(conn, []))
+    except (sqlite3.Error, OSError):
+        return False
+
+
+def database_threads(source: Source, load: Callable[[list[Damage]], tuple[list[Thread], bool]], tables: str, empty: str) -> list[Thread]:
+    """The threads ``load`` reads from a database (it records the damage it meets and says
+    whether the file has the format's tables: ``tables`` names them), with the file's problems;
+    a file it cannot open, or without those tables, raises saying so."""
+    damage: list[Damage] = []
+    try:
+        threads, ok = load(damage)
+    except (sqlite3.Error, OSError) as exc:
+        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
+    if not ok and damage:
+        raise ThreadError([Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage])
+    if not ok:
+        raise source.error("format", f"is an SQLite database without {tables}")
+    size = source.path.stat().st_size if source.path is not None else len(source.data)
+    return with_file_problems(threads, damage, source.name, source.head(100), size, empty)

@@ -39,7 +39,9 @@ _CHAT_FIELDS = frozenset({"tool_calls", "tool_call_id", "function_call"})
 _OTHER_KEYS = frozenset({"callerAgent", "agent", "parts", "part_kind", "kind", "thread_id", "created_at", "object", "action_type",
                          "sessionId", "parentUuid", "lc", "data", "additional_kwargs", "response_metadata",
                          # the AI SDK v4 Message (createdAt, toolInvocations ...): vercel-ai-messages
-                         "createdAt", "toolInvocations", "experimental_attachments", "annotations"})
+                         "createdAt", "toolInvocations", "experimental_attachments", "annotations",
+                         # Cline's / Roo Code's api_conversation_history.json (releases since 3.x): cline
+                         "ts", "modelInfo"})
 
 
 def other_formats_keys(m: Any) -> bool:
