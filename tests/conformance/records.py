@@ -201,6 +201,19 @@ def mini_swe_agent(path: Path) -> int:
     return _session_or_lines(path, "messages", "info")
 
 
+def smolagents(path: Path) -> int:
+    """A record is a memory step (a line of a JSON Lines file, an item of a steps list or of a
+    RunResult's ``steps``: the RunResult itself when it holds none) or a dumped ChatMessage."""
+    data = path.read_bytes()
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return len(_json_lines(data))
+    if isinstance(value, dict) and isinstance(value.get("steps"), list):
+        return max(1, len(value["steps"]))
+    return len(value) if isinstance(value, list) else 1
+
+
 def swe_agent(path: Path) -> int:
     """A record is a ``history`` message and a ``trajectory`` step (the object itself when it
     holds none), of each attempt of a ``RetryAgent``'s file."""
@@ -478,6 +491,7 @@ COUNTERS: dict[str, Counter] = {
     "gemini-cli": gemini_cli,
     "copilot-cli": copilot_cli,
     "mini-swe-agent": mini_swe_agent,
+    "smolagents": smolagents,
     "swe-agent": swe_agent,
     "qwen-code": qwen_code,
     "opencode": opencode,
