@@ -67,12 +67,12 @@ def is_run_result(value: Any) -> bool:
 
 
 def is_steps(value: Any) -> bool:
-    """A list of memory steps: every one of its first items a step, one of them an action or a
-    planning step (a task alone says too little)."""
+    """A list of memory steps: most of its first items steps (one that is none is kept as it
+    came), one of them an action or a planning step (a task alone says too little)."""
     if not isinstance(value, list) or not value:
         return False
     kinds = [step_kind(v) for v in value[:20]]
-    return None not in kinds and any(k in ("ActionStep", "PlanningStep") for k in kinds)
+    return 2 * kinds.count(None) < len(kinds) and any(k in ("ActionStep", "PlanningStep") for k in kinds)
 
 
 def is_message(value: Any) -> bool:
