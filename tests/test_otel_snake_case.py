@@ -66,3 +66,14 @@ def test_attributes_as_a_map() -> None:
     want = _actions(Source(SNAKE))
     for changed in (_as_maps(doc), _plain(_as_maps(doc))):
         assert _actions(Source(orjson.dumps(changed), name="map.json")) == want
+
+
+def test_a_later_runs_history_keeps_its_order() -> None:
+    """The session's second run is a trace of its own whose model call repeats the first run:
+    that history stands before the new prompt in its order (it was all read at the prompt's
+    time: the prompts first, the calls last)."""
+    second = next(t for t in _actions(Source(CONSOLE)) if any(a.get("content") == "What should I take?" for a in t))
+    kinds = [(a["action_type"], a.get("content", a.get("tool_name"))) for a in second]
+    assert kinds == [("user_message", "What is the weather in Paris?"), ("tool_call", "get_weather"),
+                     ("tool_return", "sunny in Paris, 21 degrees"), ("assistant_message", "It is sunny in Paris, 21 degrees."),
+                     ("user_message", "What should I take?"), ("assistant_message", "Take sunglasses.")]
