@@ -136,7 +136,8 @@ class StepsReader:
                 self.b.add("system.step", timestamp=self.when, data=None, metadata=meta)
             return
         end = step.get("timing", {}).get("end_time") if type(step.get("timing")) is dict else None
-        when = end if isinstance(end, (int, float)) and not isinstance(end, bool) else self.when
+        when = end if isinstance(end, (int, float)) and not isinstance(end, bool) and not (isinstance(self.when, (int, float)) and end < self.when) else self.when
+        self.when = when  # what follows (a final answer step, which has no timing) is after the returns
         for k, (call_id, name) in enumerate(ids):
             own: dict[str, Any] = {KEY: dict(meta[KEY])}
             if k and (observations is not None or error is not None):
