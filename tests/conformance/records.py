@@ -266,6 +266,19 @@ def mini_swe_agent(path: Path) -> int:
     return _session_or_lines(path, "messages", "info")
 
 
+def smolagents(path: Path) -> int:
+    """A record is a memory step (a line of a JSON Lines file, an item of a steps list or of a
+    RunResult's ``steps``: the RunResult itself when it holds none) or a dumped ChatMessage."""
+    data = path.read_bytes()
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return len(_json_lines(data))
+    if isinstance(value, dict) and isinstance(value.get("steps"), list):
+        return max(1, len(value["steps"]))
+    return len(value) if isinstance(value, list) else 1
+
+
 def swe_agent(path: Path) -> int:
     """A record is a ``history`` message and a ``trajectory`` step (the object itself when it
     holds none), of each attempt of a ``RetryAgent``'s file."""
@@ -519,10 +532,36 @@ def openai_responses(path: Path) -> int:
                      request, lambda r: len(r.get("output") or []))
 
 
+def _lg_part(item: Any) -> tuple[str, Any] | None:
+    """(mode, chunk) of a LangGraph stream part: ``[mode, chunk]``, ``[ns, mode, chunk]``, ``{event, data}``."""
+    if isinstance(item, list) and len(item) in (2, 3) and isinstance(item[-2], str):
+        return item[-2], item[-1]
+    if isinstance(item, dict) and isinstance(item.get("event"), str) and "data" in item:
+        return item["event"], item["data"]
+    return None
+
+
+def _langgraph_stream(parts: list[tuple[str, Any]]) -> int:
+    """The last ``values`` state's messages and every other part; without one, the updates'
+    messages and every part that adds none; else every part (a message's chunks each count)."""
+    states = [c["messages"] for m, c in parts if m == "values" and isinstance(c, dict) and isinstance(c.get("messages"), list)]
+    if states:
+        return len(states[-1]) + len(parts) - 1
+    added = [sum(len(u.get("messages") or []) for u in c.values() if isinstance(u, dict)) if isinstance(c, dict) else 0
+             for m, c in parts if m == "updates"]
+    if sum(added):
+        return sum(added) + len(parts) - sum(1 for n in added if n)
+    return len(parts)
+
+
 def langchain(path: Path) -> int:
     """A record is a message: of a JSON array, of a LangGraph state's ``messages`` (also under
-    ``values``), or a JSON Lines line."""
+    ``values``), or a JSON Lines line; in a LangGraph stream capture, a stream part, but the
+    chosen state's messages (``_langgraph_stream``)."""
     docs = _docs(path) or []
+    parts = [_lg_part(d) for d in docs]
+    if parts and parts[0] is not None:
+        return _langgraph_stream([p for p in parts if p is not None]) + parts.count(None)
     if len(docs) == 1 and isinstance(docs[0], dict):
         state = docs[0].get("values") if isinstance(docs[0].get("values"), dict) else docs[0]
         if isinstance(state.get("messages"), list):
@@ -545,6 +584,7 @@ COUNTERS: dict[str, Counter] = {
     "cline": cline,
     "goose": goose,
     "mini-swe-agent": mini_swe_agent,
+    "smolagents": smolagents,
     "swe-agent": swe_agent,
     "qwen-code": qwen_code,
     "opencode": opencode,

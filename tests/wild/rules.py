@@ -29,6 +29,7 @@ from tests.wild.rules_providers import (
     openai_responses,
 )
 from tests.wild.rules_qwen import qwen_code
+from tests.wild.rules_smolagents import smolagents
 from tests.wild.rules_swe import mini_swe_agent, swe_agent
 
 # a rule per format, named after it (``pydantic_ai`` → ``pydantic-ai``); the Agents SDK's session
@@ -37,7 +38,7 @@ COUNTERS: dict[str, Rule] = {
     **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
                                                          anthropic_messages, langchain, agency_swarm, gemini_cli, qwen_code, atif, opencode,
-                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose)},
+                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose, smolagents)},
     "openai-agents-session": item_list,
     "hf-session-trace": hf_session_trace,
 }

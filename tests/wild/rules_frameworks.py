@@ -255,9 +255,40 @@ def _lc_type(m: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
     return m.get("type"), m
 
 
+def _stream_messages(docs: list[Any]) -> list[Any] | None:
+    """A LangGraph stream capture's messages (parts ``[mode, chunk]``, ``[ns, mode, chunk]`` or
+    ``{event, data}``): the last ``values`` state's, else the ``updates``' in order, else the
+    ``messages`` parts' (chunks of one id are one message); None for no stream capture."""
+    parts = [(d[-2], d[-1]) if isinstance(d, list) and len(d) in (2, 3) and isinstance(d[-2], str)
+             else (d["event"], d["data"]) if isinstance(d, dict) and isinstance(d.get("event"), str) and "data" in d else None for d in docs]
+    if not parts or parts[0] is None:
+        return None
+    parts = [p for p in parts if p is not None]
+    states = [c["messages"] for m, c in parts if m == "values" and isinstance(c, dict) and isinstance(c.get("messages"), list)]
+    if states:
+        return states[-1]
+    updates = [msg for m, c in parts if m == "updates" and isinstance(c, dict) for u in c.values() if isinstance(u, dict) for msg in u.get("messages") or []]
+    if updates:
+        return updates
+    out: list[Any] = []
+    for m, c in parts:
+        if m in ("messages", "messages/complete"):
+            msg = c[0] if isinstance(c, list) and c else c
+            body = msg.get("kwargs", msg.get("data", msg)) if isinstance(msg, dict) else {}
+            last = out[-1] if out else None
+            lbody = last.get("kwargs", last.get("data", last)) if isinstance(last, dict) else {}
+            if body.get("id") and lbody.get("id") == body.get("id"):
+                continue  # a chunk of the message before (its text only joins it)
+            out.append(msg)
+    return out
+
+
 def langchain(path: Path) -> Counts:
     docs = whole_or_lines(path)
-    if len(docs) == 1 and isinstance(docs[0], dict):
+    stream = _stream_messages(docs)
+    if stream is not None:
+        docs = stream
+    elif len(docs) == 1 and isinstance(docs[0], dict):
         state = docs[0].get("values") if isinstance(docs[0].get("values"), dict) else docs[0]
         docs = state.get("messages") if isinstance(state.get("messages"), list) else docs
     c = Counts()

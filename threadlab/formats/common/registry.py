@@ -222,6 +222,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="smolagents",
+                module="threadlab.formats.smolagents",
+                reads="smolagents memory dumps (get_full_steps() / RunResult / step JSON Lines, write_memory_to_messages()): code actions as python_interpreter calls",
+                aliases=("smolagents-memory", "smol"),
+                suffixes=(".json", ".jsonl"),
+                priority=44,
+                writes=False,
+            ),
+            FormatSpec(
                 name="mini-swe-agent",
                 module="threadlab.formats.mini_swe_agent",
                 reads="mini-swe-agent trajectories (*.traj.json, Harbor's mini-swe-agent.trajectory.json): text-based commands as derived tool calls",

@@ -4,7 +4,8 @@ Read: a JSON array of messages in any of LangChain's spellings (``messages_to_di
 ``dumpd``, ``model_dump``; see ``reading.py``), a LangGraph state holding them (``{"messages":
 [...], ...}``, or a thread state ``{"values": {"messages": [...]}, ...}`` as the LangGraph API
 returns it), and JSON Lines of messages (what ``FileChatMessageHistory`` and the SQL chat
-histories keep, one a row). Checkpoint databases are not read: their values are msgpack that
+histories keep, one a row), and LangGraph stream captures (``graph.stream(..., stream_mode=[...])``
+parts saved as a JSON array or JSON Lines: ``stream.py``). Checkpoint databases are not read: their values are msgpack that
 LangGraph's own loader may turn into arbitrary objects, which is not safe on a file of unknown
 origin. A record is a message."""
 
@@ -21,6 +22,7 @@ from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import parsed_lines, past_cut_first
 from threadlab.formats.common.source import Source
 from threadlab.formats.langchain.reading import LangChainReader, is_message
+from threadlab.formats.langchain.stream import is_stream, records_of, stream_part
 from threadlab.formats.langchain.wire import KEY
 from threadlab.formats.langchain.writing import write_langchain
 
@@ -56,17 +58,24 @@ def detect(source: Source) -> bool:
         return False
     value = source.try_json()
     if value is not None:
-        return _messages_in(value) is not None
+        return _messages_in(value) is not None or is_stream(value)
     try:
-        return is_message(orjson.loads(head.lstrip().split(b"\n", 1)[0]))
+        first = orjson.loads(head.lstrip().split(b"\n", 1)[0])
     except orjson.JSONDecodeError:
         return False
+    return is_message(first) or stream_part(first) is not None
 
 
 def to_threads(source: Source) -> list[Thread]:
     stem = Path(source.name).stem if source.name and not source.name.startswith("<") else "messages"
     reader = LangChainReader(stem, source.name)
     value = source.try_json()
+    if is_stream(value):
+        return [_stream(reader, [(item, k, None) for k, item in enumerate(value)])]
+    if value is None:
+        lines = list(parsed_lines(source, reader.b))
+        if lines and stream_part(lines[0][1]) is not None:
+            return [_stream(reader, [(item, k, number) for k, (number, item) in enumerate(lines)], "jsonl")]
     if value is not None:
         found = _messages_in(value)
         if found is None:
@@ -78,11 +87,29 @@ def to_threads(source: Source) -> list[Thread]:
         if path:
             meta["shell"] = around
         return [reader.build(meta)]
-    index = 0
-    for number, message in parsed_lines(source, reader.b):
+    for index, (number, message) in enumerate(lines):
         reader.add(message, index, number)
-        index += 1
     return [reader.build({"container": "jsonl"})]
+
+
+def _stream(reader: LangChainReader, items: list[tuple[Any, int, int | None]], container: str = "json") -> Thread:
+    """A LangGraph stream capture (``stream.py``): the chosen mode's messages; the other parts
+    repeat them; an item that is no stream part is kept as it came."""
+    parts = []
+    for item, k, line in items:
+        part = stream_part(item)
+        if part is None:
+            where = f"item {k + 1}" + (f" (line {line})" if line is not None else "")
+            reader.b.kept("unknown-type", f"{where} is no LangGraph stream part ({str(item)[:80]}); kept as system.unknown_part", line=line)
+            reader.b.add("system.unknown_part", data=item, metadata={KEY: {"item": k}})
+        else:
+            parts.append(part)
+    mode, messages, others = records_of(parts)
+    for index, (message, n) in enumerate(messages):
+        reader.add(message, index, None)
+        reader.b.took(n - 1)  # the chunks joined into it
+    reader.b.took(others)
+    return reader.build({"container": "stream", "stream": container, "mode": mode, "parts": len(parts)})
 
 
 @refuses_non_finite

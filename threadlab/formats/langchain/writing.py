@@ -115,8 +115,10 @@ def write_langchain(thread: Thread) -> bytes:
         lost = [f"{stray} actions added after the thread was read (they belong to no message)"] if stray else []
         if meta.get("of"):
             lost.append(f"the file's other {meta['of'] - 1} conversation(s) (each is written alone)")
-        report_loss(NAME, thread.thread_id, lost)
         container = meta["container"]
+        if container == "stream":  # the thread is the messages of one mode; the stream is not written again
+            lost.append(f"the LangGraph stream's {meta.get('parts')} parts (written as its {meta.get('mode')} messages: a message list)")
+        report_loss(NAME, thread.thread_id, lost)
         if container == "jsonl":
             return b"".join(orjson.dumps(m) + b"\n" for m in messages)
         value = put(meta.get("shell") or {}, tuple(meta["path"]), messages) if meta.get("path") else messages

@@ -147,9 +147,19 @@ for _names, _convert in ((("stringValue", "string_value", "boolValue", "bool_val
 
 
 def key_values(items: Any) -> dict[str, Any]:
+    """OTLP ``attributes``: a list of ``KeyValue`` (the OTLP rule), or a plain map of name →
+    value as span files written by hand or by simpler exporters keep it (each value an
+    ``AnyValue`` object or the value itself; nested maps as dotted keys, as ``flatten`` reads)."""
+    if isinstance(items, Mapping):
+        return flatten({k: any_value(v) if _is_any(v) else v for k, v in items.items() if isinstance(k, str)})
     if not isinstance(items, list):
         return {}
     return {kv["key"]: any_value(kv.get("value")) for kv in items if isinstance(kv, Mapping) and isinstance(kv.get("key"), str)}
+
+
+def _is_any(value: Any) -> bool:
+    """An ``AnyValue`` object: one key, and that key one of its value fields."""
+    return type(value) is dict and len(value) == 1 and next(iter(value)) in _ANY
 
 
 def span_id(value: Any, size: int) -> str | None:

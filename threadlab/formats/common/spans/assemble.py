@@ -14,7 +14,9 @@ the comparison, so a handoff (same history, other instructions) continues the hi
 Times are the spans': a user prompt at its agent run's start (or its model call's), a response
 at its model call's end, a tool call and its return at the tool span's start and end (so a
 call's latency is the tool's duration); a tool call no tool span ran is at its response's
-time, its return at the model call that first shows it."""
+time, its return at the model call that first shows it. A history the trace did not make (an
+Agent Framework session's earlier run, repeated in a later run's first model call) is new up to
+its prompt, all at the prompt's time, and keeps its order, calls and returns in their places."""
 
 from __future__ import annotations
 
@@ -46,6 +48,7 @@ class _Call:
     time: int
     meta: dict[str, Any]
     span: Span | None = None
+    order: float = 0.0  # where among the actions it was read: a call no tool span ran stands there
 
 
 @dataclass(slots=True)
@@ -55,6 +58,7 @@ class _Result:
     result: Any
     time: int
     meta: dict[str, Any]
+    order: float = 0.0
 
 
 @dataclass(slots=True)
@@ -119,11 +123,12 @@ class Assembly:
         return name
 
     # --- output -----------------------------------------------------------------------------
-    def emit(self, time: int, action_type: str, span: Span, **fields: Any) -> dict[str, Any]:
+    def emit(self, time: int, action_type: str, span: Span, *, order: float | None = None, **fields: Any) -> dict[str, Any]:
+        """Collect an action; ``order`` breaks ties of time (by default, the order emitted)."""
         meta = fields.pop("metadata", None) or {}
         fields["metadata"] = {**meta, self.key: {"span_id": span.span_id, **meta.get(self.key, {})}}
         fields["_span"] = span
-        self.out.append((time, len(self.out), action_type, fields))
+        self.out.append((time, len(self.out) if order is None else order, action_type, fields))
         return fields
 
     def keep_unknown(self, span: Span, phrases: list[str]) -> None:
@@ -203,8 +208,11 @@ class Assembly:
                         info["meta"]["system_instructions"].append(text)
         new = self.new_messages(span, span.inputs or [])
         start = run.start if first and run is not None else span.start
-        for msg in new:
-            self.read_message(msg, span, agent, start if msg.role == "user" and not _results_only(msg) else span.start)
+        # a history this trace did not make (an earlier run of the session) stands with the prompt
+        # that follows it, in its order: all at the prompt's time, not its answers at the call's
+        prompts = [k for k, msg in enumerate(new) if msg.role == "user" and not _results_only(msg)]
+        for k, msg in enumerate(new):
+            self.read_message(msg, span, agent, start if prompts and k <= prompts[-1] else span.start)
         outputs = span.outputs or []
         model_meta = {k: v for k, v in (("model_name", span.model), ("provider_name", span.provider)) if v}
         response_id = (span.data or {}).get("response_id")
@@ -279,7 +287,7 @@ class Assembly:
             return None
         run = self.run_of(span)
         call = _Call(call_id, part.name or "unknown", part.args, run.span_id if run else None, agent, time,
-                     {"_span": span, "_model": dict(meta)})
+                     {"_span": span, "_model": dict(meta)}, order=len(self.out) - 0.5)
         self.calls[call_id] = call
         return call
 
@@ -290,7 +298,7 @@ class Assembly:
             call_id = open_calls[-1].id if open_calls else f"{span.span_id}:result:{len(self.results)}"
         if call_id in self.results:
             return
-        self.results[call_id] = _Result(call_id, part.name, part.result, time, {"_span": span})
+        self.results[call_id] = _Result(call_id, part.name, part.result, time, {"_span": span}, order=len(self.out) - 0.5)
 
     # --- tools, delegation, handoffs ----------------------------------------------------------
     def link_tools(self) -> None:
@@ -355,8 +363,8 @@ class Assembly:
             origin = span if span is not None else call.meta["_span"]
             meta = dict(call.meta.get("_model") or {})
             time = span.start if span is not None else call.time
-            fields = self.emit(time, "tool_call", origin, agent_id=self.agent_id(call.agent), tool_name=call.name,
-                               tool_call_id=call.id, args=_args(call.args), metadata=meta)
+            fields = self.emit(time, "tool_call", origin, order=None if span is not None else call.order, agent_id=self.agent_id(call.agent),
+                               tool_name=call.name, tool_call_id=call.id, args=_args(call.args), metadata=meta)
             if call.meta.get("usage") is not None:
                 fields["usage"] = call.meta["usage"]
             result = self.results.pop(call.id, None)
@@ -368,9 +376,9 @@ class Assembly:
                 if span.error and result is None and not span.has_result:
                     ret["content"] = span.error
             elif result is not None:
-                self.emit(result.time, "tool_return", result.meta["_span"], tool_call_id=call.id, tool_name=call.name, content=result.result)
+                self.emit(result.time, "tool_return", result.meta["_span"], order=result.order, tool_call_id=call.id, tool_name=call.name, content=result.result)
         for result in self.results.values():  # returns of calls the trace does not hold
-            self.emit(result.time, "tool_return", result.meta["_span"], tool_call_id=result.id, tool_name=result.name or "unknown",
+            self.emit(result.time, "tool_return", result.meta["_span"], order=result.order, tool_call_id=result.id, tool_name=result.name or "unknown",
                       content=result.result)
 
     # --- the thread -------------------------------------------------------------------------
