@@ -202,6 +202,16 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="pi",
+                module="threadlab.formats.pi",
+                reads="Pi coding agent sessions (~/.pi/agent/sessions/--<cwd>--/<timestamp>_<id>.jsonl: the entry tree, every branch) and the ~/.pi/agent folder",
+                aliases=("pi-coding-agent", "pi-agent"),
+                suffixes=(".jsonl",),
+                priority=49,
+                plans_folders=True,
+                writes=False,
+            ),
+            FormatSpec(
                 name="mini-swe-agent",
                 module="threadlab.formats.mini_swe_agent",
                 reads="mini-swe-agent trajectories (*.traj.json, Harbor's mini-swe-agent.trajectory.json): text-based commands as derived tool calls",
