@@ -196,6 +196,11 @@ def copilot_cli(path: Path) -> int:
     return _session_or_lines(path, "chatMessages", "sessionId")
 
 
+def pi(path: Path) -> int:
+    """A record is a session line (the header and each entry; blank lines are none)."""
+    return _lines(path)
+
+
 def mini_swe_agent(path: Path) -> int:
     """A record is a message of the trajectory (the object itself when it holds none)."""
     return _session_or_lines(path, "messages", "info")
@@ -477,6 +482,7 @@ COUNTERS: dict[str, Counter] = {
     "codex-exec": codex_exec,
     "gemini-cli": gemini_cli,
     "copilot-cli": copilot_cli,
+    "pi": pi,
     "mini-swe-agent": mini_swe_agent,
     "swe-agent": swe_agent,
     "qwen-code": qwen_code,
