@@ -202,6 +202,16 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="crush",
+                module="threadlab.formats.crush",
+                reads="Crush sessions (a project's .crush/crush.db, SQLite: sessions, messages and their parts; opened read-only)",
+                aliases=("crush-db", "charm-crush"),
+                suffixes=(".db",),
+                priority=49,
+                plans_folders=True,
+                writes=False,
+            ),
+            FormatSpec(
                 name="pi",
                 module="threadlab.formats.pi",
                 reads="Pi coding agent sessions (~/.pi/agent/sessions/--<cwd>--/<timestamp>_<id>.jsonl: the entry tree, every branch) and the ~/.pi/agent folder",
