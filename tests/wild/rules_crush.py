@@ -2,7 +2,9 @@
 Crush's migrations (``internal/db/migrations/``) and its message parts
 (``internal/message/message.go``: ``{type, data}`` objects):
 
-- human prompt: a ``messages`` row of role ``user``;
+- human prompt: a ``messages`` row of role ``user`` with a ``text``, ``image_url`` or ``binary``
+  part, or with no part but ``finish`` (one holding only a ``shell_command`` is the person's
+  command, no prompt);
 - assistant text: a ``text`` part of an ``assistant`` message that is not blank;
 - tool call: a ``tool_call`` part, and a ``shell_command`` part (a command the person ran);
   return: a ``tool_result`` part and a ``shell_command``; error: a ``tool_result`` with
@@ -42,7 +44,8 @@ def crush(path: Path) -> Counts:
     finally:
         conn.close()
     for role, parts in messages:
-        if role == "user":
+        kinds = {p.get("type") for p in _parts(parts) if isinstance(p, dict)}
+        if role == "user" and (kinds & {"text", "image_url", "binary"} or kinds <= {"finish"}):
             _bump(c, "human_prompts")
         for part in _parts(parts):
             kind = part.get("type") if isinstance(part, dict) else None
