@@ -59,11 +59,21 @@ def from_thread(thread: Thread) -> bytes:
     raise ValueError(f"threadlab does not write Pi sessions (thread {thread.thread_id}): convert to another format, e.g. --to threadprotocol")
 
 
+def _pi_sessions(folder: str) -> bool:
+    """Whether ``sessions/`` holds Pi's folders, one per working folder, named ``--<path>--``
+    (a Codex home has a ``sessions/`` and an ``auth.json`` too, its sessions by date)."""
+    try:
+        with os.scandir(folder) as found:
+            return any(e.name.startswith("--") and e.name.endswith("--") and e.is_dir() for e in found)
+    except OSError:
+        return False
+
+
 def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan | None:
-    """In Pi's agent folder (``sessions/`` beside ``settings.json``, ``auth.json``,
-    ``models.json`` ...) everything but ``sessions/`` is listed as skipped."""
+    """In Pi's agent folder (``sessions/`` of ``--<path>--`` folders beside ``settings.json``,
+    ``auth.json``, ``models.json`` ...) everything but ``sessions/`` is listed as skipped."""
     names = {e.name for e in entries}
-    if "sessions" in names and names & _HOME_MARKERS:
+    if "sessions" in names and names & _HOME_MARKERS and _pi_sessions(os.path.join(folder, "sessions")):
         return FolderPlan(ignore={name: _HOME_FILES.get(name, _HOME_OTHER) for name in names - {"sessions"} if not name.startswith(".")})
     return None
 
