@@ -14,14 +14,13 @@ import sqlite3
 from collections.abc import Sequence
 
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.common.json_lines import refusal
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
 from threadlab.formats.crush.reading import AGENT, KEY, read_sessions
-from threadlab.formats.crush.store import Damage, database_sessions, is_crush_db
+from threadlab.formats.crush.store import database_sessions, is_crush_db
 from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, schema, with_file_problems
+from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, database_threads, schema
 
 NAME = "crush"
 _DB = "crush.db"
@@ -50,17 +49,7 @@ def detect(source: Source) -> bool:
 def to_threads(source: Source) -> list[Thread]:
     if not source.head(16).startswith(SQLITE_MAGIC):
         raise refusal(source, f"is not a Crush database ({source.describe()})")
-    damage: list[Damage] = []
-    try:
-        sessions, ok = database_sessions(source.path, None if source.path is not None else source.data, damage)
-    except (sqlite3.Error, OSError) as exc:
-        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
-    if not ok and damage:
-        raise ThreadError([Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage])
-    if not ok:
-        raise source.error("format", "is an SQLite database without Crush's sessions and messages tables")
-    size = source.path.stat().st_size if source.path is not None else len(source.data)
-    return with_file_problems(read_sessions(sessions, source.name), damage, source.name, source.head(100), size, "Crush session")
+    return database_threads(source, database_sessions, lambda sessions: read_sessions(sessions, source.name), "Crush's sessions and messages tables", "Crush session")
 
 
 def from_thread(thread: Thread) -> bytes:

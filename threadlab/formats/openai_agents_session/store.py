@@ -22,12 +22,18 @@ are kept; the schema (``sqlite_master``) is read the same way."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
+
+if TYPE_CHECKING:
+    from threadlab.formats.common.source import Source
+
+T = TypeVar("T")
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSIONS_TABLE = "agent_sessions"
@@ -230,3 +236,22 @@ def database_bytes(session_id: str, items: list[tuple[Any, str, Any]], created: 
     data = conn.serialize()
     conn.close()
     return bytes(data)
+
+
+def database_threads(source: Source, sessions_of: Callable[[Path | None, bytes | None, list[Damage]], tuple[T, bool]],
+                     threads_of: Callable[[T], list[Thread]], tables: str, kind: str) -> list[Thread]:
+    """The threads of a coding agent's database (opencode's, Crush's): ``sessions_of`` reads its
+    rows (and says whether the file has the format's ``tables`` at all), ``threads_of`` makes the
+    threads; a file that cannot be opened, whose tables are missing or whose every row is
+    damaged raises, naming why; damage past some rows is the first thread's problems."""
+    damage: list[Damage] = []
+    try:
+        sessions, ok = sessions_of(source.path, None if source.path is not None else source.data, damage)
+    except (sqlite3.Error, OSError) as exc:
+        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
+    if not ok and damage:
+        raise ThreadError([Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage])
+    if not ok:
+        raise source.error("format", f"is an SQLite database without {tables}")
+    size = source.path.stat().st_size if source.path is not None else len(source.data)
+    return with_file_problems(threads_of(sessions), damage, source.name, source.head(100), size, kind)
