@@ -23,6 +23,7 @@ AGENT = HERE / "fixtures" / "pi" / "pi-0.73.1" / "pi-agent"
 SESSIONS = sorted(AGENT.glob("sessions/*/*.jsonl"))
 RPC = next(p for p in SESSIONS if b'"bashExecution"' in p.read_bytes() and b'"session_info"' in p.read_bytes())
 FORK = next(p for p in SESSIONS if b'"parentSession"' in p.read_bytes())
+BRANCHED = next(p for p in SESSIONS if b'"branch_summary"' in p.read_bytes())
 
 
 def _lines(path: Path) -> list[dict[str, object]]:
@@ -80,6 +81,19 @@ def test_a_fork_names_its_parent_session() -> None:
     thread = tl.read(FORK)
     parent = thread.metadata["pi"]["header"]["parentSession"]  # type: ignore[index]
     assert parent.endswith(next(p.name for p in SESSIONS if p != FORK and b"Read notes.txt" in p.read_bytes()))
+
+
+def test_the_real_programs_branch_is_read_whole() -> None:
+    """The file holds the abandoned branch (the goodbye) and the one after the branch summary,
+    whose first entry's parent is the first answer, not the line before it."""
+    lines = _lines(BRANCHED)
+    summary = next(k for k, e in enumerate(lines) if e["type"] == "branch_summary")
+    assert lines[summary]["parentId"] != lines[summary - 1]["id"]
+    thread = tl.read(BRANCHED)
+    texts = [a.content for a in thread.actions if a.action_type in ("user_message", "assistant_message")]  # type: ignore[attr-defined]
+    assert texts[-3:] == ["Goodbye.", "Say hi instead.", "Hi."]
+    (branch,) = [a for a in thread.actions if a.action_type == "system.branch_summary"]
+    assert branch.metadata["pi"]["entry"]["parentId"] == lines[summary]["fromId"] and branch.metadata["harness"] == "compaction_summary"  # type: ignore[index]
 
 
 def test_every_branch_of_the_tree_is_read_with_its_ids() -> None:
