@@ -254,11 +254,27 @@ def goose(path: Path) -> int:
     hold no conversation), or a line of a legacy session file (blank lines are none)."""
     if path.read_bytes()[:16] != b"SQLite format 3\x00":
         return _lines(path)
+    return _table_rows(path, ("sessions", "messages"))
+
+
+def crush(path: Path) -> int:
+    """A record is a row of ``sessions`` and a row of ``messages`` (a message's parts are pieces of
+    its record)."""
+    return _table_rows(path, ("sessions", "messages"))
+
+
+def _table_rows(path: Path, tables: tuple[str, ...]) -> int:
+    """The rows of ``tables`` of an SQLite database (opened immutable: nothing written)."""
     conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
     try:
-        return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("sessions", "messages"))
+        return sum(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in tables)
     finally:
         conn.close()
+
+
+def pi(path: Path) -> int:
+    """A record is a session line (the header and each entry; blank lines are none)."""
+    return _lines(path)
 
 
 def mini_swe_agent(path: Path) -> int:
@@ -325,11 +341,7 @@ def opencode(path: Path) -> int:
     files of ``storage/message/<session id>/`` and the part files of ``storage/part/<message
     id>/``, for the session and the sessions beside it whose ``parentID`` leads to it."""
     if path.read_bytes()[:16] == b"SQLite format 3\x00":
-        conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
-        try:
-            return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("session", "message", "part"))
-        finally:
-            conn.close()
+        return _table_rows(path, ("session", "message", "part"))
     storage = path.parent.parent.parent
     if path.parent.parent.name != "session" or storage.name != "storage":  # a session file out of its storage/ folder: itself
         return 1
@@ -583,6 +595,8 @@ COUNTERS: dict[str, Counter] = {
     "copilot-cli": copilot_cli,
     "cline": cline,
     "goose": goose,
+    "pi": pi,
+    "crush": crush,
     "mini-swe-agent": mini_swe_agent,
     "smolagents": smolagents,
     "swe-agent": swe_agent,

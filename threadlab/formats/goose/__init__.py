@@ -18,7 +18,7 @@ from threadlab.formats.common.json_lines import head_values, parsed_lines, refus
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
 from threadlab.formats.goose.reading import AGENT, KEY, MessageReader
-from threadlab.formats.goose.store import Damage, Session, database_sessions, is_goose_db
+from threadlab.formats.goose.store import Session, database_sessions, is_goose_db
 from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, claims_database, database_threads
 
 NAME = "goose"
@@ -92,11 +92,8 @@ def _thread(session: Session, source: str) -> Thread:
 
 
 def _database(source: Source) -> list[Thread]:
-    def load(damage: list[Damage]) -> tuple[list[Thread], bool]:
-        sessions, ok = database_sessions(source.path, None if source.path is not None else source.data, damage)
-        return [_thread(s, source.name) for s in sessions], ok
-
-    return database_threads(source, load, "Goose's sessions and messages tables", "Goose session")
+    return database_threads(source, database_sessions, lambda sessions: [_thread(s, source.name) for s in sessions],
+                            "Goose's sessions and messages tables", "Goose session")
 
 
 def _legacy(source: Source) -> Thread:

@@ -25,7 +25,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
@@ -33,6 +33,11 @@ from threadlab.formats.openai_agents_session.opening import opened
 
 if TYPE_CHECKING:
     from threadlab.formats.common.source import Source
+
+if TYPE_CHECKING:
+    from threadlab.formats.common.source import Source
+
+T = TypeVar("T")
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 SESSIONS_TABLE = "agent_sessions"
@@ -247,13 +252,15 @@ def claims_database(path: Path | None, data: bytes | None, ours: Callable[[Table
         return False
 
 
-def database_threads(source: Source, load: Callable[[list[Damage]], tuple[list[Thread], bool]], tables: str, empty: str) -> list[Thread]:
-    """The threads ``load`` reads from a database (it records the damage it meets and says
-    whether the file has the format's tables: ``tables`` names them), with the file's problems;
-    a file it cannot open, or without those tables, raises saying so."""
+def database_threads(source: Source, sessions_of: Callable[[Path | None, bytes | None, list[Damage]], tuple[T, bool]],
+                     threads_of: Callable[[T], list[Thread]], tables: str, kind: str) -> list[Thread]:
+    """The threads of a coding agent's database (opencode's, Crush's): ``sessions_of`` reads its
+    rows (and says whether the file has the format's ``tables`` at all), ``threads_of`` makes the
+    threads; a file that cannot be opened, whose tables are missing or whose every row is
+    damaged raises, naming why; damage past some rows is the first thread's problems."""
     damage: list[Damage] = []
     try:
-        threads, ok = load(damage)
+        sessions, ok = sessions_of(source.path, None if source.path is not None else source.data, damage)
     except (sqlite3.Error, OSError) as exc:
         raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
     if not ok and damage:
@@ -261,4 +268,4 @@ def database_threads(source: Source, load: Callable[[list[Damage]], tuple[list[T
     if not ok:
         raise source.error("format", f"is an SQLite database without {tables}")
     size = source.path.stat().st_size if source.path is not None else len(source.data)
-    return with_file_problems(threads, damage, source.name, source.head(100), size, empty)
+    return with_file_problems(threads_of(sessions), damage, source.name, source.head(100), size, kind)

@@ -18,15 +18,13 @@ from pathlib import Path
 import orjson
 
 from threadlab.core.model import Thread
-from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.common.json_lines import refusal
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
 from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, schema, with_file_problems
+from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, database_threads, schema
 from threadlab.formats.opencode.reading import AGENT, KEY, StoreReader
 from threadlab.formats.opencode.store import (
-    Damage,
     Record,
     Session,
     database_sessions,
@@ -107,17 +105,7 @@ def _children(path: Path, parent: str, root: Path | None) -> list[Session]:
 
 
 def _database(source: Source) -> list[Thread]:
-    damage: list[Damage] = []
-    try:
-        sessions, ok = database_sessions(source.path, None if source.path is not None else source.data, damage)
-    except (sqlite3.Error, OSError) as exc:
-        raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
-    if not ok and damage:
-        raise ThreadError([Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage])
-    if not ok:
-        raise source.error("format", "is an SQLite database without opencode's session, message and part tables")
-    size = source.path.stat().st_size if source.path is not None else len(source.data)
-    return with_file_problems(StoreReader(sessions, source.name).threads(), damage, source.name, source.head(100), size, "opencode session")
+    return database_threads(source, database_sessions, lambda sessions: StoreReader(sessions, source.name).threads(), "opencode's session, message and part tables", "opencode session")
 
 
 def from_thread(thread: Thread) -> bytes:

@@ -331,8 +331,8 @@ def action_item(action: BaseAction, key: str, *, memo: bool = True) -> dict[str,
     elif kind == "system.item_reference":
         data = action.data if isinstance(action.data, Mapping) else {}  # type: ignore[attr-defined]
         item = {"type": "item_reference", "id": data.get("id")}
-    elif kind.startswith("system.") and kind[7:] in PLATFORM_ITEMS and isinstance(action.data, Mapping):  # type: ignore[attr-defined]
-        item = dict(action.data)  # type: ignore[attr-defined]
+    elif kind.startswith("system.") and kind[7:] in PLATFORM_ITEMS and isinstance(action.data, Mapping) and action.data.get("type") == kind[7:]:  # type: ignore[attr-defined]
+        item = dict(action.data)  # type: ignore[attr-defined]  (a platform item holds its type: another format's system.compaction is no item)
     else:
         return None
     return restore(item, meta.get("item")) if memo else item
