@@ -241,6 +241,20 @@ def openai_agents_session(path: Path) -> int:
         conn.close()
 
 
+def google_adk(path: Path) -> int:
+    """A record is an event (of a saved session, the object itself when it holds none, or of
+    ``/run``'s array), or a row of session.db's ``sessions`` and ``events`` tables (its state
+    tables hold no conversation)."""
+    if path.read_bytes()[:16] == b"SQLite format 3\x00":
+        conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+        try:
+            return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("sessions", "events"))
+        finally:
+            conn.close()
+    value = orjson.loads(path.read_bytes())
+    return len(value) if isinstance(value, list) else max(1, len(value["events"]))
+
+
 def opencode(path: Path) -> int:
     """A record is a row of opencode.db's ``session``, ``message`` and ``part`` tables (its
     other tables hold no conversation), or a file of ``storage/``: a session file, the message
@@ -481,6 +495,7 @@ COUNTERS: dict[str, Counter] = {
     "swe-agent": swe_agent,
     "qwen-code": qwen_code,
     "opencode": opencode,
+    "google-adk": google_adk,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,

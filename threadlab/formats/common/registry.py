@@ -202,6 +202,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="google-adk",
+                module="threadlab.formats.google_adk",
+                reads="Google ADK sessions (Session JSON by field name or alias, /run event arrays, the .adk/session.db SQLite store): agents, transfers, tools",
+                aliases=("google_adk", "adk", "adk-session"),
+                suffixes=(".json", ".db"),
+                priority=44,
+                writes=False,
+            ),
+            FormatSpec(
                 name="mini-swe-agent",
                 module="threadlab.formats.mini_swe_agent",
                 reads="mini-swe-agent trajectories (*.traj.json, Harbor's mini-swe-agent.trajectory.json): text-based commands as derived tool calls",
