@@ -255,6 +255,31 @@ def google_adk(path: Path) -> int:
     return len(value) if isinstance(value, list) else max(1, len(value["events"]))
 
 
+def autogen_agentchat(path: Path) -> int:
+    """A record is a message: of a ``TaskResult``'s ``messages`` or a list; of an agent state's
+    ``llm_context`` (the state itself when it holds none); of a team state, each message of the
+    manager's ``message_thread``, of each agent's ``llm_context`` and ``message_buffer``."""
+    value = orjson.loads(path.read_bytes())
+    if isinstance(value, list):
+        return len(value)
+
+    def context(state: Any) -> int:
+        ctx = state.get("llm_context") if isinstance(state, dict) else None
+        return len(ctx["messages"]) if isinstance(ctx, dict) and isinstance(ctx.get("messages"), list) else 0
+
+    if value.get("type") == "TeamState":
+        total = 0
+        for state in value["agent_states"].values():
+            if not isinstance(state, dict):
+                continue
+            total += len(state.get("message_thread") or []) + len(state.get("message_buffer") or [])
+            total += context(state.get("agent_state", state))
+        return max(1, total)
+    if value.get("type") == "AssistantAgentState":
+        return max(1, context(value))
+    return max(1, len(value["messages"]))
+
+
 def opencode(path: Path) -> int:
     """A record is a row of opencode.db's ``session``, ``message`` and ``part`` tables (its
     other tables hold no conversation), or a file of ``storage/``: a session file, the message
@@ -496,6 +521,7 @@ COUNTERS: dict[str, Counter] = {
     "qwen-code": qwen_code,
     "opencode": opencode,
     "google-adk": google_adk,
+    "autogen-agentchat": autogen_agentchat,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,

@@ -202,6 +202,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 plans_folders=True,
             ),
             FormatSpec(
+                name="autogen-agentchat",
+                module="threadlab.formats.autogen_agentchat",
+                reads="AutoGen AgentChat saved state (agent.save_state(), team.save_state()) and run messages (TaskResult dumps, message lists)",
+                aliases=("autogen_agentchat", "autogen", "agentchat"),
+                suffixes=(".json",),
+                priority=44,
+                writes=False,
+            ),
+            FormatSpec(
                 name="google-adk",
                 module="threadlab.formats.google_adk",
                 reads="Google ADK sessions (Session JSON by field name or alias, /run event arrays, the .adk/session.db SQLite store): agents, transfers, tools",
