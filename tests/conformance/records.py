@@ -280,6 +280,23 @@ def autogen_agentchat(path: Path) -> int:
     return max(1, len(value["messages"]))
 
 
+def crewai(path: Path) -> int:
+    """A record is a message of a ``latest_kickoff_task_outputs`` row's ``output.messages`` (a row
+    holding none, or whose output is no JSON, is one record)."""
+    conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+    try:
+        total = 0
+        for (output,) in conn.execute("SELECT output FROM latest_kickoff_task_outputs ORDER BY rowid"):
+            try:
+                messages = orjson.loads(output).get("messages")
+            except (orjson.JSONDecodeError, AttributeError, TypeError):
+                messages = None
+            total += len(messages) if isinstance(messages, list) and messages else 1
+        return total
+    finally:
+        conn.close()
+
+
 def opencode(path: Path) -> int:
     """A record is a row of opencode.db's ``session``, ``message`` and ``part`` tables (its
     other tables hold no conversation), or a file of ``storage/``: a session file, the message
@@ -522,6 +539,7 @@ COUNTERS: dict[str, Counter] = {
     "opencode": opencode,
     "google-adk": google_adk,
     "autogen-agentchat": autogen_agentchat,
+    "crewai": crewai,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,

@@ -211,6 +211,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 writes=False,
             ),
             FormatSpec(
+                name="crewai",
+                module="threadlab.formats.crewai",
+                reads="CrewAI's latest_kickoff_task_outputs.db (each task's agent messages, as crewai log-tasks-outputs lists them)",
+                aliases=("crewai-task-outputs", "crew"),
+                suffixes=(".db",),
+                priority=48,
+                writes=False,
+            ),
+            FormatSpec(
                 name="google-adk",
                 module="threadlab.formats.google_adk",
                 reads="Google ADK sessions (Session JSON by field name or alias, /run event arrays, the .adk/session.db SQLite store): agents, transfers, tools",
