@@ -4,6 +4,7 @@ first session shape (``tests/fixtures/real/google_adk/``) give."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,32 @@ def test_an_event_array_reads_as_one_thread(tmp_path: Path) -> None:
     frames = tl.load(path, progress=False)
     assert set(frames.threads.format) == {"google-adk"}
     assert frames.actions.action_type.tolist()[:4] == ["user_message", "tool_call", "tool_return", "system.handoff"]
+
+
+def test_escalation_errors_and_parts_threadlab_does_not_map(tmp_path: Path) -> None:
+    """An escalation and an error are system actions; a media part is kept as it came, named."""
+    events = [
+        {"author": "user", "invocation_id": "e-1", "id": "a", "timestamp": 1.0, "content": {"role": "user", "parts": [{"text": "hi"}, {"inline_data": {"mime_type": "image/png", "data": "AA=="}}]}},
+        {"author": "checker", "invocation_id": "e-1", "id": "b", "timestamp": 2.0, "actions": {"escalate": True}},
+        {"author": "checker", "invocation_id": "e-1", "id": "c", "timestamp": 3.0, "error_code": "MALFORMED_FUNCTION_CALL", "error_message": "bad call"},
+    ]
+    path = tmp_path / "s.session.json"
+    path.write_text(json.dumps({"id": "s", "app_name": "app", "user_id": "u", "state": {}, "events": events, "last_update_time": 3.0}))
+    (thread,) = to_threads(Source(path))
+    assert [a.action_type for a in thread.actions] == ["user_message", "system.unknown_part", "system.escalate", "system.error"]
+    assert (thread.account.converted, thread.account.kept) == (2, 1)
+    assert [p.rule for p in thread.problems] == ["unknown-type"] and "inline_data" in thread.problems[0].message
+
+
+def test_a_database_row_that_cannot_be_read_is_named_and_events_without_a_session_kept(tmp_path: Path) -> None:
+    db = tmp_path / "session.db"
+    db.write_bytes((HERE / "google_adk" / "adk-2.13.0" / "session.db").read_bytes())
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE events SET event_data = '{not json' WHERE rowid = 2")
+        conn.execute("DELETE FROM sessions")
+    conn.close()
+    (thread,) = to_threads(Source(db))
+    rules = sorted(p.rule for p in thread.problems)
+    assert rules == ["json", "unknown-id"]
+    assert next(p for p in thread.problems if p.rule == "json").line == 2
+    assert thread.account.failed == 1 and len(thread.actions) == 12

@@ -136,6 +136,7 @@ class EventReader:
         """The event's actions and error, after its parts."""
         actions = e.get("actions") if type(e.get("actions")) is dict else {}
         target = get(actions, "transfer_to_agent")
+        before = len(self.b.actions)
         if isinstance(target, str) and target:
             to = self.b.agent(target)
             add("system.handoff", data={"from_agent_id": agent or author, "to_agent_id": to, **({"tool_call_id": _ret_id(e)} if _ret_id(e) else {})})
@@ -144,8 +145,8 @@ class EventReader:
         code, message = get(e, "error_code"), get(e, "error_message")
         if code is not None or message is not None:
             add("system.error", data={"error_code": code, "error_message": message})
-        delta = get(actions, "state_delta")
-        if added == 0 and not _parts(e) and not (isinstance(target, str) and target) and code is None and message is None:
+        if added == 0 and len(self.b.actions) == before:  # nothing else: what the event did is its state change
+            delta = get(actions, "state_delta")
             add("system.state_update", data={"state_delta": delta if delta is not None else {}})
 
     def answer_index(self, e: dict[str, Any]) -> int:
