@@ -28,7 +28,8 @@ def test_the_real_programs_output_counts_what_the_raw_file_holds(path: Path, fmt
 def test_a_team_state_is_its_managers_thread_with_the_handoff() -> None:
     (thread,) = to_threads(Source(RUN / "team_state.json"))
     handoff = next(a for a in thread.actions if a.action_type == "system.handoff")
-    assert (handoff.data["from_agent_id"], handoff.data["to_agent_id"]) == ("planner", "weather_agent")
+    assert handoff.data["from_agent_id"] == "planner" and handoff.data["to_agent_id"] == "weather_agent"
+    assert handoff.data["tool_call_id"] == "call_transfer_to_weather_agent_2_0"
     returns = [a for a in thread.actions if a.action_type == "tool_return" and a.tool_name == "get_weather"]
     assert [r.status for r in returns] == ["success", "error"]
     assert thread.account.converted == 16 and thread.problems == []

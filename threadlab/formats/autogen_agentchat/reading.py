@@ -5,7 +5,8 @@ each: a ``TextMessage`` / ``MultiModalMessage`` / ``StructuredMessage`` / ``Tool
 / ``StopMessage`` from ``user`` is a ``user_message``, from an agent its ``assistant_message``;
 ``ToolCallRequestEvent`` its ``tool_call``s, ``ToolCallExecutionEvent`` the ``tool_return``s
 (``is_error`` → status ``error``), ``ThoughtEvent`` ``thinking``, ``HandoffMessage`` a
-``system.handoff`` {``from_agent_id``, ``to_agent_id``} (its text in the data); the other events
+``system.handoff`` {``from_agent_id``, ``to_agent_id``, ``tool_call_id``: the call of the
+transfer tool (``transfer_to_<target>``) just answered} (its text in the data); the other events
 are ``system.<type>`` actions with the message as data. ``models_usage`` is the usage of the
 message's first action, ``created_at`` its time.
 
@@ -39,6 +40,7 @@ class Reader:
         self.b = b
         self.title = ""
         self.names: dict[str, str] = {}
+        self.answered: dict[str, str] = {}  # tool name -> the call id of its latest result (a handoff names its transfer call)
 
     def agent(self, source: Any) -> str | None:
         return self.b.agent(source) if isinstance(source, str) and source and source != USER else None
@@ -66,6 +68,7 @@ class Reader:
             r = result if type(result) is dict else {}
             call_id = r.get("call_id") if isinstance(r.get("call_id"), str) else ""
             name = r.get("name") if isinstance(r.get("name"), str) else self.names.get(call_id, "")
+            self.answered[name] = call_id
             self.b.add("tool_return", timestamp=when, tool_call_id=call_id, tool_name=name, status="error" if r.get("is_error") is True else "success",
                        content=r.get("content"), metadata=meta if k == 0 else None)
 
@@ -104,7 +107,9 @@ class Reader:
             self.b.add("thinking", timestamp=when, agent_id=agent, content=content, provider_name="autogen", metadata=meta)
         elif kind == "HandoffMessage":
             to = self.agent(m.get("target"))
-            self.b.add("system.handoff", timestamp=when, data={"from_agent_id": agent, "to_agent_id": to, "text": content}, metadata=meta)
+            call_id = self.answered.pop(f"transfer_to_{m.get('target')}", None)  # the Handoff tool's default name
+            data = {"from_agent_id": agent, "to_agent_id": to, "text": content, **({"tool_call_id": call_id} if call_id else {})}
+            self.b.add("system.handoff", timestamp=when, data=data, metadata=meta)
         else:
             self.b.add(f"system.{kind}", timestamp=when, data=m, metadata={KEY: {"index": index}})
 
