@@ -28,7 +28,8 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.autogen_agentchat.wire import CHAT_TYPES, KEY, LLM_TYPES, USER, arguments
+from threadlab.formats.autogen_agentchat.wire import CHAT_TYPES, KEY, LLM_TYPES, USER
+from threadlab.formats.common.arguments import parsed_arguments
 from threadlab.formats.common.counts import counts_as
 
 _TEXT_TYPES = frozenset({"TextMessage", "MultiModalMessage", "StructuredMessage", "ToolCallSummaryMessage", "StopMessage"})
@@ -58,7 +59,7 @@ class Reader:
             call_id = c.get("id") if isinstance(c.get("id"), str) else ""
             name = c.get("name") if isinstance(c.get("name"), str) else ""
             self.names[call_id] = name
-            action = self.b.add("tool_call", timestamp=when, agent_id=agent, tool_name=name, tool_call_id=call_id, args=arguments(c.get("arguments")),
+            action = self.b.add("tool_call", timestamp=when, agent_id=agent, tool_name=name, tool_call_id=call_id, args=parsed_arguments(c.get("arguments"), objects_only=True),
                                 metadata=meta if k == 0 else None)
             if k == 0 and usage is not None:
                 action.usage = usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]  # a turn of calls only: its first call holds the figures

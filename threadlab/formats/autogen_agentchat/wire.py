@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 KEY = "autogen"
 USER = "user"
 AGENT_STATE = "AssistantAgentState"
@@ -61,14 +59,3 @@ def is_task_result(value: Any) -> bool:
 def is_message_list(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(is_chat_message(v) for v in value[:3])
 
-
-def arguments(raw: Any) -> Any:
-    """A ``FunctionCall``'s ``arguments`` (JSON text) as the tool got them: parsed, or the text as
-    it came when it is no JSON object."""
-    if isinstance(raw, str):
-        try:
-            parsed = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return raw
-        return parsed if isinstance(parsed, dict) else raw
-    return raw

@@ -21,8 +21,9 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError, short
+from threadlab.formats.common.arguments import parsed_arguments
 from threadlab.formats.common.source import Source
-from threadlab.formats.crewai.wire import COLUMNS, KEY, TABLE, arguments
+from threadlab.formats.crewai.wire import COLUMNS, KEY, TABLE
 from threadlab.formats.openai_agents_session.opening import opened
 from threadlab.formats.openai_agents_session.store import Damage, Tables, _scan, schema, with_file_problems
 
@@ -83,7 +84,7 @@ class TaskReader:
                 fn = call.get("function") if type(call) is dict and type(call.get("function")) is dict else {}
                 call_id = call.get("id") if type(call) is dict and isinstance(call.get("id"), str) else f"crewai-{index}-{k}"
                 self.names[call_id] = str(fn.get("name") or "")
-                self.b.add("tool_call", timestamp=when, agent_id=agent, tool_name=self.names[call_id], tool_call_id=call_id, args=arguments(fn.get("arguments")), metadata=meta)
+                self.b.add("tool_call", timestamp=when, agent_id=agent, tool_name=self.names[call_id], tool_call_id=call_id, args=parsed_arguments(fn.get("arguments")), metadata=meta)
         elif role == "tool":
             call_id = m.get("tool_call_id") if isinstance(m.get("tool_call_id"), str) else ""
             name = m.get("name") if isinstance(m.get("name"), str) else self.names.get(call_id, "")

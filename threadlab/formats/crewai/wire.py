@@ -16,20 +16,7 @@ hold distilled memories and task-quality scores."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import orjson
-
 KEY = "crewai"
 TABLE = "latest_kickoff_task_outputs"
 COLUMNS = ("task_id", "output")
 
-
-def arguments(raw: Any) -> Any:
-    """A call's ``arguments`` (JSON text) as the tool got them: parsed, or the text as it came."""
-    if isinstance(raw, str):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return raw
-    return raw
