@@ -335,6 +335,62 @@ def openai_agents_session(path: Path) -> int:
         conn.close()
 
 
+def google_adk(path: Path) -> int:
+    """A record is an event (of a saved session, the object itself when it holds none, or of
+    ``/run``'s array), or a row of session.db's ``sessions`` and ``events`` tables (its state
+    tables hold no conversation)."""
+    if path.read_bytes()[:16] == b"SQLite format 3\x00":
+        conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+        try:
+            return sum(conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("sessions", "events"))
+        finally:
+            conn.close()
+    value = orjson.loads(path.read_bytes())
+    return len(value) if isinstance(value, list) else max(1, len(value["events"]))
+
+
+def autogen_agentchat(path: Path) -> int:
+    """A record is a message: of a ``TaskResult``'s ``messages`` or a list; of an agent state's
+    ``llm_context`` (the state itself when it holds none); of a team state, each message of the
+    manager's ``message_thread``, of each agent's ``llm_context`` and ``message_buffer``."""
+    value = orjson.loads(path.read_bytes())
+    if isinstance(value, list):
+        return len(value)
+
+    def context(state: Any) -> int:
+        ctx = state.get("llm_context") if isinstance(state, dict) else None
+        return len(ctx["messages"]) if isinstance(ctx, dict) and isinstance(ctx.get("messages"), list) else 0
+
+    if value.get("type") == "TeamState":
+        total = 0
+        for state in value["agent_states"].values():
+            if not isinstance(state, dict):
+                continue
+            total += len(state.get("message_thread") or []) + len(state.get("message_buffer") or [])
+            total += context(state.get("agent_state", state))
+        return max(1, total)
+    if value.get("type") == "AssistantAgentState":
+        return max(1, context(value))
+    return max(1, len(value["messages"]))
+
+
+def crewai(path: Path) -> int:
+    """A record is a message of a ``latest_kickoff_task_outputs`` row's ``output.messages`` (a row
+    holding none, or whose output is no JSON, is one record)."""
+    conn = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+    try:
+        total = 0
+        for (output,) in conn.execute("SELECT output FROM latest_kickoff_task_outputs ORDER BY rowid"):
+            try:
+                messages = orjson.loads(output).get("messages")
+            except (orjson.JSONDecodeError, AttributeError, TypeError):
+                messages = None
+            total += len(messages) if isinstance(messages, list) and messages else 1
+        return total
+    finally:
+        conn.close()
+
+
 def opencode(path: Path) -> int:
     """A record is a row of opencode.db's ``session``, ``message`` and ``part`` tables (its
     other tables hold no conversation), or a file of ``storage/``: a session file, the message
@@ -602,6 +658,9 @@ COUNTERS: dict[str, Counter] = {
     "swe-agent": swe_agent,
     "qwen-code": qwen_code,
     "opencode": opencode,
+    "google-adk": google_adk,
+    "autogen-agentchat": autogen_agentchat,
+    "crewai": crewai,
     "openai-agents-session": openai_agents_session,
     "inspect-ai": inspect_ai,
     "otel": otel,

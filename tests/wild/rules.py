@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from tests.wild.count import Rule
+from tests.wild.rules_adk import google_adk
 from tests.wild.rules_agents import claude_code, codex, codex_exec
+from tests.wild.rules_autogen import autogen_agentchat
 from tests.wild.rules_cline import cline
 from tests.wild.rules_copilot import copilot_cli
+from tests.wild.rules_crewai import crewai
 from tests.wild.rules_crush import crush
 from tests.wild.rules_frameworks import (
     aitp,
@@ -40,7 +43,7 @@ COUNTERS: dict[str, Rule] = {
     **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
                                                          anthropic_messages, langchain, agency_swarm, gemini_cli, qwen_code, atif, opencode,
-                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose, smolagents, pi, crush)},
+                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose, smolagents, pi, crush, google_adk, autogen_agentchat, crewai)},
     "openai-agents-session": item_list,
     "hf-session-trace": hf_session_trace,
 }
