@@ -465,7 +465,19 @@ def langchain(path: Path) -> int:
     return len(docs)
 
 
+def phoenix(path: Path) -> int:
+    """A record is a row of the span dataframe: of a Parquet file (its footer's row count, read by
+    pyarrow), a JSON array of records, or a JSON Lines line."""
+    data = path.read_bytes()
+    if data.startswith(b"PAR1"):
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    return len(_docs(path) or [])
+
+
 COUNTERS: dict[str, Counter] = {
+    "phoenix": phoenix,
     "threadprotocol": threadprotocol,
     "pydantic-ai": pydantic_ai,
     "vercel-ai-messages": vercel_ai_messages,
