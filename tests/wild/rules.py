@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.wild.count import Rule
 from tests.wild.rules_agents import claude_code, codex, codex_exec
 from tests.wild.rules_copilot import copilot_cli
-from tests.wild.rules_exports import phoenix
+from tests.wild.rules_exports import langfuse, phoenix
 from tests.wild.rules_frameworks import (
     aitp,
     inspect_ai,
@@ -36,7 +36,7 @@ COUNTERS: dict[str, Rule] = {
     **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
                                                          anthropic_messages, langchain, agency_swarm, gemini_cli, qwen_code, atif, opencode,
-                                                         copilot_cli, mini_swe_agent, swe_agent, phoenix)},
+                                                         copilot_cli, mini_swe_agent, swe_agent, phoenix, langfuse)},
     "openai-agents-session": item_list,
     "hf-session-trace": hf_session_trace,
 }

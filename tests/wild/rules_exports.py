@@ -1,4 +1,5 @@
-"""Rules for the trace exports of observability tools: Phoenix span dataframes (Parquet or JSON).
+"""Rules for the trace exports of observability tools: Phoenix span dataframes (Parquet or JSON),
+Langfuse traces and observations (JSON, JSON Lines).
 Raw counts from the files (pyarrow for Parquet, orjson for JSON), never threadlab's readers."""
 
 from __future__ import annotations
@@ -43,4 +44,33 @@ def phoenix(path: Path) -> Counts:
     c = Counts(None, None, None, None, None, None)
     for row in _rows(path):
         c.add_tokens(_count(_at(row, "attributes.llm.token_count.prompt")), _count(_at(row, "attributes.llm.token_count.completion")))
+    return c
+
+
+def _observations(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, list):
+        return [o for v in value for o in _observations(v)]
+    if not isinstance(value, dict):
+        return []
+    if isinstance(value.get("data"), list) and isinstance(value.get("meta"), dict):
+        return _observations(value["data"])
+    if isinstance(value.get("observations"), list):
+        return [o for o in value["observations"] if isinstance(o, dict)]
+    return [value] if "type" in value else []
+
+
+def langfuse(path: Path) -> Counts:
+    """Tokens of GENERATION observations (``usageDetails`` input/output, else ``usage``); tool
+    observations are tool calls with their returns. Texts are not counted: each generation's
+    input repeats the conversation."""
+    c = Counts(None, None, None, 0, 0, None)
+    for obs in _observations(_rows(path)):
+        if obs.get("type") == "TOOL":
+            c.tool_calls = (c.tool_calls or 0) + 1
+            c.tool_returns = (c.tool_returns or 0) + (obs.get("output") is not None)
+        if obs.get("type") != "GENERATION":
+            continue
+        usage = obs.get("usageDetails", obs.get("usage_details")) or obs.get("usage") or {}
+        usage = dict(usage) if isinstance(usage, list) else usage  # a Parquet map column: (key, value) pairs
+        c.add_tokens(usage.get("input"), usage.get("output"))
     return c

@@ -311,6 +311,15 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 exports=("to_atif",),
             ),
             FormatSpec(
+                name="langfuse",
+                module="threadlab.formats.langfuse",
+                reads="Langfuse trace exports: traces with their observations (public API, SDK dumps, UI download), observation pages, JSON Lines, the blob-storage export's Parquet",
+                aliases=("langfuse-trace", "langfuse-observations", "langfuse-export"),
+                suffixes=(".json", ".jsonl", ".parquet"),
+                priority=12,
+                writes=False,
+            ),
+            FormatSpec(
                 name="phoenix",
                 module="threadlab.formats.phoenix",
                 reads="Arize Phoenix span dataframes (get_spans_dataframe, TraceDataset.save) saved as Parquet or JSON: OpenInference spans, read as otel reads them",

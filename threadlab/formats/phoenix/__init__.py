@@ -20,24 +20,17 @@ from typing import Any
 
 from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import HEAD, refusal
+from threadlab.formats.common.parquet import PARQUET_MAGIC, ParquetRefused, parquet_columns, parquet_rows, read_by
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
 from threadlab.formats.common.spans.documents import Failure, read_items
 from threadlab.formats.otel.reading import threads_of
 from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span
-from threadlab.formats.phoenix.wire import (
-    MARKS,
-    PARQUET_MAGIC,
-    ParquetRefused,
-    flat_span_of,
-    is_span_row,
-    parquet_columns,
-    parquet_rows,
-)
+from threadlab.formats.phoenix.wire import MARKS, flat_span_of, is_span_row
 
 NAME = "phoenix"
 DATASET_FILES = ("threadlab-schema.json", "actions.parquet", "threads.parquet")
-NOT_SPANS = "a Parquet file of no Phoenix span dataframe (no context.span_id and context.trace_id columns)"
+NOT_SPANS = "a Parquet file of no format threadlab reads (its columns are no Phoenix span dataframe's or Langfuse observations')"
 DATASET = "a threadlab frames dataset (frames.to_parquet): read it with threadlab.read_parquet"
 
 
@@ -47,8 +40,7 @@ def detect(source: Source) -> bool:
         return False
     head = source.head(HEAD)
     if head.startswith(PARQUET_MAGIC):
-        columns = parquet_columns(source.data)
-        return columns is not None and all(m in columns for m in MARKS)
+        return read_by(parquet_columns(source.data)) == NAME
     if head.lstrip()[:1] not in (b"{", b"[") or not all(f'"{m}"'.encode() in head for m in MARKS):
         return False
     return True
@@ -118,8 +110,7 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
         return FolderPlan(ignore={e.name: DATASET for e in parquets})
     ignore: dict[str, str] = {}
     for entry in parquets:
-        columns = parquet_columns(entry.path)
-        if columns is None or not all(m in columns for m in MARKS):
+        if read_by(parquet_columns(entry.path)) is None:
             ignore[entry.name] = NOT_SPANS
     return FolderPlan(ignore=ignore)
 

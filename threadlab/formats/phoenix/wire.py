@@ -18,9 +18,8 @@ told apart by magnitude: pandas' ``to_json`` writes epoch milliseconds by defaul
 
 from __future__ import annotations
 
-import io
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 SPAN_ID = "context.span_id"
@@ -30,9 +29,6 @@ KIND = "attributes.openinference.span.kind"
 TIME_KEYS = ("start_time", "end_time")
 # the columns every Phoenix span dataframe has (phoenix.trace.dsl's and TraceDataset's)
 MARKS = (SPAN_ID, TRACE_ID)
-PARQUET_MAGIC = b"PAR1"
-INFLATE_RATIO = 100  # a Parquet file may decode to this many times its size ...
-INFLATE_GRACE = 64 << 20  # ... or to this many bytes, when that is more (as formats/inspect_ai's zips)
 
 
 def is_span_row(item: Any) -> bool:
@@ -71,68 +67,3 @@ def _time(value: Any) -> Any:
         if abs(value) < limit:
             return value * scale
     return value
-
-
-class ParquetRefused(ValueError):
-    """A Parquet file that is not read: (rule, message)."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule = rule
-
-
-def parquet_columns(data: bytes | str) -> list[str] | None:
-    """The column names of a Parquet file's schema (bytes, or a path: its footer only is read),
-    or None when it is no Parquet file or its footer does not read."""
-    try:
-        if isinstance(data, str):
-            with open(data, "rb") as handle:
-                if handle.read(4) != PARQUET_MAGIC:
-                    return None
-        elif not data.startswith(PARQUET_MAGIC):
-            return None
-        import pyarrow.parquet as pq
-
-        return list(pq.ParquetFile(io.BytesIO(data) if isinstance(data, bytes) else data).schema_arrow.names)
-    except Exception:  # a damaged footer: no span dataframe (reading the file names the damage)
-        return None
-
-
-def parquet_rows(data: bytes) -> Iterator[tuple[int, dict[str, Any] | ParquetRefused]]:
-    """Every row of a Parquet file with its number from 1, timestamps as integer nanoseconds. A
-    row group that does not read is one ``ParquetRefused`` at its first row's number (the rows of
-    the other groups are read); a footer that does not read, or a file that would decode beyond
-    its budget, raises ``ParquetRefused``."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        file = pq.ParquetFile(io.BytesIO(data))
-        meta = file.metadata
-        groups = [meta.row_group(i) for i in range(meta.num_row_groups)]
-    except (pa.ArrowException, OSError, ValueError, TypeError, IndexError, OverflowError) as exc:
-        raise ParquetRefused("format", f"is a Parquet file whose footer does not read ({_said(exc)})") from exc
-    budget = max(INFLATE_GRACE, INFLATE_RATIO * len(data))
-    claimed = sum(g.total_byte_size for g in groups)
-    if claimed > budget:
-        raise ParquetRefused("size-limit", f"would decode to {claimed} bytes, beyond the {budget} bytes a file of {len(data)} bytes may take; not read")
-    first = 1
-    for index, group in enumerate(groups):
-        where = f"row group {index + 1} (rows {first}-{first + group.num_rows - 1})"
-        try:
-            table = file.read_row_group(index)
-            columns = []
-            for column in table.columns:
-                if pa.types.is_timestamp(column.type):
-                    column = column.cast(pa.timestamp("ns", column.type.tz)).cast(pa.int64())
-                columns.append(column)
-            rows = pa.Table.from_arrays(columns, names=table.column_names).to_pylist()
-        except (pa.ArrowException, OSError, ValueError, TypeError, IndexError, OverflowError) as exc:
-            yield first, ParquetRefused("format", f"{where} does not read ({_said(exc)}); its rows are not read")
-        else:
-            yield from enumerate(rows, first)
-        first += group.num_rows
-
-
-def _said(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
