@@ -126,7 +126,7 @@ def _generation(span: Span, obs: Mapping[str, Any]) -> None:
         given = given["messages"]
     span.inputs = _messages(span, "input", given, "user")
     span.outputs = _messages(span, "output", json_value(obs.get("output")), "assistant")
-    model = obs.get("model")
+    model = obs.get("model") or key(obs, "providedModelName")  # the ClickHouse column the blob export writes
     span.model = model if isinstance(model, str) and model else None
     span.usage = _usage(obs, span.problems)
 
