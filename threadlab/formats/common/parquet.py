@@ -9,8 +9,11 @@ than its budget (``INFLATE_RATIO`` times its size, at least ``INFLATE_GRACE``, a
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from threadlab.formats.common.source import Source
+from threadlab.formats.common.spans.documents import Failure
 
 PARQUET_MAGIC = b"PAR1"
 INFLATE_RATIO = 100  # a Parquet file may decode to this many times its size ...
@@ -93,3 +96,35 @@ def parquet_rows(data: bytes) -> Iterator[tuple[int, dict[str, Any] | ParquetRef
 
 def _said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+
+
+def is_parquet(source: Source) -> bool:
+    return not source.is_dir and not source.is_object and source.head(4).startswith(PARQUET_MAGIC)
+
+
+def claimed(source: Source, name: str) -> bool | None:
+    """A detector's first step: whether a Parquet file is format ``name``'s (by its columns);
+    False for a folder or an in-memory object; None for a file of another kind (its bytes decide)."""
+    if source.is_dir or source.is_object:
+        return False
+    return read_by(parquet_columns(source.data)) == name if is_parquet(source) else None
+
+
+def read_rows(source: Source, take: Callable[[dict[str, Any], int], bool], what: str) -> list[Failure]:
+    """Hand every row of a Parquet ``source`` to ``take(row, number)``; what it refuses, and row
+    groups that do not read, become failures. A file that does not read at all raises its
+    ``ThreadError``."""
+    failures: list[Failure] = []
+    try:
+        for number, row in parquet_rows(source.data):
+            if isinstance(row, ParquetRefused):
+                failures.append(Failure(number, row.rule, f"{source.name} {row}"))
+                continue
+            try:
+                if not take(row, number):
+                    failures.append(Failure(number, "schema", f"{source.name} row {number}: not {what}"))
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                failures.append(Failure(number, "schema", f"{source.name} row {number}: {exc}"))
+    except ParquetRefused as exc:
+        raise source.error(exc.rule, str(exc)) from None
+    return failures

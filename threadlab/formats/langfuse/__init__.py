@@ -13,7 +13,7 @@ import orjson
 
 from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import HEAD, complete_lines, refusal
-from threadlab.formats.common.parquet import PARQUET_MAGIC, parquet_columns, read_by
+from threadlab.formats.common.parquet import claimed
 from threadlab.formats.common.source import Source
 from threadlab.formats.langfuse.reading import KEY, read_threads
 from threadlab.formats.langfuse.wire import is_observation, is_page, is_trace
@@ -24,11 +24,10 @@ _MARKS = (b'"parentObservationId"', b'"parent_observation_id"', b'"observations"
 
 def detect(source: Source) -> bool:
     """Observations, traces holding them, or pages of either (see ``wire.py``)."""
-    if source.is_dir or source.is_object:
-        return False
+    found = claimed(source, NAME)
+    if found is not None:
+        return found
     head = source.head(HEAD)
-    if head.startswith(PARQUET_MAGIC):
-        return read_by(parquet_columns(source.data)) == NAME
     if head.lstrip()[:1] not in (b"{", b"[") or not any(m in head for m in _MARKS):
         return False
     value = source.try_json()

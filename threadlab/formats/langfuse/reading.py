@@ -20,7 +20,7 @@ from typing import Any
 
 from threadlab.core.problems import short
 from threadlab.formats.common.counts import counts_of
-from threadlab.formats.common.parquet import PARQUET_MAGIC, ParquetRefused, parquet_rows
+from threadlab.formats.common.parquet import is_parquet, read_rows
 from threadlab.formats.common.source import Source
 from threadlab.formats.common.spans.documents import Failure, read_items
 from threadlab.formats.common.spans.grouping import build_threads
@@ -75,18 +75,15 @@ def _spans(source: Source) -> tuple[list[Span], dict[str, dict[str, Any]], dict[
             return False
         return True
 
-    if source.head(4).startswith(PARQUET_MAGIC):
-        failures: list[Failure] = []
-        try:
-            for number, row in parquet_rows(source.data):
-                if isinstance(row, ParquetRefused):
-                    failures.append(Failure(number, row.rule, f"{source.name} {row}"))
-                elif not is_observation(row):
-                    failures.append(Failure(number, "schema", f"{source.name} row {number}: not an observation"))
-                else:
-                    spans.append(span_of(row, number))
-        except ParquetRefused as exc:
-            raise source.error(exc.rule, str(exc)) from None
+    if is_parquet(source):
+
+        def row(item: dict[str, Any], number: int) -> bool:
+            if not is_observation(item):
+                return False
+            spans.append(span_of(item, number))
+            return True
+
+        failures = read_rows(source, row, "an observation")
     else:
         failures = read_items(source, take, "a Langfuse observation, trace or page of them")
     return spans, traces, costs, failures

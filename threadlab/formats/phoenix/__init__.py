@@ -20,7 +20,7 @@ from typing import Any
 
 from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import HEAD, refusal
-from threadlab.formats.common.parquet import PARQUET_MAGIC, ParquetRefused, parquet_columns, parquet_rows, read_by
+from threadlab.formats.common.parquet import claimed, is_parquet, parquet_columns, read_by, read_rows
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
 from threadlab.formats.common.spans.documents import Failure, read_items
@@ -36,11 +36,10 @@ DATASET = "a threadlab frames dataset (frames.to_parquet): read it with threadla
 
 def detect(source: Source) -> bool:
     """A Parquet file with Phoenix's span columns, or JSON rows of a span dataframe."""
-    if source.is_dir or source.is_object:
-        return False
+    found = claimed(source, NAME)
+    if found is not None:
+        return found
     head = source.head(HEAD)
-    if head.startswith(PARQUET_MAGIC):
-        return read_by(parquet_columns(source.data)) == NAME
     if head.lstrip()[:1] not in (b"{", b"[") or not all(f'"{m}"'.encode() in head for m in MARKS):
         return False
     return True
@@ -48,7 +47,6 @@ def detect(source: Source) -> bool:
 
 def _raws(source: Source) -> tuple[list[RawSpan], list[Failure]]:
     raws: list[RawSpan] = []
-    failures: list[Failure] = []
 
     def take(row: Any, line: int | None) -> bool:
         if not is_span_row(row):
@@ -59,19 +57,8 @@ def _raws(source: Source) -> tuple[list[RawSpan], list[Failure]]:
         raws.append(flat_span(span, line))
         return True
 
-    if source.head(4).startswith(PARQUET_MAGIC):
-        try:
-            for number, row in parquet_rows(source.data):
-                if isinstance(row, ParquetRefused):
-                    failures.append(Failure(number, row.rule, f"{source.name} {row}"))
-                    continue
-                try:
-                    if not take(row, number):
-                        failures.append(Failure(number, "schema", f"{source.name} row {number}: not a span row"))
-                except (ValueError, TypeError, AttributeError, KeyError) as exc:
-                    failures.append(Failure(number, "schema", f"{source.name} row {number}: {exc}"))
-        except ParquetRefused as exc:
-            raise source.error(exc.rule, str(exc)) from None
+    if is_parquet(source):
+        failures = read_rows(source, take, "a span row")
     else:
         failures = read_items(source, take, "a row of a Phoenix span dataframe")
     return raws, failures
