@@ -21,16 +21,19 @@ SAVED, RECORDS, LINES = HERE / "trace_dataset.parquet", HERE / "spans_dataframe.
 
 
 def _steps(path: Path) -> list[tuple[str, str, object, object]]:
-    return [(a.action_type, getattr(a, "agent_id", None), getattr(a, "usage", None), a.timestamp) for t in tl.read_all(path) for a in t.actions]
+    threads = sorted(tl.read_all(path), key=lambda t: t.actions[0].timestamp)  # the server lists the newest trace first
+    return [(a.action_type, getattr(a, "agent_id", None), getattr(a, "usage", None), a.timestamp) for t in threads for a in t.actions]
 
 
 def test_parquet_and_json_give_the_same_threads() -> None:
     saved = _steps(SAVED)
     assert [s[0] for s in saved] == ["user_message", "assistant_message", "tool_call", "tool_return", "assistant_message", "user_message", "assistant_message"]
     assert _steps(LINES) == saved  # ISO times with nanoseconds: the same moments
+    assert _steps(HERE / "served_spans.parquet") == saved  # the server's frame: a column per dotted attribute
     # epoch milliseconds (to_json's default) keep the millisecond
     assert [(a, b, c) for a, b, c, _ in _steps(RECORDS)] == [(a, b, c) for a, b, c, _ in saved]
     assert [t.replace(microsecond=t.microsecond // 1000 * 1000) for *_, t in saved] == [t for *_, t in _steps(RECORDS)]
+    assert [(a, b, c) for a, b, c, _ in _steps(HERE / "served_spans.json")] == [(a, b, c) for a, b, c, _ in saved]
 
 
 def test_detected_by_content_only() -> None:
