@@ -48,10 +48,12 @@ def test_detected_by_content_only() -> None:
 
 def test_a_walk_reads_span_dataframes_and_lists_other_parquet(tmp_path: Path) -> None:
     shutil.copyfile(SAVED, tmp_path / "spans.parquet")
+    shutil.copyfile(HERE.parent / "langfuse" / "observations.parquet", tmp_path / "observations.parquet")  # Langfuse's: read too
     pq.write_table(pa.table({"a": [1, 2]}), tmp_path / "numbers.parquet")
     tl.load(SAVED, progress=False).to_parquet(tmp_path / "dataset")
     frames = tl.load(tmp_path, progress=False)
-    assert sorted(Path(s).name for s in frames.threads["source"].unique()) == ["spans.parquet"]
+    assert sorted(Path(s).name for s in frames.threads["source"].unique()) == ["observations.parquet", "spans.parquet"]
+    assert set(frames.threads["format"]) == {"phoenix", "langfuse"}
     assert len(frames.problems) == 0, frames.problems
     reasons = {Path(p).name: r for p, r in zip(frames.skipped["path"], frames.skipped["reason"], strict=True)}
     assert reasons["numbers.parquet"] == NOT_SPANS
