@@ -637,7 +637,47 @@ def langchain(path: Path) -> int:
     return len(docs)
 
 
+def phoenix(path: Path) -> int:
+    """A record is a row of the span dataframe: of a Parquet file (its footer's row count, read by
+    pyarrow), a JSON array of records, or a JSON Lines line."""
+    data = path.read_bytes()
+    if data.startswith(b"PAR1"):
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    return len(_docs(path) or [])
+
+
+_LANGFUSE_TYPES = {"GENERATION", "SPAN", "EVENT", "AGENT", "TOOL", "CHAIN", "RETRIEVER", "EVALUATOR", "EMBEDDING", "GUARDRAIL"}
+
+
+def _langfuse_items(value: Any) -> int:
+    if isinstance(value, list):
+        return sum(_langfuse_items(v) for v in value)
+    if not isinstance(value, dict):
+        return 1
+    if isinstance(value.get("data"), list) and isinstance(value.get("meta"), dict):
+        return _langfuse_items(value["data"])
+    if isinstance(value.get("trace"), dict) and isinstance(value.get("observations"), list):
+        return len(value["observations"])
+    if value.get("type") in _LANGFUSE_TYPES:
+        return 1
+    return len(value["observations"]) if isinstance(value.get("observations"), list) else 1
+
+
+def langfuse(path: Path) -> int:
+    """A record is an observation: of a trace's ``observations``, a page's ``data``, a JSON array
+    or a JSON Lines line; a Parquet row."""
+    if path.read_bytes().startswith(b"PAR1"):
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    return sum(_langfuse_items(d) for d in _docs(path) or [])
+
+
 COUNTERS: dict[str, Counter] = {
+    "langfuse": langfuse,
+    "phoenix": phoenix,
     "threadprotocol": threadprotocol,
     "pydantic-ai": pydantic_ai,
     "vercel-ai-messages": vercel_ai_messages,

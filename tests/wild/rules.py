@@ -10,6 +10,7 @@ from tests.wild.rules_cline import cline
 from tests.wild.rules_copilot import copilot_cli
 from tests.wild.rules_crewai import crewai
 from tests.wild.rules_crush import crush
+from tests.wild.rules_exports import langfuse, phoenix
 from tests.wild.rules_frameworks import (
     aitp,
     inspect_ai,
@@ -43,7 +44,7 @@ COUNTERS: dict[str, Rule] = {
     **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
                                                          anthropic_messages, langchain, agency_swarm, gemini_cli, qwen_code, atif, opencode,
-                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose, smolagents, pi, crush, google_adk, autogen_agentchat, crewai)},
+                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose, smolagents, pi, crush, google_adk, autogen_agentchat, crewai, phoenix, langfuse)},
     "openai-agents-session": item_list,
     "hf-session-trace": hf_session_trace,
 }

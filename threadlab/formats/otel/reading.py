@@ -35,6 +35,12 @@ def raw_spans(source: Source) -> tuple[list[RawSpan], list[Failure]]:
 def read_threads(source: Source, *, documents: bool = False) -> list[Any]:
     """Threads, or with ``documents`` (the frames route) each thread without actions and its JSON object."""
     raws, failures = raw_spans(source)
+    return threads_of(source, raws, failures, documents=documents)
+
+
+def threads_of(source: Source, raws: list[RawSpan], failures: list[Failure], *, documents: bool = False) -> list[Any]:
+    """The threads of spans read from ``source`` by any container (``phoenix`` hands its
+    dataframe rows here as flat spans), and what could not be read."""
     if not raws:
         rule = failures[0][1] if failures else "empty"
         raise source.error(rule, "holds no span" + (f" ({failures[0][2]})" if failures else ""), line=failures[0][0] if failures else None)

@@ -49,6 +49,7 @@ class _Call:
     meta: dict[str, Any]
     span: Span | None = None
     order: float = 0.0  # where among the actions it was read: a call no tool span ran stands there
+    from_history: bool = False  # first shown in a later request's history, not as the model's answer
 
 
 @dataclass(slots=True)
@@ -250,7 +251,7 @@ class Assembly:
             if part.kind == "tool_result":
                 self.add_result(part, time, span)
             elif part.kind == "tool_call":
-                call = self.add_call(part, span, agent, time, meta)
+                call = self.add_call(part, span, agent, time, meta, from_history=model_meta is None)
                 if call is not None:
                     calls.append(call.meta)
         shown = [p for p in msg.parts if p.kind in ("text", "media", "other")]
@@ -281,13 +282,13 @@ class Assembly:
     def agent_id(self, name: str) -> str:
         return slug(name)
 
-    def add_call(self, part: Part, span: Span, agent: str, time: int, meta: dict[str, Any]) -> _Call | None:
+    def add_call(self, part: Part, span: Span, agent: str, time: int, meta: dict[str, Any], *, from_history: bool = False) -> _Call | None:
         call_id = part.id or f"{span.span_id}:{len(self.calls)}"
         if call_id in self.calls:
             return None
         run = self.run_of(span)
         call = _Call(call_id, part.name or "unknown", part.args, run.span_id if run else None, agent, time,
-                     {"_span": span, "_model": dict(meta)}, order=len(self.out) - 0.5)
+                     {"_span": span, "_model": dict(meta)}, order=len(self.out) - 0.5, from_history=from_history)
         self.calls[call_id] = call
         return call
 
@@ -326,6 +327,13 @@ class Assembly:
             exact = [c for c in group if span.args is None or Part("x", args=c.args).key() == Part("x", args=span.args).key()]
             if exact:
                 return exact[0]
+        # a call the producer recorded only in the next request's history (Langfuse's OpenAI
+        # integration keeps a streamed answer's text, not its tool calls): made before its tool ran
+        late = [c for c in self.calls.values() if c.span is None and c.from_history and c.name == (span.tool_name or span.name) and c.time > span.end
+                and (span.args is None or Part("x", args=c.args).key() == Part("x", args=span.args).key())]
+        if late:
+            late[0].time = span.start
+            return late[0]
         return None
 
     def read_agent_runs(self) -> None:
