@@ -210,7 +210,7 @@ def test_content_not_the_suffix_decides() -> None:
     assert not_data_reason(b" " * HEAD_BYTES, "padded.txt") is None  # the data may start further on
     assert not_data_reason(b" \n\t", "blank.jsonl.txt") == "a blank file (whitespace only)"
     assert not_data_reason(b"# Title\n\n{not data}", "README") == "not conversation data: text"
-    assert not_data_reason(b"PAR1\x15\x04", "table.bin") == "not conversation data: a Parquet file"
+    assert not_data_reason(b"PAR1\x15\x04", "table.bin") is None  # Parquet may be data (Phoenix, Langfuse exports): the detectors look at its footer
     assert not_data_reason(b"ARROW1\x00\x00", "frame.bin") == "not conversation data: an Arrow IPC (Feather) file"
     assert not_data_reason(b"\xff\xd8\xff\xe0", "photo") == "not conversation data: a JPEG image"
     assert not_data_reason(b"caf\xe9 au lait", "latin1.txt") == "not conversation data: binary content"

@@ -18,7 +18,7 @@ from __future__ import annotations
 HEAD_BYTES = 512  # what the walk reads of a file: enough for a magic number or a first line
 BOM = b"\xef\xbb\xbf"
 DATA_HEADS = (b"{", b"[", b"data:", b"event:", b"id:", b"retry:", b":")
-DATA_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"SQLite format 3\x00")
+DATA_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"SQLite format 3\x00", b"PAR1")  # zip (Inspect .eval), SQLite, Parquet (Phoenix, Langfuse)
 NOT_DATA = "not conversation data"
 EMPTY = "an empty file"
 BLANK = "a blank file (whitespace only)"
@@ -32,7 +32,6 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"II*\x00", "a TIFF image"),
     (b"MM\x00*", "a TIFF image"),
     (b"%PDF-", "a PDF document"),
-    (b"PAR1", "a Parquet file"),
     (b"ARROW1", "an Arrow IPC (Feather) file"),
     (b"FEA1", "a Feather file"),
     (b"\x89HDF\r\n\x1a\n", "an HDF5 file"),
