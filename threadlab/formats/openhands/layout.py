@@ -1,0 +1,30 @@
+"""Which files of an OpenHands folder a walk reads together: a V1 conversation (``<id>/`` holding
+``base_state.json`` and ``events/``) is read from ``base_state.json`` with its events; an
+``events/`` folder with no ``base_state.json`` beside it (V0's session store
+``sessions/<sid>/events/<n>.json``) from its first event file, the others with it. A V0 session's
+``metadata.json`` and pickles beside its events are listed, not read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from threadlab.formats.common.registry import FolderPlan
+from threadlab.formats.openhands.wire import BASE_STATE, EVENTS, event_files
+
+_SESSION = {"metadata.json": "an OpenHands session's metadata (title, repository, times; the events are read from events/)"}
+_PICKLE = "an OpenHands session's pickled state (Python objects, not read)"
+
+
+def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan | None:
+    names = {e.name for e in entries}
+    if BASE_STATE in names and EVENTS in names and event_files(os.path.join(folder, EVENTS)):
+        return FolderPlan(companions={BASE_STATE: (EVENTS,)})
+    if os.path.basename(folder) == EVENTS and not os.path.isfile(os.path.join(os.path.dirname(folder), BASE_STATE)):
+        files = [name for _, name in event_files(folder)]
+        return FolderPlan(companions={files[0]: tuple(files[1:])}) if len(files) > 1 else None
+    if EVENTS in names and event_files(os.path.join(folder, EVENTS)):
+        ignore = {n: why for n, why in _SESSION.items() if n in names}
+        ignore.update({n: _PICKLE for n in names if n.endswith(".pkl")})
+        return FolderPlan(ignore=ignore) if ignore else None
+    return None
