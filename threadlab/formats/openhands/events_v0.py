@@ -113,12 +113,12 @@ class V0Reader(EventReader):
             meta[KEY]["tool_call_metadata"] = {k: v for k, v in tcm.items() if k != "model_response"}
             if response:
                 meta[KEY]["model_response_id"] = response.get("id")
-        usage = self.thought(args, when, usage, meta)
+        usage = self.thought(args, when, usage, meta) if e["source"] == "agent" else usage
         name = tcm.get("function_name") if tcm is not None and isinstance(tcm.get("function_name"), str) else kind
         call_id = tcm.get("tool_call_id") if tcm is not None and isinstance(tcm.get("tool_call_id"), str) else f"oh-{e.get('id')}"
         if e["source"] == "user":
             meta["author"] = "human"
-        called = {k: v for k, v in args.items() if k != "thought"}
+        called = {k: v for k, v in args.items() if k != "thought" or e["source"] != "agent"}
         parent = self.agent
         self.b.add("tool_call", timestamp=when, agent_id=parent, tool_name=name, tool_call_id=call_id, args=called, usage=usage, model_name=model, provider_name=PROVIDER if model else None, metadata=meta)
         self.calls[e.get("id")] = (call_id, name)
