@@ -7,7 +7,8 @@ from typing import Any
 
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
-from threadlab.core.model import Usage
+from threadlab.core.model import Thread, Usage
+from threadlab.core.problems import short
 from threadlab.formats.common.counts import counts_as
 from threadlab.formats.common.source import Source
 
@@ -29,6 +30,30 @@ class EventReader:
         self.calls: dict[Any, tuple[str, str]] = {}  # an action's id → (tool_call_id, tool_name)
         self.responses: set[str] = set()  # model responses whose usage is on an action already
         self.title = ""
+
+    def read(self, events: list[Any]) -> Thread:
+        """Each event that is one of the generation's (``is_event``) through ``event``; any other
+        value kept as ``system.unknown_event``; then the thread's totals (``finish``)."""
+        if not events:
+            self.b.took()
+        for index, event in enumerate(events):
+            if self.is_event(event):
+                self.event(event, index)
+                continue
+            self.b.kept("unknown-type", f"event {index + 1} is no OpenHands event ({short(event)}); kept as system.unknown_event")
+            self.b.add("system.unknown_event", data=event, metadata={KEY: {"index": index}})
+        self.finish()
+        self.b.title = self.title
+        return self.b.build()
+
+    def is_event(self, value: Any) -> bool:
+        raise NotImplementedError
+
+    def event(self, event: dict[str, Any], index: int) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """The thread's own totals, after its events."""
 
     @property
     def agent(self) -> str:

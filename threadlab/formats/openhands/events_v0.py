@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadlab.core.model import Thread, Usage
-from threadlab.core.problems import short
+from threadlab.core.model import Usage
 from threadlab.formats.common.counts import counts_as
 from threadlab.formats.openhands.common import KEY, PROVIDER, EventReader, harness
 from threadlab.formats.openhands.wire import is_v0_event
@@ -39,25 +38,19 @@ _ERRORS = ("error", "user_rejected")
 
 
 class V0Reader(EventReader):
-    def read(self, events: list[Any]) -> Thread:
-        metrics = None
-        if not events:
-            self.b.took()
-        for index, event in enumerate(events):
-            if not is_v0_event(event):
-                self.b.kept("unknown-type", f"event {index + 1} is no OpenHands event ({short(event)}); kept as system.unknown_event")
-                self.b.add("system.unknown_event", data=event, metadata={KEY: {"index": index}})
-                continue
-            if type(event.get("llm_metrics")) is dict:
-                metrics = event["llm_metrics"]
-            if isinstance(event.get("action"), str):
-                self.action(event)
-            else:
-                self.observation(event)
-            self.b.took()
-        self.totals(metrics)
-        self.b.title = self.title
-        return self.b.build()
+    metrics: dict[str, Any] | None = None  # the last llm_metrics: the run's running totals
+
+    def is_event(self, value: Any) -> bool:
+        return is_v0_event(value)
+
+    def event(self, event: dict[str, Any], index: int) -> None:
+        if type(event.get("llm_metrics")) is dict:
+            self.metrics = event["llm_metrics"]
+        if isinstance(event.get("action"), str):
+            self.action(event)
+        else:
+            self.observation(event)
+        self.b.took()
 
     def meta(self, e: dict[str, Any]) -> dict[str, Any]:
         return {KEY: {k: e[k] for k in ("id", "source", "cause", "message", "timeout", "success") if k in e}}
@@ -159,7 +152,8 @@ class V0Reader(EventReader):
         else:
             self.b.add("system.observation", timestamp=when, data={"content": e.get("content"), "extras": extras}, metadata=meta)
 
-    def totals(self, metrics: dict[str, Any] | None) -> None:
+    def finish(self) -> None:
+        metrics = self.metrics
         if metrics is None:
             return
         problems: list[str] = []

@@ -24,8 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from threadlab.core.model import Thread, Usage
-from threadlab.core.problems import short
+from threadlab.core.model import Usage
 from threadlab.formats.common.counts import counts_as
 from threadlab.formats.openhands.common import KEY, PROVIDER, EventReader, harness
 from threadlab.formats.openhands.wire import is_v1_event, text_of
@@ -54,21 +53,14 @@ class V1Reader(EventReader):
             if isinstance(m.get("model_name"), str):
                 self.model = self.model or m["model_name"]
 
-    def read(self, events: list[Any]) -> Thread:
-        if not events:
-            self.b.took()
-        for index, event in enumerate(events):
-            if not is_v1_event(event):
-                self.b.kept("unknown-type", f"event {index + 1} is no OpenHands event ({short(event)}); kept as system.unknown_event")
-                self.b.add("system.unknown_event", data=event, metadata={KEY: {"index": index}})
-                continue
-            self.event(event, index)
+    def is_event(self, value: Any) -> bool:
+        return is_v1_event(value)
+
+    def finish(self) -> None:
         self.totals()
-        self.b.title = self.title
         if isinstance(self.state.get("id"), str):
             self.b.thread_id = self.state["id"]
             self.b.metadata[KEY] = {k: v for k, v in self.state.items() if k not in ("stats", "secret_registry")}
-        return self.b.build()
 
     def event(self, e: dict[str, Any], index: int) -> None:
         kind, when = e["kind"], e.get("timestamp")
