@@ -79,9 +79,11 @@ def test_a_v0_session_store_is_read_from_its_first_event_file(tmp_path: Path) ->
     for event in _events():
         (session / "events" / f"{event['id']}.json").write_bytes(orjson.dumps(event))
     (session / "metadata.json").write_text('{"title": "rename"}')
+    (session / "event_cache").mkdir()
+    (session / "event_cache" / "0-25.json").write_bytes(orjson.dumps(_events()))  # the same events again, a page
     frames = load(tmp_path / "sessions")
     assert len(frames.threads) == 1 and int(frames.threads["n_actions"].iloc[0]) == 12 and len(frames.problems) == 0
-    assert list(frames.skipped["reason"]) == ["an OpenHands session's metadata (title, repository, times; the events are read from events/)"]
+    assert sorted(Path(p).name for p in frames.skipped["path"]) == ["event_cache", "metadata.json"]
 
 
 def test_a_delegate_acts_as_its_own_agent_until_its_observation() -> None:

@@ -2,7 +2,8 @@
 ``base_state.json`` and ``events/``) is read from ``base_state.json`` with its events; an
 ``events/`` folder with no ``base_state.json`` beside it (V0's session store
 ``sessions/<sid>/events/<n>.json``) from its first event file, the others with it. A V0 session's
-``metadata.json`` and pickles beside its events are listed, not read."""
+other files beside its events (``metadata.json``, pickles, the ``event_cache/`` pages that repeat the
+events) and a V1 conversation's other entries (``observations/``) are listed, not read."""
 
 from __future__ import annotations
 
@@ -12,14 +13,23 @@ from collections.abc import Sequence
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.openhands.wire import BASE_STATE, EVENTS, event_files
 
-_SESSION = {"metadata.json": "an OpenHands session's metadata (title, repository, times; the events are read from events/)"}
+# a V0 session's files beside events/ (openhands/storage/locations.py, event_store.py)
+_SESSION = {
+    "metadata.json": "an OpenHands session's metadata (title, repository, times; the events are read from events/)",
+    "init.json": "an OpenHands session's start settings (not a conversation)",
+    "llm_registry.json": "an OpenHands session's LLM registry (not a conversation)",
+    "exp_config.json": "an OpenHands session's experiment configuration (not a conversation)",
+    "event_cache": "an OpenHands session's event cache (pages of the events in events/: the same events again)",
+}
 _PICKLE = "an OpenHands session's pickled state (Python objects, not read)"
+_CONVERSATION_OTHER = "in an OpenHands conversation folder, beside base_state.json and events/ (only they hold the conversation)"
+_CONVERSATION = {"observations": "an OpenHands conversation's saved tool outputs (whole command outputs; the events hold what the model read)"}
 
 
 def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan | None:
     names = {e.name for e in entries}
     if BASE_STATE in names and EVENTS in names and event_files(os.path.join(folder, EVENTS)):
-        return FolderPlan(companions={BASE_STATE: (EVENTS,)})
+        return FolderPlan(companions={BASE_STATE: (EVENTS,)}, ignore={n: _CONVERSATION.get(n, _CONVERSATION_OTHER) for n in names - {BASE_STATE, EVENTS}})
     if os.path.basename(folder) == EVENTS and not os.path.isfile(os.path.join(os.path.dirname(folder), BASE_STATE)):
         files = [name for _, name in event_files(folder)]
         return FolderPlan(companions={files[0]: tuple(files[1:])}) if len(files) > 1 else None
