@@ -129,3 +129,17 @@ def test_a_harbor_trial_holding_an_agents_file_and_its_atif_reads_the_run_once(t
     reasons = dict(zip(frames.skipped["path"].map(lambda p: Path(p).relative_to(trial).as_posix()), frames.skipped["reason"], strict=True))
     assert reasons["agent/trajectory.json"] == "Harbor's ATIF conversion of mini-swe-agent.trajectory.json beside it (the same run, read from the agent's own file)"
     assert list(load(trial / "agent" / "trajectory.json").threads["format"]) == ["atif"]  # named by itself, it is read
+
+
+def test_an_openhands_home_reads_its_conversations_and_lists_the_rest(tmp_path: Path) -> None:
+    home = tmp_path / "openhands-home"
+    shutil.copytree(SDK, home / "conversations" / SDK.name)
+    (home / "secrets.json").write_text('{"provider_tokens": {}}')
+    (home / "agent_settings.json").write_text('{"llm": {"model": "m"}}')
+    (home / "bin").mkdir()
+    frames = load(home)
+    assert list(frames.threads["format"]) == ["openhands"] and len(frames.problems) == 0
+    reasons = dict(zip(frames.skipped["path"].map(lambda p: Path(p).name), frames.skipped["reason"], strict=True))
+    assert reasons == {"secrets.json": "an OpenHands home's secrets store (never opened)",
+                       "agent_settings.json": "an OpenHands home's agent settings (not a conversation)",
+                       "bin": "in an OpenHands home, beside conversations/ and sessions/ (only they hold conversations)"}
