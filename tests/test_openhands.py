@@ -143,3 +143,25 @@ def test_an_openhands_home_reads_its_conversations_and_lists_the_rest(tmp_path: 
     assert reasons == {"secrets.json": "an OpenHands home's secrets store (never opened)",
                        "agent_settings.json": "an OpenHands home's agent settings (not a conversation)",
                        "bin": "in an OpenHands home, beside conversations/ and sessions/ (only they hold conversations)"}
+
+
+V0 = FIXTURES / "openhands" / "v0-0.62.0" / "trajectory.json"
+
+
+def test_openhands_own_v0_classes_delegate_think_recall_condense_and_total() -> None:
+    (thread,) = to_threads(Source(V0))
+    join = next(a for a in thread.actions if a.action_type == "system.agent_join")
+    delegate = join.data["agent_id"]
+    assert [a.tool_name for a in thread.actions if a.action_type == "tool_call" and a.agent_id == delegate] == ["browse_interactive"]
+    think = next(a for a in thread.actions if a.action_type == "tool_call" and a.tool_name == "think")
+    assert think.args["thought"] == "The assertion compares strings."  # the think tool's argument, no message of its own
+    harness = [(a.action_type, a.metadata["harness"]) for a in thread.actions if (a.metadata or {}).get("author") == "harness"]
+    assert ("system.condensation", "compaction_summary") in harness and ("system.error", "error") in harness and len(harness) == 6
+    assert [a.status for a in thread.actions if a.action_type == "tool_return"] == ["error", "success", "success", "error", "success", "success"]
+    assert thread.metadata["usage_total"] == {"input_tokens": 21000, "output_tokens": 261, "cache_read_tokens": 13500, "cache_write_tokens": 600}
+
+
+def test_the_fixtures_hold_what_the_raw_counter_counts() -> None:
+    from tests.wild.compare import disagreements
+
+    assert disagreements(V0, "openhands") == {} and disagreements(SDK / "base_state.json", "openhands") == {}

@@ -9,7 +9,7 @@ V0 (a JSON array of events, an evaluation row's ``history``, JSON Lines of rows)
   ``agent_state_changed``), ``recall`` actions and observations answering no call,
   ``condensation`` actions, ``error`` observations answering no call;
 - assistant text: an agent ``message`` with text, and the ``thought`` (the response's text) of any
-  other agent action;
+  other agent action but ``think`` (whose ``thought`` is what the model passed the think tool);
 - tool call: every other action (``run``, ``edit``, ``read``, ``finish`` the model called as a
   tool ...), but a ``finish`` without ``tool_call_metadata`` (no call); return: an observation
   whose ``cause`` is such a call; error: an ``error`` or ``user_rejected`` observation, an exit
@@ -86,7 +86,7 @@ def _v0(c: Counts, events: list[Any]) -> None:
             elif action not in _NOT_CALLS and not (action == "finish" and tcm is None):
                 _add(c, "tool_calls")
                 calls.add(e.get("id"))
-            if action != "message" and source == "agent" and isinstance(args.get("thought"), str) and not blank(args["thought"]) and action not in _NOT_CALLS:
+            if action not in ("message", "think") and source == "agent" and isinstance(args.get("thought"), str) and not blank(args["thought"]) and action not in _NOT_CALLS:
                 _add(c, "assistant_texts")
         elif isinstance(observation, str):
             if e.get("cause") in calls:

@@ -6,7 +6,7 @@ the agent (``run``, ``run_ipython``, ``read``, ``edit``, ``browse_interactive``,
 ``finish`` ...) is a ``tool_call``: named and keyed by its ``tool_call_metadata`` (``function_name``,
 ``tool_call_id``) when the model called it as a tool, else by the action (``oh-<event id>``); its
 ``args`` are the call's arguments but ``thought``, the model's text of that response, which is the
-``assistant_message`` before it. A ``finish`` without tool metadata is ``system.finish``. The
+``assistant_message`` before it (a ``think`` call's ``thought`` is its argument). A ``finish`` without tool metadata is ``system.finish``. The
 harness's own actions and observations are ``system.*`` with ``author: harness``:
 ``change_agent_state`` / ``agent_state_changed`` (``system.agent_state``), ``recall``
 (``system.recall``), ``condensation`` (``system.condensation``), an ``error`` that answers no call
@@ -106,12 +106,13 @@ class V0Reader(EventReader):
             meta[KEY]["tool_call_metadata"] = {k: v for k, v in tcm.items() if k != "model_response"}
             if response:
                 meta[KEY]["model_response_id"] = response.get("id")
-        usage = self.thought(args, when, usage, meta) if e["source"] == "agent" else usage
+        own = e["source"] == "agent" and kind != "think"  # a think call's ``thought`` is its argument, not the response's text
+        usage = self.thought(args, when, usage, meta) if own else usage
         name = tcm.get("function_name") if tcm is not None and isinstance(tcm.get("function_name"), str) else kind
         call_id = tcm.get("tool_call_id") if tcm is not None and isinstance(tcm.get("tool_call_id"), str) else f"oh-{e.get('id')}"
         if e["source"] == "user":
             meta["author"] = "human"
-        called = {k: v for k, v in args.items() if k != "thought" or e["source"] != "agent"}
+        called = {k: v for k, v in args.items() if k != "thought" or not own}
         parent = self.agent
         self.b.add("tool_call", timestamp=when, agent_id=parent, tool_name=name, tool_call_id=call_id, args=called, usage=usage, model_name=model, provider_name=PROVIDER if model else None, metadata=meta)
         self.calls[e.get("id")] = (call_id, name)
