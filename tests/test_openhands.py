@@ -45,6 +45,8 @@ def test_the_sdks_conversation_folder_is_one_thread_with_each_responses_usage() 
     assert list(usage["input_tokens"]) == [1300, 1600, 1900] and list(usage["cache_read_tokens"]) == [0, 256, 512] and list(usage["cache_write_tokens"]) == [128, 0, 0]
     assert thread.metadata["usage_total"]["input_tokens"] == 4800 and round(thread.metadata["cost_usd"], 6) == 0.008976
     assert thread.account.records == 8 and thread.account.converted == 8  # base_state.json and 7 events
+    alone = load(SDK / "events")  # the events folder by itself: one thread, with the state beside it
+    assert len(alone.threads) == 1 and list(alone.usage["input_tokens"]) == [1300, 1600, 1900]
 
 
 def test_v0_events_map_calls_returns_and_harness_states() -> None:

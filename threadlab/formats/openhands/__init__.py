@@ -6,8 +6,9 @@
   file as a JSON object or JSON Lines of rows (a thread per row);
 * a V1 conversation folder ``<id>/`` (``base_state.json`` beside ``events/event-*.json``): read
   from ``base_state.json``, its events from the folder beside it; a V0 session's
-  ``events/<n>.json``: read from the first event file, the others with it. A later event file
-  named by itself is read alone (a thread of one event).
+  ``events/<n>.json``: read from the first event file, the others with it (and the
+  ``base_state.json`` beside the folder, if any). A later event file named by itself is read alone
+  (a thread of one event).
 
 A reader only: the event stream is OpenHands' own record of a run (its runtime's observations,
 agent states, the model responses), which no other format's thread holds. ``layout.py`` tells a
@@ -27,7 +28,16 @@ from threadlab.formats.openhands.common import AGENT, KEY
 from threadlab.formats.openhands.events_v0 import V0Reader
 from threadlab.formats.openhands.events_v1 import V1Reader
 from threadlab.formats.openhands.layout import plan_folder
-from threadlab.formats.openhands.wire import EVENTS, event_files, is_base_state, is_eval_row, is_event, is_event_list, is_v1_event
+from threadlab.formats.openhands.wire import (
+    BASE_STATE,
+    EVENTS,
+    event_files,
+    is_base_state,
+    is_eval_row,
+    is_event,
+    is_event_list,
+    is_v1_event,
+)
 
 NAME = "openhands"
 _HEADS = (b'"action"', b'"observation"', b'"kind"', b'"history"', b'"execution_status"')
@@ -72,11 +82,11 @@ def detect(source: Source) -> bool:
     return _shape(source) is not None
 
 
-def _read(source: Source, events: list[Any], state: dict[str, Any] | None = None, bad: list[str] = (), row: dict[str, Any] | None = None) -> Thread:  # type: ignore[assignment]
+def _read(source: Source, events: list[Any], state: dict[str, Any] | None = None, bad: list[str] = (), row: dict[str, Any] | None = None, *, from_state: bool = False) -> Thread:  # type: ignore[assignment]
     v1 = state is not None or any(is_v1_event(e) for e in events[:3])
     reader = V1Reader(source, state=state) if v1 else V0Reader(source)
-    if state is not None:
-        reader.b.took()  # base_state.json: the agent, the stats, the thread's id
+    if from_state:
+        reader.b.took()  # base_state.json, the file read: the agent, the stats, the thread's id
     for phrase in bad:
         reader.b.failed("json", f"event file {phrase}")
     if row is not None:
@@ -124,7 +134,17 @@ def to_threads(source: Source) -> list[Thread]:
     if folder is None:
         return [_read(source, [value])]
     events, bad = _folder_events(folder)
-    return [_read(source, events, value if shape == "state" else None, bad)]
+    return [_read(source, events, value if shape == "state" else _state_beside(folder), bad, from_state=shape == "state")]
+
+
+def _state_beside(folder: str) -> dict[str, Any] | None:
+    """The ``base_state.json`` beside an ``events/`` folder loaded by itself, when there is one."""
+    try:
+        with open(os.path.join(os.path.dirname(folder), BASE_STATE), "rb") as fh:
+            value = orjson.loads(fh.read())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return value if is_base_state(value) else None
 
 
 def _row(source: Source, row: dict[str, Any]) -> Thread:

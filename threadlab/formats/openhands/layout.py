@@ -58,7 +58,7 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
         return FolderPlan(ignore={n: _HOME.get(n, _HOME_OTHER) for n in names - stores})
     if BASE_STATE in names and EVENTS in names and event_files(os.path.join(folder, EVENTS)):
         return FolderPlan(companions={BASE_STATE: (EVENTS,)}, ignore={n: _CONVERSATION.get(n, _CONVERSATION_OTHER) for n in names - {BASE_STATE, EVENTS}})
-    if os.path.basename(folder) == EVENTS and not os.path.isfile(os.path.join(os.path.dirname(folder), BASE_STATE)):
+    if os.path.basename(folder) == EVENTS:  # walked itself (a conversation folder's is read with its base_state.json)
         files = [name for _, name in event_files(folder)]
         return FolderPlan(companions={files[0]: tuple(files[1:])}) if len(files) > 1 else None
     if EVENTS in names and event_files(os.path.join(folder, EVENTS)):
