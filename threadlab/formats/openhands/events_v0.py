@@ -69,6 +69,8 @@ class V0Reader(EventReader):
             if source == "agent":
                 response = tcm.get("model_response") if tcm is not None and type(tcm.get("model_response")) is dict else {}
                 usage = self.response_usage(response) if self.once(response.get("id")) else None
+                if isinstance(response.get("model"), str):
+                    meta.update(model_name=response["model"], provider_name=PROVIDER)
                 self.b.add("assistant_message", timestamp=when, agent_id=self.agent, content=content, usage=usage, metadata=meta)
             else:
                 if source == "user":
@@ -89,11 +91,12 @@ class V0Reader(EventReader):
         else:
             self.call(e, kind, args, tcm, meta)
 
-    def thought(self, args: dict[str, Any], when: Any, usage: Usage | None, meta: dict[str, Any]) -> Usage | None:
+    def thought(self, args: dict[str, Any], when: Any, usage: Usage | None, meta: dict[str, Any], model: str | None = None) -> Usage | None:
         """The model's text of the response (``args.thought``) as its message; the usage if not given."""
         text = args.get("thought")
         if isinstance(text, str) and text.strip():
-            self.b.add("assistant_message", timestamp=when, agent_id=self.agent, content=text, usage=usage, metadata={KEY: {"id": meta[KEY].get("id"), "thought": True}})
+            named = {"model_name": model, "provider_name": PROVIDER} if model else {}
+            self.b.add("assistant_message", timestamp=when, agent_id=self.agent, content=text, usage=usage, metadata={KEY: {"id": meta[KEY].get("id"), "thought": True}, **named})
             return None
         return usage
 
@@ -107,14 +110,16 @@ class V0Reader(EventReader):
             if response:
                 meta[KEY]["model_response_id"] = response.get("id")
         own = e["source"] == "agent" and kind != "think"  # a think call's ``thought`` is its argument, not the response's text
-        usage = self.thought(args, when, usage, meta) if own else usage
+        usage = self.thought(args, when, usage, meta, model) if own else usage
         name = tcm.get("function_name") if tcm is not None and isinstance(tcm.get("function_name"), str) else kind
         call_id = tcm.get("tool_call_id") if tcm is not None and isinstance(tcm.get("tool_call_id"), str) else f"oh-{e.get('id')}"
         if e["source"] == "user":
             meta["author"] = "human"
         called = {k: v for k, v in args.items() if k != "thought" or not own}
         parent = self.agent
-        self.b.add("tool_call", timestamp=when, agent_id=parent, tool_name=name, tool_call_id=call_id, args=called, usage=usage, model_name=model, provider_name=PROVIDER if model else None, metadata=meta)
+        if model:
+            meta.update(model_name=model, provider_name=PROVIDER)
+        self.b.add("tool_call", timestamp=when, agent_id=parent, tool_name=name, tool_call_id=call_id, args=called, usage=usage, metadata=meta)
         self.calls[e.get("id")] = (call_id, name)
         if kind == "delegate":
             delegate = args.get("agent") if isinstance(args.get("agent"), str) and args.get("agent") else "delegate"

@@ -52,6 +52,8 @@ class V1Reader(EventReader):
                     self.by_response[usage["response_id"]] = usage
             if isinstance(m.get("model_name"), str):
                 self.model = self.model or m["model_name"]
+        if self.model:  # the agent's model: its actions' (frames model_name, pricing)
+            self.b.agent(self.b.agents[self.agent].agent_name, agent_id=self.agent, metadata={"model_name": self.model, "provider_name": PROVIDER})
 
     def is_event(self, value: Any) -> bool:
         return is_v1_event(value)
@@ -107,7 +109,7 @@ class V1Reader(EventReader):
         if m.get("role") == "assistant":
             self.thoughts(m, when)
             usage = self.response_usage(e.get("llm_response_id"))
-            self.b.add("assistant_message", timestamp=when, agent_id=self.agent, content=text, usage=usage, model_name=self.model, provider_name=PROVIDER if self.model else None, metadata=meta)
+            self.b.add("assistant_message", timestamp=when, agent_id=self.agent, content=text, usage=usage, metadata=meta)
             return
         if e.get("source") == "user":
             self.prompt_title(text)
@@ -119,9 +121,8 @@ class V1Reader(EventReader):
         self.thoughts(e, when)
         usage = self.response_usage(e.get("llm_response_id"))
         thought = text_of(e.get("thought"))
-        model = {"model_name": self.model, "provider_name": PROVIDER} if self.model else {}
         if thought.strip():
-            self.b.add("assistant_message", timestamp=when, agent_id=self.agent, content=thought, usage=usage, metadata={KEY: {"id": e.get("id"), "thought": True}}, **model)
+            self.b.add("assistant_message", timestamp=when, agent_id=self.agent, content=thought, usage=usage, metadata={KEY: {"id": e.get("id"), "thought": True}})
             usage = None
         call = e.get("tool_call") if type(e.get("tool_call")) is dict else {}
         call_id = e.get("tool_call_id") if isinstance(e.get("tool_call_id"), str) else f"oh-{e.get('id')}"
@@ -131,7 +132,7 @@ class V1Reader(EventReader):
         if args is None:
             args = e.get("action") if type(e.get("action")) is dict else {}
             meta[KEY]["arguments"] = call.get("arguments")
-        self.b.add("tool_call", timestamp=when, agent_id=self.agent, tool_name=name, tool_call_id=call_id, args=args, usage=usage, metadata=meta, **model)
+        self.b.add("tool_call", timestamp=when, agent_id=self.agent, tool_name=name, tool_call_id=call_id, args=args, usage=usage, metadata=meta)
         self.calls[call_id] = (call_id, name)
 
     def observation(self, e: dict[str, Any], when: Any, meta: dict[str, Any]) -> None:
