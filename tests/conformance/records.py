@@ -675,6 +675,23 @@ def langfuse(path: Path) -> int:
     return sum(_langfuse_items(d) for d in _docs(path) or [])
 
 
+def openhands(path: Path) -> int:
+    """A record is an event: of a JSON array, an evaluation row's ``history`` (of each row of JSON
+    Lines), or, for a V1 ``base_state.json``, of the ``events/`` folder beside it (and the state
+    itself); one event file is one (the object itself when a list holds none)."""
+    from tests.wild.rules_openhands import event_paths
+
+    try:
+        value = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError:
+        return sum(max(1, len(orjson.loads(line)["history"])) for line in path.read_bytes().splitlines() if line.strip())
+    if isinstance(value, dict) and "execution_status" in value and (path.parent / "events").is_dir():
+        return 1 + len(event_paths(path.parent / "events"))
+    if isinstance(value, dict) and isinstance(value.get("history"), list):
+        value = value["history"]
+    return max(1, len(value)) if isinstance(value, list) else 1
+
+
 COUNTERS: dict[str, Counter] = {
     "langfuse": langfuse,
     "phoenix": phoenix,
@@ -696,6 +713,7 @@ COUNTERS: dict[str, Counter] = {
     "mini-swe-agent": mini_swe_agent,
     "smolagents": smolagents,
     "swe-agent": swe_agent,
+    "openhands": openhands,
     "qwen-code": qwen_code,
     "opencode": opencode,
     "google-adk": google_adk,

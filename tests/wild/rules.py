@@ -25,6 +25,7 @@ from tests.wild.rules_gemini import gemini_cli
 from tests.wild.rules_goose import goose
 from tests.wild.rules_interchange import atif, hf_session_trace
 from tests.wild.rules_opencode import opencode
+from tests.wild.rules_openhands import openhands
 from tests.wild.rules_pi import pi
 from tests.wild.rules_providers import (
     agency_swarm,
@@ -44,7 +45,7 @@ COUNTERS: dict[str, Rule] = {
     **{rule.__name__.replace("_", "-"): rule for rule in (threadprotocol, pydantic_ai, vercel_ai_messages, vercel_ai_stream, claude_code, aitp, codex,
                                                          codex_exec, inspect_ai, otel, openai_agents_trace, openai_chat, openai_responses,
                                                          anthropic_messages, langchain, agency_swarm, gemini_cli, qwen_code, atif, opencode,
-                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose, smolagents, pi, crush, google_adk, autogen_agentchat, crewai, phoenix, langfuse)},
+                                                         copilot_cli, mini_swe_agent, swe_agent, cline, goose, smolagents, pi, crush, google_adk, autogen_agentchat, crewai, phoenix, langfuse, openhands)},
     "openai-agents-session": item_list,
     "hf-session-trace": hf_session_trace,
 }

@@ -296,6 +296,16 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 writes=False,
             ),
             FormatSpec(
+                name="openhands",
+                module="threadlab.formats.openhands",
+                reads="OpenHands runs: V0 event arrays (--save-trajectory-path), evaluation output.jsonl rows, session events/<n>.json; V1 (openhands-sdk) conversations (base_state.json, events/event-*.json)",
+                aliases=("open-hands", "openhands-ai", "openhands-sdk"),
+                suffixes=(".json", ".jsonl"),
+                priority=41,
+                plans_folders=True,
+                writes=False,
+            ),
+            FormatSpec(
                 name="codex-exec",
                 module="threadlab.formats.codex_exec",
                 reads="codex exec --json output (JSON Lines of events: thread events, and the protocol events of mid-2025 releases)",
