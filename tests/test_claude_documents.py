@@ -1,6 +1,7 @@
-"""The Claude Code frames route (``formats/common/documents.py``): a transcript straight to its
-thread's JSON object gives what the careful route (a Thread of models, then ``to_dict``) gives,
-on every Claude Code sample and on broken transcripts, and it builds no model per action."""
+"""The Claude Code frames route (``formats/common/documents.py``, ``formats/claude/lanes.py``): a
+transcript straight to its thread's JSON object gives the frames, problems and account the
+careful route (a Thread of models, then ``to_dict``) gives, on every Claude Code sample and on
+broken transcripts, and it builds no model per action."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import threadlab.formats.claude as claude
 from tests.wild.expected import listed_files
 from threadlab.formats import Source, detect_format
 
-from .documents_route import both_routes, built_without_models
+from .documents_route import both_routes, built_without_models, frames_view
 
 ROOT = Path(__file__).parent.parent
 SAMPLES = sorted(
@@ -33,7 +34,9 @@ FOLDERS = [ROOT / "tests" / "fixtures" / "claude" / "projects", ROOT / "data" / 
 
 
 def _both(monkeypatch: pytest.MonkeyPatch, make: Any) -> tuple[Any, Any]:
-    return both_routes(make, lambda: _careful(monkeypatch))
+    """The frames (every table as rows), problems and account of both routes: the lanes' objects
+    leave out what only the transcript's writer reads, so the objects themselves differ."""
+    return both_routes(make, lambda: _careful(monkeypatch), view=frames_view)
 
 
 @contextmanager
@@ -171,3 +174,24 @@ def test_reshaped_transcripts_read_the_same(path: Path, monkeypatch: pytest.Monk
         assert new == old, f"reshaped {index} of {path.name}"
         routed += claude.to_documents(Source(target)) is not None
     assert routed  # (the route read them, not only the careful way)
+
+
+def test_the_lanes_read_most_lines_of_a_generated_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The lanes (``formats/claude/lanes.py``) are what the frames route uses for the common lines:
+    most assistant and tool-result lines of the benchmark's corpus go through them."""
+    from benchmarks.claude_corpus import write_projects
+    from threadlab.formats.claude.lanes import FramesConverter
+
+    write_projects(tmp_path / "corpus", 400_000, seed=5)
+    taken: list[int] = []
+    add = FramesConverter.add
+
+    def counting(self: FramesConverter, entry: Any) -> None:
+        before = self.taken
+        add(self, entry)
+        taken.append(self.taken - before)
+
+    monkeypatch.setattr(FramesConverter, "add", counting)
+    frames = tl.load(tmp_path / "corpus" / "projects", progress=False, workers=1)
+    assert len(frames.actions) > 100
+    assert sum(taken) > len(taken) / 2

@@ -82,6 +82,25 @@ class DocBuilder(ThreadBuilder):
         self.times.append(moment)
         return values
 
+    def add_fit(self, timestamp: Any, values: dict[str, Any]) -> None:
+        """An action whose values the caller knows fit its model (``action_type`` and the fields
+        the frames read, none of them None but ``content``/``args``/``data``): numbered, timed and
+        kept as ``add`` keeps one, without the check (a converter's lane for the lines it reads
+        most: Claude's ``lanes.py``)."""
+        if type(timestamp) is datetime and timestamp.tzinfo is UTC:
+            moment = timestamp
+            self._timed(moment)
+            if self._last_time is None or moment > self._last_time:
+                self._last_time = moment
+        else:
+            moment = self._time(timestamp)
+        if moment is not self._stamped:
+            self._stamped, self._text = moment, format_timestamp(moment)
+        values["timestamp"] = self._text
+        values["sequence"] = len(self.actions) + 1
+        self.actions.append(values)
+        self.times.append(moment)
+
     def _stamp(self, index: int, moment: datetime) -> None:
         self.actions[index]["timestamp"] = format_timestamp(moment)
         self.times[index] = moment
