@@ -69,13 +69,14 @@ def test_same_frames_as_the_careful_route(folder: Path, monkeypatch: pytest.Monk
         pd.testing.assert_frame_equal(frame, old.tables()[name], obj=name)
 
 
-def test_same_frames_as_the_careful_route_on_a_generated_projects_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+@pytest.mark.parametrize("seed", [3, 11, 12, 13])
+def test_same_frames_as_the_careful_route_on_a_generated_projects_folder(seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The benchmark's corpus (``benchmarks/claude_corpus.py``: sessions with subagents in both
     layouts, forks at parallel calls, summaries, cost states), which the fast route must read as
-    the careful one does: the frames the speed figures are quoted for."""
+    the careful one does: the frames the speed figures are quoted for (each seed another corpus)."""
     from benchmarks.claude_corpus import write_projects
 
-    write_projects(tmp_path / "corpus", 1_500_000, seed=3)
+    write_projects(tmp_path / "corpus", 1_500_000, seed=seed)
     folder = tmp_path / "corpus" / "projects"
     new = tl.load(folder, progress=False, workers=1)
     with monkeypatch.context() as m:
