@@ -14,6 +14,8 @@ from typing import Any
 import orjson
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import threadlab as tl
 import threadlab.formats.claude as claude
@@ -21,6 +23,7 @@ from tests.wild.expected import listed_files
 from threadlab.formats import Source, detect_format
 
 from .documents_route import both_routes, built_without_models, frames_view
+from .test_claude_properties import UUIDS, transcript_line
 
 ROOT = Path(__file__).parent.parent
 SAMPLES = sorted(
@@ -196,3 +199,48 @@ def test_the_lanes_read_most_lines_of_a_generated_folder(monkeypatch: pytest.Mon
     frames = tl.load(tmp_path / "corpus" / "projects", progress=False, workers=1)
     assert len(frames.actions) > 100
     assert sum(taken) > len(taken) / 2
+
+
+@st.composite
+def lane_line(draw: Any) -> bytes:
+    """A line of the shapes the lanes read (one block), with the variations they must get right:
+    usage on the block that holds it or not, a stop reason, the model or none, a repeated
+    message id, an error result, a sidechain's line, a time or none."""
+    line: dict[str, Any] = {"type": draw(st.sampled_from(["assistant", "user"])), "uuid": draw(st.sampled_from(UUIDS)),
+                            "parentUuid": draw(st.one_of(st.none(), st.sampled_from(UUIDS)))}
+    if draw(st.booleans()):
+        line["timestamp"] = f"2026-01-01T00:00:{draw(st.integers(0, 59)):02d}.000Z"
+    if draw(st.integers(0, 5)) == 0:
+        line.update({"isSidechain": True, "agentId": "agentA"})
+    call = f"toolu_{draw(st.integers(0, 3))}"
+    if line["type"] == "assistant":
+        block = draw(st.sampled_from([{"type": "text", "text": "hi"}, {"type": "thinking", "thinking": "hm", "signature": "s"},
+                                      {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": "ls"}},
+                                      {"type": "server_tool_use", "id": call, "name": "web_search", "input": "q"}]))
+        message: dict[str, Any] = {"id": draw(st.sampled_from(["m1", "m2", "m3", None])), "role": "assistant", "content": [block]}
+        model = draw(st.sampled_from(["claude-sonnet-4-5", "claude-other-1", "<synthetic>", None]))
+        if model is not None:
+            message["model"] = model
+        if draw(st.booleans()):
+            message["usage"] = {"input_tokens": draw(st.integers(0, 50)), "output_tokens": draw(st.integers(0, 50)), "cache_read_input_tokens": 3}
+        if draw(st.booleans()):
+            message["stop_reason"] = draw(st.sampled_from(["end_turn", "tool_use", "max_tokens"]))
+    else:
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call, "content": draw(st.sampled_from(["ok", [{"type": "text", "text": "ok"}], None]))}
+        if draw(st.booleans()):
+            result["is_error"] = draw(st.booleans())
+        message = {"role": "user", "content": [result]}
+    line["message"] = message
+    return orjson.dumps(line)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(lines=st.lists(st.one_of(transcript_line(), lane_line(), lane_line()), min_size=1, max_size=16))
+def test_generated_transcripts_give_the_same_frames_by_both_routes(lines: list[bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Any mix of entry types and blocks (``test_claude_properties``' lines: broken lines, forks,
+    sidechains, odd blocks and usage): the lanes and the converter give the same frames,
+    problems and account."""
+    path = tmp_path / "generated.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    new, old = _both(monkeypatch, lambda: Source(path))
+    assert new == old
