@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from threadlab.formats.claude.agents import MAIN_AGENT
 from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.convert import PROVIDER, Converter, _is_error
 from threadlab.formats.claude.usage import finish_reason, line_response
@@ -68,13 +67,7 @@ class FramesConverter(Converter):
             values = {"action_type": "tool_call", "tool_name": name, "tool_call_id": call_id, "args": block.get("input")}
         else:
             return False
-        mid = message.get("id")
-        mid = mid if isinstance(mid, str) else None
-        model = message.get("model")
-        model = model if isinstance(model, str) else None
-        agent = self.agents.of(entry, self)
-        if agent == MAIN_AGENT and model and model != "<synthetic>":
-            self.agents.main(entry, model)
+        mid, model, agent = self.speaker(entry, message)
         values["agent_id"] = agent
         if kind in _CALLS:
             self.calls.opened(values["tool_call_id"], values["tool_name"], agent)
