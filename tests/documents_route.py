@@ -12,6 +12,9 @@ import pytest
 from threadlab.core.builder import ThreadBuilder
 from threadlab.formats import Source
 from threadlab.formats.common.reading import read_documents
+from threadlab.frames.arrow import batch_to_tables
+from threadlab.frames.batch import ThreadRecord
+from threadlab.frames.extract import extract
 
 
 def loader_view(source: Source, format: str = "auto") -> Any:
@@ -22,11 +25,25 @@ def loader_view(source: Source, format: str = "auto") -> Any:
         return repr(exc)
 
 
-def both_routes(make: Callable[[], Source], careful: Callable[[], AbstractContextManager[Any]], format: str = "auto") -> tuple[Any, Any]:
-    """``loader_view`` of the source ``make`` gives, by the frames route and within ``careful``."""
-    new = loader_view(make(), format)
+def frames_view(source: Source, format: str = "auto") -> Any:
+    """What the loader makes of ``read_documents``: thread id, origin, problems and account of
+    each thread, and every frame's rows (for a route whose objects hold only what frames read)."""
+    try:
+        built = read_documents(source, format)
+    except Exception as exc:  # (the same failure either way is the same result)
+        return repr(exc)
+    records = [ThreadRecord(doc, t.origin[0], t.origin[1], t.problems, t.account) for t, doc in built]
+    tables = batch_to_tables(extract(records))
+    return [(t.thread_id, t.origin, t.problems, t.account) for t, _ in built], {name: table.to_pylist() for name, table in tables.items()}
+
+
+def both_routes(make: Callable[[], Source], careful: Callable[[], AbstractContextManager[Any]], format: str = "auto",
+                view: Callable[[Source, str], Any] = loader_view) -> tuple[Any, Any]:
+    """``view`` (``loader_view``: the objects themselves) of the source ``make`` gives, by the
+    frames route and within ``careful``."""
+    new = view(make(), format)
     with careful():
-        old = loader_view(make(), format)
+        old = view(make(), format)
     return new, old
 
 

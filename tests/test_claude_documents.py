@@ -1,6 +1,7 @@
-"""The Claude Code frames route (``formats/common/documents.py``): a transcript straight to its
-thread's JSON object gives what the careful route (a Thread of models, then ``to_dict``) gives,
-on every Claude Code sample and on broken transcripts, and it builds no model per action."""
+"""The Claude Code frames route (``formats/common/documents.py``, ``formats/claude/lanes.py``): a
+transcript straight to its thread's JSON object gives the frames, problems and account the
+careful route (a Thread of models, then ``to_dict``) gives, on every Claude Code sample and on
+broken transcripts, and it builds no model per action."""
 
 from __future__ import annotations
 
@@ -13,13 +14,16 @@ from typing import Any
 import orjson
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import threadlab as tl
 import threadlab.formats.claude as claude
 from tests.wild.expected import listed_files
 from threadlab.formats import Source, detect_format
 
-from .documents_route import both_routes, built_without_models
+from .documents_route import both_routes, built_without_models, frames_view
+from .test_claude_properties import UUIDS, transcript_line
 
 ROOT = Path(__file__).parent.parent
 SAMPLES = sorted(
@@ -33,7 +37,9 @@ FOLDERS = [ROOT / "tests" / "fixtures" / "claude" / "projects", ROOT / "data" / 
 
 
 def _both(monkeypatch: pytest.MonkeyPatch, make: Any) -> tuple[Any, Any]:
-    return both_routes(make, lambda: _careful(monkeypatch))
+    """The frames (every table as rows), problems and account of both routes: the lanes' objects
+    leave out what only the transcript's writer reads, so the objects themselves differ."""
+    return both_routes(make, lambda: _careful(monkeypatch), view=frames_view)
 
 
 @contextmanager
@@ -66,13 +72,14 @@ def test_same_frames_as_the_careful_route(folder: Path, monkeypatch: pytest.Monk
         pd.testing.assert_frame_equal(frame, old.tables()[name], obj=name)
 
 
-def test_same_frames_as_the_careful_route_on_a_generated_projects_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+@pytest.mark.parametrize("seed", [3, 11, 12, 13])
+def test_same_frames_as_the_careful_route_on_a_generated_projects_folder(seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The benchmark's corpus (``benchmarks/claude_corpus.py``: sessions with subagents in both
     layouts, forks at parallel calls, summaries, cost states), which the fast route must read as
-    the careful one does: the frames the speed figures are quoted for."""
+    the careful one does: the frames the speed figures are quoted for (each seed another corpus)."""
     from benchmarks.claude_corpus import write_projects
 
-    write_projects(tmp_path / "corpus", 1_500_000, seed=3)
+    write_projects(tmp_path / "corpus", 1_500_000, seed=seed)
     folder = tmp_path / "corpus" / "projects"
     new = tl.load(folder, progress=False, workers=1)
     with monkeypatch.context() as m:
@@ -171,3 +178,69 @@ def test_reshaped_transcripts_read_the_same(path: Path, monkeypatch: pytest.Monk
         assert new == old, f"reshaped {index} of {path.name}"
         routed += claude.to_documents(Source(target)) is not None
     assert routed  # (the route read them, not only the careful way)
+
+
+def test_the_lanes_read_most_lines_of_a_generated_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The lanes (``formats/claude/lanes.py``) are what the frames route uses for the common lines:
+    most assistant and tool-result lines of the benchmark's corpus go through them."""
+    from benchmarks.claude_corpus import write_projects
+    from threadlab.formats.claude.lanes import FramesConverter
+
+    write_projects(tmp_path / "corpus", 400_000, seed=5)
+    taken: list[int] = []
+    add = FramesConverter.add
+
+    def counting(self: FramesConverter, entry: Any) -> None:
+        before = self.taken
+        add(self, entry)
+        taken.append(self.taken - before)
+
+    monkeypatch.setattr(FramesConverter, "add", counting)
+    frames = tl.load(tmp_path / "corpus" / "projects", progress=False, workers=1)
+    assert len(frames.actions) > 100
+    assert sum(taken) > len(taken) / 2
+
+
+@st.composite
+def lane_line(draw: Any) -> bytes:
+    """A line of the shapes the lanes read (one block), with the variations they must get right:
+    usage on the block that holds it or not, a stop reason, the model or none, a repeated
+    message id, an error result, a sidechain's line, a time or none."""
+    line: dict[str, Any] = {"type": draw(st.sampled_from(["assistant", "user"])), "uuid": draw(st.sampled_from(UUIDS)),
+                            "parentUuid": draw(st.one_of(st.none(), st.sampled_from(UUIDS)))}
+    if draw(st.booleans()):
+        line["timestamp"] = f"2026-01-01T00:00:{draw(st.integers(0, 59)):02d}.000Z"
+    if draw(st.integers(0, 5)) == 0:
+        line.update({"isSidechain": True, "agentId": "agentA"})
+    call = f"toolu_{draw(st.integers(0, 3))}"
+    if line["type"] == "assistant":
+        block = draw(st.sampled_from([{"type": "text", "text": "hi"}, {"type": "thinking", "thinking": "hm", "signature": "s"},
+                                      {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": "ls"}},
+                                      {"type": "server_tool_use", "id": call, "name": "web_search", "input": "q"}]))
+        message: dict[str, Any] = {"id": draw(st.sampled_from(["m1", "m2", "m3", None])), "role": "assistant", "content": [block]}
+        model = draw(st.sampled_from(["claude-sonnet-4-5", "claude-other-1", "<synthetic>", None]))
+        if model is not None:
+            message["model"] = model
+        if draw(st.booleans()):
+            message["usage"] = {"input_tokens": draw(st.integers(0, 50)), "output_tokens": draw(st.integers(0, 50)), "cache_read_input_tokens": 3}
+        if draw(st.booleans()):
+            message["stop_reason"] = draw(st.sampled_from(["end_turn", "tool_use", "max_tokens"]))
+    else:
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": call, "content": draw(st.sampled_from(["ok", [{"type": "text", "text": "ok"}], None]))}
+        if draw(st.booleans()):
+            result["is_error"] = draw(st.booleans())
+        message = {"role": "user", "content": [result]}
+    line["message"] = message
+    return orjson.dumps(line)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(lines=st.lists(st.one_of(transcript_line(), lane_line(), lane_line()), min_size=1, max_size=16))
+def test_generated_transcripts_give_the_same_frames_by_both_routes(lines: list[bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Any mix of entry types and blocks (``test_claude_properties``' lines: broken lines, forks,
+    sidechains, odd blocks and usage): the lanes and the converter give the same frames,
+    problems and account."""
+    path = tmp_path / "generated.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    new, old = _both(monkeypatch, lambda: Source(path))
+    assert new == old

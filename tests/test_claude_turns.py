@@ -20,7 +20,7 @@ from threadlab.core import Thread, tool_pairs
 from threadlab.core.authors import author_of, harness_kind_of
 from threadlab.formats import Source
 
-from .documents_route import both_routes
+from .documents_route import both_routes, frames_view
 
 S = {"sessionId": "s1", "cwd": "/w", "version": "2.1.99"}
 
@@ -63,7 +63,7 @@ def same_everywhere(rows: list[dict[str, Any]], tmp_path: Path, monkeypatch: pyt
     """The thread both routes give, checked to come back from the writer line for line."""
     path = tmp_path / "s1.jsonl"
     path.write_bytes(jsonl(rows))
-    new, old = both_routes(lambda: Source(path), lambda: _careful(monkeypatch))
+    new, old = both_routes(lambda: Source(path), lambda: _careful(monkeypatch), view=frames_view)
     assert new == old
     thread = tl.read(path, strict=False)
     written = claude.from_thread(thread)

@@ -86,9 +86,12 @@ def to_threads(source: Source) -> list[Thread]:
 
 def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
     """The frames route (``formats/common/documents.py``): a session transcript file → its thread (without
-    actions: problems and account) and its JSON object, with no model per action. None for
+    actions: problems and account) and its JSON object, with no model per action and, for the
+    lines ``lanes.py`` reads, only the fields the frames show (so the object gives the frames
+    ``to_threads`` gives, not its JSON). None for
     any other input (a folder, a stream, an array, objects), and for a file the route gives
     up on: ``to_threads`` reads those, with the same results."""
+    from threadlab.formats.claude.lanes import FramesConverter
     from threadlab.formats.common.documents import DocBuilder
 
     try:
@@ -97,7 +100,7 @@ def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
         entries = read_lines(source, source.name)
         if not entries or _is_stream(entries):
             return None
-        return [transcript_builder(source, DocBuilder, entries=entries).build_document()]
+        return [transcript_builder(source, DocBuilder, entries=entries, convert=FramesConverter).build_document()]
     except Exception:  # whatever it was, the careful way meets it again and says what it is
         return None
 

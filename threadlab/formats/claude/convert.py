@@ -131,13 +131,7 @@ class Converter:
         if type(message) is not dict and not isinstance(message, Mapping):  # (a dict nearly always: the cheap test first)
             self._unknown(entry, 1, "assistant entry has no message object")
             return
-        mid = message.get("id")
-        mid = mid if isinstance(mid, str) else None
-        model = message.get("model")
-        model = model if isinstance(model, str) else None
-        agent = self.agents.of(entry, self)
-        if agent == MAIN_AGENT and model and model != "<synthetic>":
-            self.agents.main(entry, model)
+        mid, model, agent = self.speaker(entry, message)
         envelope = {k: v for k, v in message.items() if k != "content"}
         content = message.get("content")
         blocks = content if isinstance(content, list) and content else [content]
@@ -174,6 +168,17 @@ class Converter:
                     meta["claude"]["usage_is_snapshot"] = True
                 finish = finish_reason(response.stop_reason)
             self._block(entry, agent, block, meta, usage, finish, index)
+
+    def speaker(self, entry: Entry, message: Mapping[str, Any]) -> tuple[str | None, str | None, str]:
+        """An assistant message's id and model (None: not text) and the agent whose line it is
+        (the main agent takes the model it names)."""
+        mid = message.get("id")
+        model = message.get("model")
+        model = model if isinstance(model, str) else None
+        agent = self.agents.of(entry, self)
+        if agent == MAIN_AGENT and model and model != "<synthetic>":
+            self.agents.main(entry, model)
+        return (mid if isinstance(mid, str) else None), model, agent
 
     def _usage(self, response: Response, entry: Entry) -> dict[str, int] | None:
         """The response's usage; a figure that is no count is a ``usage`` problem naming the line

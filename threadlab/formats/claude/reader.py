@@ -75,9 +75,11 @@ def transcript_thread(source: Source, *, base: Path | None = None, entries: list
     return transcript_builder(source, ThreadBuilder, base=base, entries=entries).build()
 
 
-def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path | None = None, entries: list[Entry] | None = None) -> Any:
+def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path | None = None, entries: list[Entry] | None = None,
+                       convert: type[Converter] = Converter) -> Any:
     """The builder (of class ``make``) that has read one session: ``ThreadBuilder`` for a
-    Thread, ``documents.DocBuilder`` for its JSON object only."""
+    Thread, ``documents.DocBuilder`` for its JSON object only (with ``lanes.FramesConverter``
+    when only its frames are wanted)."""
     path = source.path
     label = _label(path, base) if path is not None else source.name
     lines = entries if entries is not None else read_lines(source, label)
@@ -111,7 +113,7 @@ def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path 
         calls.update(_tool_uses(entries_of, sub.agent_id))
         streams.append(entries_of)
     merged = merge_by_time(streams)
-    conv = Converter(builder, merged)
+    conv = convert(builder, merged)
     conv.agents.known = known
     conv.agents.links.update(links)
     conv.agents.main(merged[0] if merged else None)

@@ -36,6 +36,13 @@ def to_usage(raw: Mapping[str, Any] | None, problems: list[str] | None = None) -
     if not isinstance(raw, Mapping):
         return None
     phrases = problems if problems is not None else []
+    fresh, read, write, output = (raw.get(key) for key in (*_INPUTS, "output_tokens"))
+    if _whole(fresh) and _whole(read) and _whole(write) and _whole(output):  # (nearly always: no count to check)
+        fresh, read, write, output = fresh or 0, read or 0, write or 0, output or 0
+        usage = {"input_tokens": fresh + read + write, "output_tokens": output, "total_tokens": fresh + read + write + output,
+                 "cache_read_tokens": read, "cache_write_tokens": write}
+        _thinking(raw, usage, phrases)
+        return usage
     figures = {key: raw.get(key) for key in (*_INPUTS, "output_tokens")}
     found = counts_of(figures, phrases, "usage.")
     bad = {key for key, value in figures.items() if value is not None and key not in found}
@@ -51,6 +58,16 @@ def to_usage(raw: Mapping[str, Any] | None, problems: list[str] | None = None) -
         usage["cache_read_tokens"] = read
     if "cache_creation_input_tokens" not in bad:
         usage["cache_write_tokens"] = write
+    _thinking(raw, usage, phrases)
+    return usage
+
+
+def _whole(value: Any) -> bool:
+    """An int (not a bool) or nothing: a figure ``counts_of`` would take as it is (missing: 0)."""
+    return value is None or type(value) is int
+
+
+def _thinking(raw: Mapping[str, Any], usage: dict[str, int], phrases: list[str]) -> None:
     details = raw.get("output_tokens_details")
     if isinstance(details, Mapping):
         thinking, why = count_of(details.get("thinking_tokens"))
@@ -58,7 +75,6 @@ def to_usage(raw: Mapping[str, Any] | None, problems: list[str] | None = None) -
             usage["thinking_tokens"] = thinking
         elif why is not None:
             phrases.append(f"usage.output_tokens_details.thinking_tokens: {why}; left out")
-    return usage
 
 
 def add_usage(total: dict[str, int], raw: Mapping[str, Any] | None) -> None:

@@ -63,15 +63,7 @@ class DocBuilder(ThreadBuilder):
             self.actions[-1] = model_to_dict(action)
             self.times.append(action.timestamp)
             return action
-        if type(timestamp) is datetime and timestamp.tzinfo is UTC:  # what the chain ordering gives: no parse
-            moment = timestamp
-            self._timed(moment)
-            if self._last_time is None or moment > self._last_time:
-                self._last_time = moment
-        else:
-            moment = self._time(timestamp)
-        if moment is not self._stamped:  # (the blocks of one line share its time)
-            self._stamped, self._text = moment, format_timestamp(moment)
+        moment = self._moment(timestamp)
         values["timestamp"] = self._text
         for name in optional:  # a free-form field the model does not require is left out when None, as model_to_dict does
             if name in values and values[name] is None:
@@ -81,6 +73,30 @@ class DocBuilder(ThreadBuilder):
         self.actions.append(values)
         self.times.append(moment)
         return values
+
+    def add_fit(self, timestamp: Any, values: dict[str, Any]) -> None:
+        """An action whose values the caller knows fit its model (``action_type`` and the fields
+        the frames read, none of them None but ``content``/``args``/``data``): numbered, timed and
+        kept as ``add`` keeps one, without the check (a converter's lane for the lines it reads
+        most: Claude's ``lanes.py``)."""
+        moment = self._moment(timestamp)
+        values["timestamp"] = self._text
+        values["sequence"] = len(self.actions) + 1
+        self.actions.append(values)
+        self.times.append(moment)
+
+    def _moment(self, timestamp: Any) -> datetime:
+        """The action's time (its text in ``_text``), as ``ThreadBuilder._time`` gives it."""
+        if type(timestamp) is datetime and timestamp.tzinfo is UTC:  # what the chain ordering gives: no parse
+            moment = timestamp
+            self._timed(moment)
+            if self._last_time is None or moment > self._last_time:
+                self._last_time = moment
+        else:
+            moment = self._time(timestamp)
+        if moment is not self._stamped:  # (the blocks of one line share its time)
+            self._stamped, self._text = moment, format_timestamp(moment)
+        return moment
 
     def _stamp(self, index: int, moment: datetime) -> None:
         self.actions[index]["timestamp"] = format_timestamp(moment)
