@@ -21,6 +21,7 @@ import orjson
 from threadlab.core.account import Account
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError, failure
+from threadlab.core.shape import thread_fits
 from threadlab.core.validation import validate_dict
 from threadlab.formats.common.json_lines import with_last
 from threadlab.formats.common.reading import read_documents
@@ -29,7 +30,6 @@ from threadlab.formats.common.source import Source, loads, open_regular, parse_j
 from threadlab.formats.threadprotocol import NAME as THREADPROTOCOL
 from threadlab.formats.threadprotocol import broken_line_thread, is_thread_doc, thread_from_dict
 from threadlab.frames.batch import ThreadRecord
-from threadlab.loading.shape import thread_fits
 from threadlab.loading.struct_rules import rules_hold
 from threadlab.loading.structs import columns, decode
 

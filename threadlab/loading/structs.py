@@ -31,8 +31,8 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from threadlab.core.model import ACTION_CLASSES, CORE_ACTION_TYPES, AgentConfig, Thread, Usage
+from threadlab.core.shape import fits
 from threadlab.core.validation import SYSTEM_NAME
-from threadlab.loading.shape import fits
 
 # every action field the extractor or the rules read (the models keep them even on kinds that do
 # not declare them, as extra fields, so each Struct has them all)

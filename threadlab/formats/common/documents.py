@@ -5,7 +5,7 @@ model per action and without ``Thread.to_dict`` (Claude Code transcripts, pydant
 converter (Claude's ``convert.py``, pydantic-ai's ``specs.py``) stays the one place that decides what each line becomes, which
 problems it raises and how the input is accounted for; only the builder differs:
 ``DocBuilder`` writes each action as the object ``model_to_dict`` would give for it, once the
-values fit the action's model exactly (the checks ``loading/shape.py`` compiles from the
+values fit the action's model exactly (the checks ``core/shape.py`` compiles from the
 models, as the ThreadProtocol fast path uses them). An action whose values do not fit is built
 the careful way (``ThreadBuilder.add``: the model, or ``InvalidAction`` with its ``schema``
 problem) and written by ``model_to_dict``, so its problems read the same. The thread's head,
@@ -30,8 +30,8 @@ from pydantic import BaseModel
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import _plan, _value, model_to_dict
 from threadlab.core.model import Thread, action_class
+from threadlab.core.shape import _compiled
 from threadlab.core.timefmt import format_timestamp
-from threadlab.loading.shape import _compiled
 
 _KEEP_NONE = ("args", "content", "data")  # the fields ThreadBuilder.add keeps when None (as the models then hold them)
 _AS_IS = frozenset((str, int, float, bool, dict, type(None)))  # values written as they are (``_plain`` looks at the others)
