@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.model import Thread
-from threadlab.formats.common.json_lines import HEAD, complete_lines, refusal
+from threadlab.formats.common.json_lines import HEAD, complete_lines, past_cut_first, refusal
 from threadlab.formats.common.parquet import claimed
 from threadlab.formats.common.source import Source
 from threadlab.formats.langfuse.reading import KEY, read_threads
@@ -28,7 +28,7 @@ def detect(source: Source) -> bool:
     if found is not None:
         return found
     head = source.head(HEAD)
-    if head.lstrip()[:1] not in (b"{", b"[") or not any(m in head for m in _MARKS):
+    if past_cut_first(head).lstrip()[:1] not in (b"{", b"[") or not any(m in head for m in _MARKS):
         return False
     value = source.try_json()
     if value is None:

@@ -93,7 +93,7 @@ def _read(source: Source, events: list[Any], state: dict[str, Any] | None = None
         if isinstance(row.get("instance_id"), str):
             reader.b.thread_id = row["instance_id"]
         reader.b.metadata[KEY] = {k: v for k, v in row.items() if k != "history"}
-    return reader.read(events)
+    return reader.read(events, counted=from_state)
 
 
 def _folder_events(folder: str) -> tuple[list[Any], list[str]]:

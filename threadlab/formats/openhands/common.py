@@ -31,10 +31,11 @@ class EventReader:
         self.responses: set[str] = set()  # model responses whose usage is on an action already
         self.title = ""
 
-    def read(self, events: list[Any]) -> Thread:
+    def read(self, events: list[Any], *, counted: bool = False) -> Thread:
         """Each event that is one of the generation's (``is_event``) through ``event``; any other
-        value kept as ``system.unknown_event``; then the thread's totals (``finish``)."""
-        if not events:
+        value kept as ``system.unknown_event``; then the thread's totals (``finish``). No events:
+        the file is the one record (unless it is ``counted`` already: a state with no events)."""
+        if not events and not counted:
             self.b.took()
         for index, event in enumerate(events):
             if self.is_event(event):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from threadlab.core.model import Thread
-from threadlab.formats.common.json_lines import HEAD, refusal
+from threadlab.formats.common.json_lines import HEAD, past_cut_first, refusal
 from threadlab.formats.common.parquet import claimed, is_parquet, parquet_columns, read_by, read_rows
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
@@ -40,7 +40,7 @@ def detect(source: Source) -> bool:
     if found is not None:
         return found
     head = source.head(HEAD)
-    if head.lstrip()[:1] not in (b"{", b"[") or not all(f'"{m}"'.encode() in head for m in MARKS):
+    if past_cut_first(head).lstrip()[:1] not in (b"{", b"[") or not all(f'"{m}"'.encode() in head for m in MARKS):
         return False
     return True
 

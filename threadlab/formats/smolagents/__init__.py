@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.model import Thread
-from threadlab.formats.common.json_lines import HEAD, complete_lines, parsed_lines, refusal
+from threadlab.formats.common.json_lines import HEAD, complete_lines, parsed_lines, past_cut_first, refusal
 from threadlab.formats.common.source import Source
 from threadlab.formats.smolagents.messages import read_messages
 from threadlab.formats.smolagents.reading import AGENT, KEY, StepsReader, read_steps
@@ -26,7 +26,7 @@ def _kind(source: Source) -> str | None:
     if source.is_dir or source.is_object:
         return None
     head = source.head(HEAD)
-    if head.lstrip()[:1] not in (b"{", b"[") or not any(m in head for m in _MARKS):
+    if past_cut_first(head).lstrip()[:1] not in (b"{", b"[") or not any(m in head for m in _MARKS):
         return None
     value = source.try_json()
     if value is not None:
