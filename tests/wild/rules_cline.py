@@ -5,7 +5,7 @@ answers a tool in text starting ``[<tool> ...] Result:``; ``ClineMessage`` is th
 
 An ``api_conversation_history.json`` is read with the ``ui_messages.json`` of its folder:
 - human prompt: a user text block in one of the tags, and an image block the person attached;
-  harness turn: any other user text block, but a ``[<tool> ...] Result:`` text whose bracket
+  harness turn: a ``file`` block (the CLI's ``FileContent``: a named file's text read in), any other user text block, but a ``[<tool> ...] Result:`` text whose bracket
   starts with the name of a ``tool_use`` of the assistant message before it not yet answered
   (the first such, in order), which is that call's return;
 - assistant text: an assistant text block with non-whitespace text; tool call: ``tool_use``;
@@ -101,6 +101,8 @@ def _history(c: Counts, history: list[Any], ui: list[Any]) -> None:
         for b in blocks:
             if b.get("type") == "image":
                 c.human_prompts = (c.human_prompts or 0) + 1
+            elif b.get("type") == "file" and isinstance(b.get("content"), str):  # the SDK's FileContent: a file the harness read in
+                c.harness_turns = (c.harness_turns or 0) + 1
             elif b.get("type") == "tool_result":
                 c.tool_returns = (c.tool_returns or 0) + 1
                 c.tool_errors = (c.tool_errors or 0) + (1 if b.get("is_error") is True else 0)

@@ -4,7 +4,9 @@ beside it gives what only it holds.
 - assistant blocks: ``text`` → ``assistant_message``, ``thinking`` / ``redacted_thinking`` →
   ``thinking``, ``tool_use`` → ``tool_call`` (model and provider from ``modelInfo``);
 - user blocks: ``tool_result`` → ``tool_return``; ``image`` → an image part of a
-  ``user_message``; text → by Cline's own marks (``wire.text_kind``): what the person typed
+  ``user_message``; ``file`` (the CLI / SDK's ``FileContent``: a file the person named, its
+  ``content`` read by the harness, or the error reading it) → a ``user_message`` of
+  ``author: harness``, kind ``attachment``, its ``path`` in ``metadata.cline.block``; text → by Cline's own marks (``wire.text_kind``): what the person typed
   (``<task>``, ``<feedback>``, ``<answer>``, ``<user_message>``) is a ``user_message``; a
   ``[<tool> ...] Result:`` text answering a ``tool_use`` of the message before (its name first
   in the bracket, in order) is that call's ``tool_return`` (``metadata.cline.derived``: Cline
@@ -153,6 +155,9 @@ class TaskReader:
                 self.b.add("tool_return", timestamp=at, tool_call_id=call_id, tool_name=name, status=status, content=block.get("content"), metadata=meta)
             elif kind == "image":
                 self.b.add("user_message", timestamp=at, content=[_image(block)], metadata=meta)
+            elif kind == "file" and isinstance(block.get("content"), str):
+                extra = {k: v for k, v in block.items() if k not in ("type", "content")}
+                self.b.add("user_message", timestamp=at, content=block["content"], metadata={**meta, KEY: {**meta[KEY], "block": {"type": "file", **extra}}, **harness_metadata("attachment")})
             else:
                 self.unknown(block, at, meta, line)
         self.pending = []
