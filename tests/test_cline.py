@@ -93,3 +93,15 @@ def test_a_file_block_is_the_harnesss_attachment() -> None:
     assert attached[0].metadata["cline"]["block"]["path"].endswith("agent-sidebar.tsx")
     assert attached[0].content.startswith('"use client"')
     assert not any(a.action_type == "system.unknown_block" for a in thread.actions) and thread.problems == []
+
+
+def test_a_cli_sessions_unmarked_text_is_the_persons() -> None:
+    """The mid-2026 CLI sent what the person typed unwrapped (no ``<user_input>``) and marks its
+    own texts, but its compaction summary (``Context summary:``): Cline's own fixtures."""
+    real = Path(__file__).parent / "fixtures" / "real" / "cline"
+    frames = tl.load(real, progress=False)
+    by_file = frames.threads.set_index(frames.threads.source.map(lambda s: Path(s).name))
+    assert by_file.loc["session.messages.json", ["n_human_prompts", "n_harness_turns"]].tolist() == [5, 1]
+    assert by_file.loc["cline-sdk-basic.compaction.json", ["n_human_prompts", "n_harness_turns"]].tolist() == [5, 4]  # <SYSTEM_NOTICE>s
+    summary = frames.actions[frames.actions.source.str.endswith("agentic.compaction.json") & (frames.actions.author == "harness")]
+    assert summary.harness_kind.tolist() == ["compaction_summary"]

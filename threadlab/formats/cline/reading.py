@@ -35,7 +35,18 @@ from threadlab.core.model import BaseAction, Usage
 from threadlab.core.problems import short
 from threadlab.formats.cline.ui import UiReader, kind_of, seconds
 from threadlab.formats.cline.usage import metrics_usage, request_usage
-from threadlab.formats.cline.wire import AGENT, HISTORY, KEY, UI, is_message, is_ui_record, json_text, result_names, text_kind
+from threadlab.formats.cline.wire import (
+    AGENT,
+    HISTORY,
+    KEY,
+    UI,
+    cli_text_kind,
+    is_message,
+    is_ui_record,
+    json_text,
+    result_names,
+    text_kind,
+)
 
 _MESSAGE_KEEP = ("modelInfo", "metrics", "id")
 
@@ -57,8 +68,9 @@ def _image(block: dict[str, Any]) -> dict[str, Any]:
 
 
 class TaskReader:
-    def __init__(self, b: ThreadBuilder, history: list[Any], ui: list[Any] | None, name: str = HISTORY) -> None:
+    def __init__(self, b: ThreadBuilder, history: list[Any], ui: list[Any] | None, name: str = HISTORY, *, cli: bool = False) -> None:
         self.b = b
+        self.cli = cli  # a CLI session's messages: unmarked text is the person's (``wire.cli_text_kind``)
         self.name = name  # the file, as problems name it
         self.history = history
         self.ui = ui
@@ -164,6 +176,8 @@ class TaskReader:
 
     def text(self, text: str, at: Any, meta: dict[str, Any]) -> None:
         kind = text_kind(text)
+        if self.cli and kind == "system_reminder":
+            kind = cli_text_kind(text)
         if kind == "tool_result":
             bracket = result_names(text) or ""
             call = next(((c, n) for c, n in self.pending if n and (bracket == n or bracket.startswith(n + " "))), None)
