@@ -51,3 +51,18 @@ def test_crewais_task_prompt_is_the_harnesss() -> None:
     assert set(frames.threads.format) == {"crewai"}
     assert (int(frames.threads.n_human_prompts.sum()), int(frames.threads.n_harness_turns.sum())) == (0, 1)
     assert set(frames.actions.loc[frames.actions.action_type == "tool_call", "agent_id"]) == {"weather_reporter"}
+
+
+REAL = Path(__file__).parent / "fixtures" / "real" / "autogen_agentchat"
+
+
+def test_the_04_previews_llm_messages_are_the_agents_context() -> None:
+    """The 0.4.0 development releases saved an agent's context as a plain ``llm_messages`` list
+    (AutoGen's state tutorial shows it): the agent state reads as one, and a team state accounts
+    for the agents' copies as repeats instead of leaving them unaccounted."""
+    (agent,) = to_threads(Source(REAL / "autogen-docs-agent-state.json"))
+    assert [a.action_type for a in agent.actions] == ["user_message", "assistant_message"]
+    assert "llm_messages" not in (agent.metadata or {}).get("autogen", {})
+    (team,) = to_threads(Source(REAL / "autogen-docs-team-state.json"))
+    assert [a.action_type for a in team.actions] == ["user_message", "assistant_message"]
+    assert team.account.converted == 4 and team.problems == []

@@ -81,3 +81,27 @@ def test_a_cli_session_keeps_its_run_beside_it() -> None:
     thread = tl.read(sorted(CLI.rglob("*.messages.json"))[0], strict=False)
     assert thread.metadata["cline"]["session"]["status"] == "completed"
     assert thread.account.converted == 4 + 1  # four messages and the run's <id>.json
+
+
+def test_a_file_block_is_the_harnesss_attachment() -> None:
+    """Cline's SDK sends a file the person named as a ``file`` block (``FileContent``: its path and
+    the text the CLI read); Cline's own session fixture starts with one."""
+    session = Path(__file__).parent / "fixtures" / "real" / "cline" / "cline-sdk-session"
+    thread = tl.read(session / "session.messages.json")
+    attached = [a for a in thread.actions if (a.metadata or {}).get("harness") == "attachment"]
+    assert len(attached) == 1 and attached[0].action_type == "user_message" and attached[0].metadata["author"] == "harness"
+    assert attached[0].metadata["cline"]["block"]["path"].endswith("agent-sidebar.tsx")
+    assert attached[0].content.startswith('"use client"')
+    assert not any(a.action_type == "system.unknown_block" for a in thread.actions) and thread.problems == []
+
+
+def test_a_cli_sessions_unmarked_text_is_the_persons() -> None:
+    """The mid-2026 CLI sent what the person typed unwrapped (no ``<user_input>``) and marks its
+    own texts, but its compaction summary (``Context summary:``): Cline's own fixtures."""
+    real = Path(__file__).parent / "fixtures" / "real" / "cline"
+    frames = tl.load(real, progress=False)
+    by_file = frames.threads.set_index(frames.threads.source.map(lambda s: Path(s).name))
+    assert by_file.loc["session.messages.json", ["n_human_prompts", "n_harness_turns"]].tolist() == [5, 1]
+    assert by_file.loc["cline-sdk-basic.compaction.json", ["n_human_prompts", "n_harness_turns"]].tolist() == [5, 4]  # <SYSTEM_NOTICE>s
+    summary = frames.actions[frames.actions.source.str.endswith("agentic.compaction.json") & (frames.actions.author == "harness")]
+    assert summary.harness_kind.tolist() == ["compaction_summary"]

@@ -109,3 +109,11 @@ def test_a_wal_database_is_read_without_changing_a_byte(tmp_path: Path) -> None:
     writer.close()
     assert frames.threads.title.tolist() == ["Live"] and frames.actions.text.tolist() == ["hi"]
     assert [(Path(p).name, r) for p, r in zip(frames.skipped.path, frames.skipped.reason, strict=True)] == [("init", "Crush's marker that the project was initialised (empty)")]
+
+
+def test_an_answer_of_only_a_finish_names_its_model() -> None:
+    """A failed or canceled answer holds only a ``finish`` part: its empty message still names
+    the model the row says it asked (rnwolf/dbr's first answer is an OpenRouter "API Error")."""
+    frames = tl.load(Path(__file__).parent / "fixtures" / "real" / "crush" / "dbr-crush.db", progress=False)
+    first = frames.actions[frames.actions.action_type == "assistant_message"].iloc[0]
+    assert (first.text, first.model_name) == ("", "openrouter/horizon-alpha")

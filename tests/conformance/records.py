@@ -351,7 +351,7 @@ def google_adk(path: Path) -> int:
 
 def autogen_agentchat(path: Path) -> int:
     """A record is a message: of a ``TaskResult``'s ``messages`` or a list; of an agent state's
-    ``llm_context`` (the state itself when it holds none); of a team state, each message of the
+    ``llm_context`` or ``llm_messages`` (the state itself when it holds none); of a team state, each message of the
     manager's ``message_thread``, of each agent's ``llm_context`` and ``message_buffer``."""
     value = orjson.loads(path.read_bytes())
     if isinstance(value, list):
@@ -359,7 +359,10 @@ def autogen_agentchat(path: Path) -> int:
 
     def context(state: Any) -> int:
         ctx = state.get("llm_context") if isinstance(state, dict) else None
-        return len(ctx["messages"]) if isinstance(ctx, dict) and isinstance(ctx.get("messages"), list) else 0
+        if isinstance(ctx, dict) and isinstance(ctx.get("messages"), list):
+            return len(ctx["messages"])
+        early = state.get("llm_messages") if isinstance(state, dict) else None  # the 0.4.0 previews' plain list
+        return len(early) if isinstance(early, list) else 0
 
     if value.get("type") == "TeamState":
         total = 0

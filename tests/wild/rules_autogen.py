@@ -4,7 +4,7 @@ from ``autogen_agentchat/messages.py``, ``autogen_agentchat/state/_states.py`` a
 
 - human prompt: a text-bearing AgentChat message (``TextMessage``, ``MultiModalMessage``,
   ``StructuredMessage``, ``ToolCallSummaryMessage``, ``StopMessage``) whose ``source`` is ``user``;
-  in an ``llm_context``, a ``UserMessage`` whose ``source`` is ``user`` (one from another agent's
+  in an ``llm_context`` (or the 0.4.0 previews' ``llm_messages``), a ``UserMessage`` whose ``source`` is ``user`` (one from another agent's
   ``source`` is that agent's words: neither a prompt nor a harness turn);
 - assistant text: such a message from any other source with something but whitespace; an
   ``AssistantMessage`` whose ``content`` is text;
@@ -70,13 +70,19 @@ def _context(c: Counts, messages: list[Any]) -> None:
             _returns(c, m.get("content"))
 
 
+def _llm(state: dict[str, Any]) -> list[Any]:
+    """An agent state's messages: ``llm_context.messages``, or the 0.4.0 previews' ``llm_messages`` list."""
+    context = state.get("llm_context")
+    return (context.get("messages") if isinstance(context, dict) else state.get("llm_messages")) or []
+
+
 def autogen_agentchat(path: Path) -> Counts:
     value = orjson.loads(path.read_bytes())
     c = Counts()
     if isinstance(value, list):
         _chat(c, value)
     elif value.get("type") == "AssistantAgentState":
-        _context(c, value["llm_context"].get("messages") or [])
+        _context(c, _llm(value))
     elif value.get("type") == "TeamState":
         states = [s for s in value["agent_states"].values() if isinstance(s, dict)]
         thread = next((s["message_thread"] for s in states if s.get("message_thread")), None)
@@ -84,7 +90,7 @@ def autogen_agentchat(path: Path) -> Counts:
             _chat(c, thread)
         else:
             for s in states:
-                _context(c, (s.get("agent_state", s).get("llm_context") or {}).get("messages") or [])
+                _context(c, _llm(s.get("agent_state", s)))
     else:
         _chat(c, value["messages"])
     return c

@@ -5,7 +5,7 @@ answers a tool in text starting ``[<tool> ...] Result:``; ``ClineMessage`` is th
 
 An ``api_conversation_history.json`` is read with the ``ui_messages.json`` of its folder:
 - human prompt: a user text block in one of the tags, and an image block the person attached;
-  harness turn: any other user text block, but a ``[<tool> ...] Result:`` text whose bracket
+  harness turn: a ``file`` block (the CLI's ``FileContent``: a named file's text read in), any other user text block, but a ``[<tool> ...] Result:`` text whose bracket
   starts with the name of a ``tool_use`` of the assistant message before it not yet answered
   (the first such, in order), which is that call's return;
 - assistant text: an assistant text block with non-whitespace text; tool call: ``tool_use``;
@@ -16,7 +16,8 @@ An ``api_conversation_history.json`` is read with the ``ui_messages.json`` of it
   message two after its ``conversationHistoryIndex`` when that one is an assistant message: the
   request's user message comes first).
 A CLI session's ``<id>.messages.json`` (an object with ``messages``): its messages as an api
-history with no UI log, the person's text in ``<user_input>``, tokens each assistant message's
+history with no UI log, the person's text in ``<user_input>`` or unmarked (not starting with
+``<``, ``[``, ``Context summary:`` or ``Files attached by the user``), tokens each assistant message's
 ``metrics`` (``inputTokens``, ``outputTokens``, ``cacheReadTokens``, ``cacheWriteTokens``).
 A ``ui_messages.json`` by itself: human prompts ``say: task`` and ``say: user_feedback``;
 assistant texts ``say: text`` / ``completion_result`` and ``ask: followup`` /
@@ -35,6 +36,8 @@ import orjson
 from tests.wild.count import Counts
 
 _TAGS = ("<task>", "<feedback>", "<answer>", "<user_message>", "<user_input")
+# a CLI session's text that starts with none of these is the person's (the mid-2026 CLI sent it unwrapped)
+_CLI_MARKS = ("<", "[", "Context summary:", "Files attached by the user")
 _RESULT = re.compile(r"\[([^\]\n]{1,400})\] Result:")
 
 
@@ -75,7 +78,7 @@ def _ui_alone(c: Counts, records: list[Any]) -> None:
             _request(c, r)
 
 
-def _history(c: Counts, history: list[Any], ui: list[Any]) -> None:
+def _history(c: Counts, history: list[Any], ui: list[Any], cli: bool = False) -> None:
     answered: set[int] = set()
     for r in ui:
         if isinstance(r, dict) and r.get("say") == "api_req_started" and r.get("type") == "say":
@@ -101,6 +104,8 @@ def _history(c: Counts, history: list[Any], ui: list[Any]) -> None:
         for b in blocks:
             if b.get("type") == "image":
                 c.human_prompts = (c.human_prompts or 0) + 1
+            elif b.get("type") == "file" and isinstance(b.get("content"), str):  # the SDK's FileContent: a file the harness read in
+                c.harness_turns = (c.harness_turns or 0) + 1
             elif b.get("type") == "tool_result":
                 c.tool_returns = (c.tool_returns or 0) + 1
                 c.tool_errors = (c.tool_errors or 0) + (1 if b.get("is_error") is True else 0)
@@ -108,7 +113,7 @@ def _history(c: Counts, history: list[Any], ui: list[Any]) -> None:
                 text = b.get("text", "").lstrip()
                 match = _RESULT.match(text)
                 name = next((n for n in calls if n and match and (match.group(1) == n or match.group(1).startswith(n + " "))), None)
-                if text.startswith(_TAGS):
+                if text.startswith(_TAGS) or (cli and not text.startswith(_CLI_MARKS)):
                     c.human_prompts = (c.human_prompts or 0) + 1
                 elif name is not None:
                     calls.remove(name)
@@ -122,7 +127,7 @@ def cline(path: Path) -> Counts:
     c = Counts()
     value = orjson.loads(path.read_bytes())
     if isinstance(value, dict):  # a CLI session's <id>.messages.json
-        _history(c, value["messages"], [])
+        _history(c, value["messages"], [], cli=True)
     elif path.name == "api_conversation_history.json":
         ui_file = path.parent / "ui_messages.json"
         ui = orjson.loads(ui_file.read_bytes()) if ui_file.is_file() else []

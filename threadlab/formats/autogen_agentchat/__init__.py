@@ -11,7 +11,15 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.formats.autogen_agentchat.reading import read_chat, read_context
-from threadlab.formats.autogen_agentchat.wire import KEY, is_agent_state, is_message_list, is_task_result, is_team_state
+from threadlab.formats.autogen_agentchat.wire import (
+    EARLY_CONTEXT,
+    KEY,
+    context_messages,
+    is_agent_state,
+    is_message_list,
+    is_task_result,
+    is_team_state,
+)
 from threadlab.formats.common.json_lines import HEAD, refusal
 from threadlab.formats.common.source import Source
 
@@ -29,12 +37,6 @@ def detect(source: Source) -> bool:
     return is_agent_state(value) or is_team_state(value) or is_task_result(value) or is_message_list(value)
 
 
-def _context(state: Any) -> list[Any] | None:
-    context = state.get("llm_context") if type(state) is dict else None
-    messages = context.get("messages") if type(context) is dict else None
-    return messages if isinstance(messages, list) else None
-
-
 def _team(source: Source, value: dict[str, Any]) -> list[Thread]:
     """The manager's ``message_thread``; the agents' contexts and buffers repeat it."""
     states: dict[str, Any] = value["agent_states"]
@@ -42,13 +44,13 @@ def _team(source: Source, value: dict[str, Any]) -> list[Thread]:
     inner = {name: s.get("agent_state") if type(s) is dict and "agent_state" in s else s for name, s in states.items()}
     if thread is not None:
         b = ThreadBuilder(None, source=source.name)
-        repeats = sum(len(_context(s) or []) for s in inner.values())
+        repeats = sum(len(context_messages(s) or []) for s in inner.values())
         repeats += sum(len(s["message_buffer"]) for s in states.values() if type(s) is dict and isinstance(s.get("message_buffer"), list))
         if repeats:
             b.took(repeats)
         return [read_chat(b, thread, value)]
-    threads = [read_context(ThreadBuilder(None, source=source.name), _context(s) or [], name, {**value, "agent": name})
-               for name, s in inner.items() if _context(s) is not None]
+    threads = [read_context(ThreadBuilder(None, source=source.name), context_messages(s) or [], name, {**value, "agent": name})
+               for name, s in inner.items() if context_messages(s) is not None]
     if not threads:
         b = ThreadBuilder(None, source=source.name)
         b.took()
@@ -64,10 +66,10 @@ def to_threads(source: Source) -> list[Thread]:
         return _team(source, value)
     b = ThreadBuilder(None, source=source.name)
     if is_agent_state(value):
-        messages = _context(value) or []
+        messages = context_messages(value) or []
         if not messages:
             b.took()
-        return [read_context(b, messages, None, {k: v for k, v in value.items() if k != "llm_context"})]
+        return [read_context(b, messages, None, {k: v for k, v in value.items() if k not in ("llm_context", EARLY_CONTEXT)})]
     if isinstance(value, list):
         return [read_chat(b, value, None)]
     return [read_chat(b, value["messages"], {k: v for k, v in value.items() if k != "messages"})]

@@ -108,7 +108,7 @@ def _cli(source: Source, value: dict[str, Any]) -> Thread:
         if isinstance(run, dict):
             b.took()
             b.metadata[KEY]["session"] = run
-    TaskReader(b, value["messages"], None, source.path.name if source.path is not None else source.name).read()
+    TaskReader(b, value["messages"], None, source.path.name if source.path is not None else source.name, cli=True).read()
     return b.build()
 
 

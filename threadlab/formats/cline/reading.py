@@ -4,7 +4,9 @@ beside it gives what only it holds.
 - assistant blocks: ``text`` → ``assistant_message``, ``thinking`` / ``redacted_thinking`` →
   ``thinking``, ``tool_use`` → ``tool_call`` (model and provider from ``modelInfo``);
 - user blocks: ``tool_result`` → ``tool_return``; ``image`` → an image part of a
-  ``user_message``; text → by Cline's own marks (``wire.text_kind``): what the person typed
+  ``user_message``; ``file`` (the CLI / SDK's ``FileContent``: a file the person named, its
+  ``content`` read by the harness, or the error reading it) → a ``user_message`` of
+  ``author: harness``, kind ``attachment``, its ``path`` in ``metadata.cline.block``; text → by Cline's own marks (``wire.text_kind``): what the person typed
   (``<task>``, ``<feedback>``, ``<answer>``, ``<user_message>``) is a ``user_message``; a
   ``[<tool> ...] Result:`` text answering a ``tool_use`` of the message before (its name first
   in the bracket, in order) is that call's ``tool_return`` (``metadata.cline.derived``: Cline
@@ -33,7 +35,18 @@ from threadlab.core.model import BaseAction, Usage
 from threadlab.core.problems import short
 from threadlab.formats.cline.ui import UiReader, kind_of, seconds
 from threadlab.formats.cline.usage import metrics_usage, request_usage
-from threadlab.formats.cline.wire import AGENT, HISTORY, KEY, UI, is_message, is_ui_record, json_text, result_names, text_kind
+from threadlab.formats.cline.wire import (
+    AGENT,
+    HISTORY,
+    KEY,
+    UI,
+    cli_text_kind,
+    is_message,
+    is_ui_record,
+    json_text,
+    result_names,
+    text_kind,
+)
 
 _MESSAGE_KEEP = ("modelInfo", "metrics", "id")
 
@@ -55,8 +68,9 @@ def _image(block: dict[str, Any]) -> dict[str, Any]:
 
 
 class TaskReader:
-    def __init__(self, b: ThreadBuilder, history: list[Any], ui: list[Any] | None, name: str = HISTORY) -> None:
+    def __init__(self, b: ThreadBuilder, history: list[Any], ui: list[Any] | None, name: str = HISTORY, *, cli: bool = False) -> None:
         self.b = b
+        self.cli = cli  # a CLI session's messages: unmarked text is the person's (``wire.cli_text_kind``)
         self.name = name  # the file, as problems name it
         self.history = history
         self.ui = ui
@@ -153,12 +167,17 @@ class TaskReader:
                 self.b.add("tool_return", timestamp=at, tool_call_id=call_id, tool_name=name, status=status, content=block.get("content"), metadata=meta)
             elif kind == "image":
                 self.b.add("user_message", timestamp=at, content=[_image(block)], metadata=meta)
+            elif kind == "file" and isinstance(block.get("content"), str):
+                extra = {k: v for k, v in block.items() if k not in ("type", "content")}
+                self.b.add("user_message", timestamp=at, content=block["content"], metadata={**meta, KEY: {**meta[KEY], "block": {"type": "file", **extra}}, **harness_metadata("attachment")})
             else:
                 self.unknown(block, at, meta, line)
         self.pending = []
 
     def text(self, text: str, at: Any, meta: dict[str, Any]) -> None:
         kind = text_kind(text)
+        if self.cli and kind == "system_reminder":
+            kind = cli_text_kind(text)
         if kind == "tool_result":
             bracket = result_names(text) or ""
             call = next(((c, n) for c, n in self.pending if n and (bracket == n or bracket.startswith(n + " "))), None)

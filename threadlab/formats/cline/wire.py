@@ -58,6 +58,17 @@ def text_kind(text: str) -> str | None:
     return "system_reminder"
 
 
+def cli_text_kind(text: str) -> str | None:
+    """In a CLI session, text ``text_kind`` leaves unmarked: the CLI of mid-2026 sent what the
+    person typed as it was (no ``<user_input>``, which 3.0.65 and later SDKs write), and marks its
+    own texts (``<SYSTEM_NOTICE>``, ``<mode_notice>``, ...) but its compaction summary
+    (``Context summary:``)."""
+    head = text.lstrip()
+    if head.startswith("Context summary:"):
+        return "compaction_summary"
+    return "system_reminder" if head.startswith(("<", "[")) else None
+
+
 def result_names(text: str) -> str | None:
     """The bracket of a ``[<tool> for '<x>'] Result:`` text (its tool's name first)."""
     match = RESULT.match(text.lstrip())

@@ -104,8 +104,9 @@ class SessionReader:
         else:
             self.odd.append(f"a message of role {short(role)}, which threadlab does not map; kept as system.unknown_message")
             self.b.add("system.unknown_message", timestamp=when, data={"role": role, "parts": parts})
-        if len(self.b.actions) == first:  # no part made an action (an empty or cut-off answer)
-            self.b.add("assistant_message" if role != "user" else "user_message", timestamp=when, content="", **({"agent_id": self.main} if role != "user" else {}))
+        if len(self.b.actions) == first:  # no part made an action (an empty, cut-off, canceled or failed answer)
+            answer = {"agent_id": self.main, "metadata": _model(values) or None} if role != "user" else {}  # the model it asked, as other answers name it
+            self.b.add("assistant_message" if role != "user" else "user_message", timestamp=when, content="", **answer)
         held = self.b.actions[first]
         held.metadata = {**(held.metadata or {}), KEY: {**meta, **kept}}
         if self.odd:
@@ -116,7 +117,7 @@ class SessionReader:
     def parts(self, role: str, parts: list[Any], when: Any, values: dict[str, Any]) -> dict[str, Any]:
         """The actions of a message's parts; what no action holds (its finish, its attachments)
         is returned for the message's first action."""
-        model = {k: values[c] for c, k in (("model", "model_name"), ("provider", "provider_name")) if isinstance(values.get(c), str) and values[c]}
+        model = _model(values)
         kept: dict[str, Any] = {}
         texts: list[str] = []
         for part in parts:
@@ -150,6 +151,11 @@ class SessionReader:
         if texts or (role == "user" and kept.get("attachments")):
             self.b.add("user_message", timestamp=when, content="".join(texts))
         return kept
+
+
+def _model(values: dict[str, Any]) -> dict[str, Any]:
+    """A message row's ``model`` / ``provider`` columns as an action's ``model_name`` / ``provider_name``."""
+    return {k: values[c] for c, k in (("model", "model_name"), ("provider", "provider_name")) if isinstance(values.get(c), str) and values[c]}
 
 
 def read_sessions(sessions: list[Session], source: str) -> list[Thread]:
