@@ -3,7 +3,7 @@ and no mtime of the database, its ``-wal``, ``-shm`` or ``-journal``, and create
 beside it, in every journal mode, closed cleanly or copied while a writer had it open (rows
 only in the WAL, an uncommitted transaction left in a hot journal or WAL). Opening a WAL
 database with its ``-shm`` there ``mode=ro`` rewrote the ``-shm``; it is now read from a
-private copy (``formats/openai_agents_session/opening.py``)."""
+private copy (``formats/common/sqlite.py``)."""
 
 from __future__ import annotations
 

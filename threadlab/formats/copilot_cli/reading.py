@@ -30,11 +30,11 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
+from threadlab.formats.common.counts import usage_from
 from threadlab.formats.common.json_lines import parsed_lines
 from threadlab.formats.common.source import Source
 from threadlab.formats.copilot_cli.events import EVENT_TYPES
 from threadlab.formats.copilot_cli.wire import QUIET, START, SYSTEM, TOKENS, is_event, shutdown_totals, usage_of
-from threadlab.formats.gemini_cli.wire import usage_from
 
 KEY = "copilot"  # metadata key of what an event has and ThreadProtocol has no field for
 AGENT = "Copilot"

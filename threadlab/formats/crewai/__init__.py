@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from threadlab.core.model import Thread
 from threadlab.formats.common.source import Source
+from threadlab.formats.common.sqlite import SQLITE_MAGIC
 from threadlab.formats.crewai.reading import database_threads, is_crewai_database
 from threadlab.formats.crewai.wire import KEY
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC
 
 NAME = "crewai"
 

@@ -23,9 +23,8 @@ from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError, short
 from threadlab.formats.common.arguments import parsed_arguments
 from threadlab.formats.common.source import Source
+from threadlab.formats.common.sqlite import Damage, Tables, opened, scan, schema, with_file_problems
 from threadlab.formats.crewai.wire import COLUMNS, KEY, TABLE
-from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import Damage, Tables, _scan, schema, with_file_problems
 
 
 def is_task_outputs(tables: Tables) -> bool:
@@ -105,7 +104,7 @@ def database_threads(source: Source) -> list[Thread]:
                 if damage:
                     raise ThreadError([Problem("io", d.describe(source.name), source=source.name, line=d.next_row) for d in damage])
                 raise source.error("format", f"is an SQLite database without CrewAI's {TABLE} table")
-            rows = list(_scan(conn, TABLE, tables[TABLE], damage))
+            rows = list(scan(conn, TABLE, tables[TABLE], damage))
     except (sqlite3.Error, OSError) as exc:
         raise source.error("io", f"cannot be opened as an SQLite database ({exc})") from None
     threads = [TaskReader(source, row_id, row).read() for row_id, row in rows]

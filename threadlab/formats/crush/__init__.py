@@ -17,10 +17,9 @@ from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import refusal
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
+from threadlab.formats.common.sqlite import SQLITE_MAGIC, database_threads, opened, schema
 from threadlab.formats.crush.reading import AGENT, KEY, read_sessions
 from threadlab.formats.crush.store import database_sessions, is_crush_db
-from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, database_threads, schema
 
 NAME = "crush"
 _DB = "crush.db"

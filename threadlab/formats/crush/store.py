@@ -9,7 +9,7 @@
   ``tool_result``, ``finish``, ``image_url``, ``binary``, ``shell_command``), ``model``,
   ``provider``, ``created_at``, ``updated_at``, ``finished_at``, ``is_summary_message``.
 
-The database is opened as opencode's is (``openai_agents_session.opening.opened``: read-only,
+The database is opened as opencode's is (``common/sqlite.py`` ``opened``: read-only,
 nothing written beside it, a WAL database with a ``-wal`` read from a private copy), only the
 stored columns of these two tables are selected, in row id order. ``files`` (the file versions
 Crush's edits made), ``read_files`` and ``goose_db_version`` hold no conversation and are not
@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import Damage, Tables, _scan, schema
+from threadlab.formats.common.sqlite import Damage, Tables, opened, scan, schema
 
 SESSION_COLUMNS = frozenset({"id", "parent_session_id", "title", "prompt_tokens", "completion_tokens", "cost", "created_at"})
 MESSAGE_COLUMNS = frozenset({"id", "session_id", "role", "parts", "created_at"})
@@ -71,18 +70,18 @@ def database_sessions(path: Path | None, data: bytes | None, damage: list[Damage
         if not is_crush_db(tables):
             return [], False
         sessions: dict[str, Session] = {}
-        for row_id, raw in _scan(conn, "sessions", tables["sessions"], damage):
+        for row_id, raw in scan(conn, "sessions", tables["sessions"], damage):
             row = _row(row_id, raw)
             sid = str(row.values.get("id"))
             parent = row.values.get("parent_session_id")
             sessions[sid] = Session(row, sid, parent if isinstance(parent, str) and parent else None)
         loose: list[Row] = []
-        for row_id, raw in _scan(conn, "messages", tables["messages"], damage):
+        for row_id, raw in scan(conn, "messages", tables["messages"], damage):
             row = _row(row_id, raw)
             owner = sessions.get(str(row.values.get("session_id")))
             (owner.messages if owner is not None else loose).append(row)
         for table in sorted(set(tables) - {"sessions", "messages"}):  # not read, but a break in them is named
-            for _ in _scan(conn, table, tables[table], damage):
+            for _ in scan(conn, table, tables[table], damage):
                 pass
     found = list(sessions.values())
     if loose:

@@ -31,6 +31,7 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
+from threadlab.formats.common.counts import usage_from
 from threadlab.formats.common.json_lines import head_values, parsed_lines
 from threadlab.formats.common.source import Source
 from threadlab.formats.gemini_cli.wire import (
@@ -42,7 +43,6 @@ from threadlab.formats.gemini_cli.wire import (
     is_rewind,
     is_session_object,
     is_update,
-    usage_from,
 )
 
 KEY = "gemini"  # metadata key of what a record has and ThreadProtocol has no field for

@@ -26,11 +26,7 @@ output, cached, thoughts, tool, total}``: the API's ``promptTokenCount`` (cached
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from typing import Any
-
-from threadlab.core.model import BaseAction, Usage
-from threadlab.formats.common.counts import counts_as
 
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
 SESSION_KEYS = ("sessionId", "projectHash", "startTime", "lastUpdated", "kind", "directories", "summary", "memoryScratchpad")
@@ -69,23 +65,3 @@ def function_output(response: Any) -> Any:
     if type(response) is dict and len(response) == 1 and isinstance(response.get("output"), str):
         return response["output"]
     return response
-
-
-def usage_from(figures: Any, names: Mapping[str, str], where: str, problem: Callable[[str, str], None]) -> Usage | None:
-    """The ``Usage`` of a token object in the API's names (``names``: theirs → ours), each figure
-    that is no count named by ``problem("usage", phrase)``; None when there are none."""
-    if type(figures) is not dict:
-        return None
-    problems: list[str] = []
-    found = counts_as({k: (ours, figures.get(k)) for k, ours in names.items()}, problems, where)
-    for phrase in problems:
-        problem("usage", phrase)
-    return Usage(**found) if found else None
-
-
-def figures_of(action: BaseAction, names: Mapping[str, str]) -> dict[str, int] | None:
-    """An action's usage back in the API's names (``names``: ours → theirs): what a writer puts
-    back where the reader found it (a tool call holds its figures as a dict)."""
-    usage = getattr(action, "usage", None)
-    figures = usage if isinstance(usage, dict) else usage.model_dump(exclude_none=True) if usage is not None else None
-    return {theirs: figures[ours] for ours, theirs in names.items() if ours in figures} if figures else None

@@ -17,10 +17,11 @@ import orjson
 
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.common.counts import figures_of
 from threadlab.formats.common.losses import thread_losses
 from threadlab.formats.common.source import Source
 from threadlab.formats.gemini_cli.reading import KEY, read_session
-from threadlab.formats.gemini_cli.wire import SESSION_KEYS, figures_of
+from threadlab.formats.gemini_cli.wire import SESSION_KEYS
 
 NAME = "gemini-cli"
 _TOKENS = {"input_tokens": "input", "output_tokens": "output", "cache_read_tokens": "cached", "thinking_tokens": "thoughts", "total_tokens": "total"}

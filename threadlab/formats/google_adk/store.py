@@ -23,10 +23,9 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError
 from threadlab.formats.common.source import Source
+from threadlab.formats.common.sqlite import SQLITE_MAGIC, Damage, Tables, opened, scan, schema, with_file_problems
 from threadlab.formats.google_adk.reading import Record, read_events
 from threadlab.formats.google_adk.wire import KEY
-from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, Damage, Tables, _scan, schema, with_file_problems
 
 SESSION_COLUMNS = ("app_name", "user_id", "id")
 EVENT_COLUMNS = ("app_name", "user_id", "session_id", "event_data")
@@ -53,11 +52,11 @@ def _json(value: Any) -> tuple[Any, str | None]:
 
 def _rows(conn: sqlite3.Connection, tables: Tables, damage: list[Damage]) -> tuple[dict[tuple[Any, ...], tuple[int, dict[str, Any]]], dict[tuple[Any, ...], list[Record]]]:
     sessions: dict[tuple[Any, ...], tuple[int, dict[str, Any]]] = {}
-    for row_id, row in _scan(conn, "sessions", tables["sessions"], damage):
+    for row_id, row in scan(conn, "sessions", tables["sessions"], damage):
         values = {k: _text(v) for k, v in row.items()}
         sessions[(values["app_name"], values["user_id"], values["id"])] = (row_id, values)
     events: dict[tuple[Any, ...], list[Record]] = {}
-    for row_id, row in _scan(conn, "events", tables["events"], damage):
+    for row_id, row in scan(conn, "events", tables["events"], damage):
         key = tuple(_text(row[k]) for k in ("app_name", "user_id", "session_id"))
         value, error = _json(row.get("event_data"))
         if error is None and type(value) is not dict:

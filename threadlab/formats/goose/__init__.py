@@ -17,9 +17,9 @@ from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import head_values, parsed_lines, refusal
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
+from threadlab.formats.common.sqlite import SQLITE_MAGIC, claims_database, database_threads
 from threadlab.formats.goose.reading import AGENT, KEY, MessageReader
 from threadlab.formats.goose.store import Session, database_sessions, is_goose_db
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, claims_database, database_threads
 
 NAME = "goose"
 _TOTALS = (("input_tokens", "accumulated_input_tokens", "input_tokens"), ("output_tokens", "accumulated_output_tokens", "output_tokens"), ("total_tokens", "accumulated_total_tokens", "total_tokens"))

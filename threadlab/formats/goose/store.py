@@ -7,8 +7,8 @@
   ``model_config_json`` ...) and ``messages`` (``id``, ``message_id``, ``session_id``, ``role``,
   ``content_json``: the ``MessageContent`` array, ``created_timestamp`` in seconds,
   ``metadata_json``); the schema as ``crates/goose/src/session`` creates and migrates it. The
-  database is opened read-only and nothing is written beside it (``opening.opened`` of the
-  OpenAI Agents session format); the stored columns of the two tables are selected, in row id
+  database is opened read-only and nothing is written beside it (``opened`` of
+  ``common/sqlite.py``); the stored columns of the two tables are selected, in row id
   order. Its other tables (``schema_version``, ``threads``, ``thread_messages``, the provider
   inventory) hold no conversation: they are scanned only so that damage in them is named.
 - ``sessions/<id>.jsonl`` (earlier releases, which Goose imports into the database once): a
@@ -23,8 +23,7 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import Damage, Tables, _scan, _texts, schema
+from threadlab.formats.common.sqlite import Damage, Tables, opened, scan, schema, texts
 
 SESSION_COLUMNS = frozenset({"id", "working_dir"})
 MESSAGE_COLUMNS = frozenset({"session_id", "role", "content_json", "created_timestamp"})
@@ -64,13 +63,13 @@ def _json(value: Any) -> tuple[Any, str | None]:
 
 def _session(row_id: int, row: dict[str, Any]) -> Session:
     names = tuple(row)
-    values, bad = _texts(names, row)
+    values, bad = texts(names, row)
     fields = dict(zip(names, values, strict=True))
     return Session(Record(fields, f"row {row_id} of table sessions", row_id, undecodable=bad), str(fields.get("id")))
 
 
 def _message(row_id: int, row: dict[str, Any]) -> tuple[str, Record]:
-    (sid, role, content, metadata, message_id), bad = _texts(("session_id", "role", "content_json", "metadata_json", "message_id"), row)
+    (sid, role, content, metadata, message_id), bad = texts(("session_id", "role", "content_json", "metadata_json", "message_id"), row)
     where = f"row {row_id} of table messages"
     parts, error = _json(content)
     meta, meta_error = _json(metadata)
@@ -96,15 +95,15 @@ def database_sessions(path: Path | None, data: bytes | None, damage: list[Damage
         if not is_goose_db(tables):
             return [], False
         sessions: dict[str, Session] = {}
-        for row_id, row in _scan(conn, "sessions", tables["sessions"], damage):
+        for row_id, row in scan(conn, "sessions", tables["sessions"], damage):
             session = _session(row_id, row)
             sessions[session.id] = session
         loose: list[Record] = []
-        for row_id, row in _scan(conn, "messages", tables["messages"], damage):
+        for row_id, row in scan(conn, "messages", tables["messages"], damage):
             sid, record = _message(row_id, row)
             (sessions[sid].messages if sid in sessions else loose).append(record)
         for table in sorted(set(tables) - {"sessions", "messages"}):  # no conversation, but is any damaged?
-            for _ in _scan(conn, table, tables[table], damage):
+            for _ in scan(conn, table, tables[table], damage):
                 pass
     found = list(sessions.values())
     if loose:

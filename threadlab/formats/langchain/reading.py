@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
+from threadlab.formats.common.arguments import parsed_arguments
 from threadlab.formats.common.counts import counts_as
 from threadlab.formats.common.providers.sdk_types import check
 from threadlab.formats.common.responses.items import remember
@@ -78,15 +77,6 @@ def lc_usage(usage: Any, problems: list[str] | None = None) -> Usage | None:
         "output_token_details.reasoning": ("thinking_tokens", out.get("reasoning")),
     }, problems if problems is not None else [], "usage_metadata.")
     return Usage(**fields) if fields else None
-
-
-def _args(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return raw
-    return raw
 
 
 class LangChainReader:
@@ -163,7 +153,7 @@ class LangChainReader:
         calls = data.get("tool_calls") if isinstance(data.get("tool_calls"), list) else []
         old = (data.get("additional_kwargs") or {}).get("tool_calls") if isinstance(data.get("additional_kwargs"), Mapping) else None
         if not calls and isinstance(old, list):  # dumps from before tool_calls was a field: OpenAI's shape
-            calls = [{"id": c.get("id"), "name": (c.get("function") or {}).get("name"), "args": _args((c.get("function") or {}).get("arguments")), "legacy": True} for c in old if isinstance(c, Mapping)]
+            calls = [{"id": c.get("id"), "name": (c.get("function") or {}).get("name"), "args": parsed_arguments((c.get("function") or {}).get("arguments")), "legacy": True} for c in old if isinstance(c, Mapping)]
         bad = data.get("invalid_tool_calls") if isinstance(data.get("invalid_tool_calls"), list) else []
         if content not in ("", [], None) or not (calls or bad or actions):  # thinking alone is no empty message
             action = b.add("assistant_message", agent_id=agent, content=_content(content), metadata=dict(meta) if meta else None)

@@ -26,8 +26,8 @@ from threadlab.formats.common.spans.documents import Failure, read_items
 from threadlab.formats.common.spans.grouping import build_threads
 from threadlab.formats.common.spans.messages import chat_message, message_list
 from threadlab.formats.common.spans.model import AGENT, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span, json_value
+from threadlab.formats.common.spans.times import span_times
 from threadlab.formats.langfuse.wire import LEGACY, USAGE, is_observation, is_page, is_trace, key, trace_parts
-from threadlab.formats.otel.wire import span_times
 
 KEY = "langfuse"
 _STRUCTURE = ("SPAN", "CHAIN")

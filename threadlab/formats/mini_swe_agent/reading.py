@@ -25,10 +25,11 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread, Usage
 from threadlab.core.problems import short
+from threadlab.formats.common.arguments import parsed_arguments
 from threadlab.formats.common.counts import counts_as
 from threadlab.formats.common.source import Source
 from threadlab.formats.mini_swe_agent.responses import as_chat
-from threadlab.formats.mini_swe_agent.wire import RETURNCODE, ROLES, arguments, commands_of, thoughts_of
+from threadlab.formats.mini_swe_agent.wire import RETURNCODE, ROLES, commands_of, thoughts_of
 
 KEY = "mini_swe_agent"
 AGENT = "mini-swe-agent"
@@ -121,7 +122,7 @@ class TrajectoryReader:
             call_id = call.get("id") if type(call) is dict and isinstance(call.get("id"), str) else f"mswea-{index}-{k}"
             name = fn.get("name") if isinstance(fn.get("name"), str) else ""
             self.names[call_id] = name
-            added = self.b.add("tool_call", timestamp=when, agent_id=self.agent, tool_name=name, tool_call_id=call_id, args=arguments(fn.get("arguments")), metadata={KEY: {**meta[KEY], "call": call}})
+            added = self.b.add("tool_call", timestamp=when, agent_id=self.agent, tool_name=name, tool_call_id=call_id, args=parsed_arguments(fn.get("arguments")), metadata={KEY: {**meta[KEY], "call": call}})
             if usage is not None:
                 added.usage = usage.model_dump(exclude_none=True)  # type: ignore[attr-defined]  # an answer of calls only: its first call holds the figures
                 usage = None

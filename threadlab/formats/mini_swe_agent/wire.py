@@ -27,8 +27,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-
 FORMAT_PREFIX = "mini-swe-agent"
 ROLES = frozenset({"system", "user", "assistant", "tool", "exit"})
 # the fenced command of a text-based answer: 1.x ```bash, 2.x ```mswea_bash_command (the default regexes)
@@ -62,17 +60,6 @@ def commands_of(message: dict[str, Any]) -> list[str]:
         return []
     found = [c.strip() for c in COMMAND.findall(content)]
     return found if len(found) == 1 else []
-
-
-def arguments(raw: Any) -> Any:
-    """A Chat Completions call's ``arguments`` as the tool got them: the JSON text parsed, or the
-    text as it came when it is no JSON (the call itself is kept whole beside it)."""
-    if isinstance(raw, str):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return raw
-    return raw
 
 
 def thoughts_of(message: dict[str, Any]) -> list[tuple[str, str | None]]:

@@ -30,18 +30,9 @@ from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import complete_lines
 from threadlab.formats.common.providers.kinds import RESPONSES, list_kind, other_formats_keys
 from threadlab.formats.common.source import Source
-from threadlab.formats.openai_agents_session.opening import opened
+from threadlab.formats.common.sqlite import SQLITE_MAGIC, Damage, opened, schema, with_file_problems
 from threadlab.formats.openai_agents_session.reading import KEY, SessionReader, from_agents_session, read_items
-from threadlab.formats.openai_agents_session.store import (
-    SESSIONS_TABLE,
-    SQLITE_MAGIC,
-    Damage,
-    Session,
-    message_tables,
-    schema,
-    sessions,
-    with_file_problems,
-)
+from threadlab.formats.openai_agents_session.store import SESSIONS_TABLE, Session, message_tables, sessions
 from threadlab.formats.openai_agents_session.writing import write_session
 
 NAME = "openai-agents-session"

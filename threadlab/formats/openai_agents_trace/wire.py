@@ -17,7 +17,7 @@ from typing import Any, Literal, TypedDict
 from threadlab.formats.common.counts import counts_of
 from threadlab.formats.common.spans.messages import chat_message, message_list, responses_item, texts
 from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, STRUCTURE, SYSTEM, TOOL, Msg, Part, Span
-from threadlab.formats.otel.wire import span_times
+from threadlab.formats.common.spans.times import span_times
 
 
 class TraceRecord(TypedDict, total=False):

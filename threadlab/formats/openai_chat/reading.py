@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from threadlab.core.model import BaseAction, Usage
+from threadlab.formats.common.arguments import parsed_arguments
 from threadlab.formats.common.counts import counts_as
 from threadlab.formats.common.providers.parts import read_chat_part
 from threadlab.formats.common.providers.reading import MessageReader, blank_text, put_usage
@@ -66,15 +65,6 @@ def decode_content(content: Any) -> Any:
         else:
             parts.append({"type": "unknown", "value": part})
     return parts
-
-
-def decode_args(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return raw
-    return raw
 
 
 def usage_of(body: Mapping[str, Any]) -> Any:
@@ -167,7 +157,7 @@ class ChatReader(MessageReader):
             fname = legacy.get("name") if isinstance(legacy.get("name"), str) else "function"
             self.legacy.setdefault(fname, []).append(call_id)
             self.calls[call_id] = fname
-            actions.append(b.add("tool_call", agent_id=agent, tool_name=fname, tool_call_id=call_id, args=decode_args(legacy.get("arguments")), metadata=_copy(meta)))
+            actions.append(b.add("tool_call", agent_id=agent, tool_name=fname, tool_call_id=call_id, args=parsed_arguments(legacy.get("arguments")), metadata=_copy(meta)))
         return actions
 
     def _call(self, call: Any, agent: str, fallback: str, line: int | None, meta: dict[str, Any] | None) -> BaseAction:
@@ -180,7 +170,7 @@ class ChatReader(MessageReader):
         call_id = call_id or f"call_{fallback}"
         name = name or "unknown"
         self.calls[call_id] = name
-        return self.b.add("tool_call", agent_id=agent, tool_name=name, tool_call_id=call_id, args=decode_args(fn.get("arguments")), metadata=_copy(meta))
+        return self.b.add("tool_call", agent_id=agent, tool_name=name, tool_call_id=call_id, args=parsed_arguments(fn.get("arguments")), metadata=_copy(meta))
 
     def _return(self, message: Mapping[str, Any], role: str, where: str, line: int | None) -> BaseAction:
         if role == "function":

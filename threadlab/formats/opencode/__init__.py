@@ -21,8 +21,7 @@ from threadlab.core.model import Thread
 from threadlab.formats.common.json_lines import refusal
 from threadlab.formats.common.registry import FolderPlan
 from threadlab.formats.common.source import Source
-from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import SQLITE_MAGIC, database_threads, schema
+from threadlab.formats.common.sqlite import SQLITE_MAGIC, database_threads, opened, schema
 from threadlab.formats.opencode.reading import AGENT, KEY, StoreReader
 from threadlab.formats.opencode.store import (
     Record,

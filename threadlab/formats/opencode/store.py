@@ -4,9 +4,9 @@ each message with its parts (``Record``: the value and where it came from).
 - ``opencode.db`` (1.2 and later): tables ``session`` (one row a session; ``parent_id`` names
   the session that started it as a subagent), ``message`` (``id``, ``session_id``, ``data``: the
   message's JSON without its id) and ``part`` (``id``, ``message_id``, ``session_id``, ``data``).
-  The database is opened read-only and nothing is written beside it (the OpenAI Agents session
-  format's ``opening.opened``: a WAL database with a ``-wal`` is read from a private copy);
-  only the stored columns of these three tables are selected (``store.schema``), in row id order.
+  The database is opened read-only and nothing is written beside it (``common/sqlite.py``
+  ``opened``: a WAL database with a ``-wal`` is read from a private copy);
+  only the stored columns of these three tables are selected (``sqlite.schema``), in row id order.
   Its other tables (``event``: the same changes again as an event log, ``project``, ``todo``,
   accounts ...) hold no conversation and are not read.
 - ``storage/`` (releases before 1.2): ``storage/session/<project>/<session id>.json``,
@@ -26,8 +26,7 @@ from typing import Any
 import orjson
 
 from threadlab.formats.common.source import read_regular
-from threadlab.formats.openai_agents_session.opening import opened
-from threadlab.formats.openai_agents_session.store import Damage, Tables, _scan, schema
+from threadlab.formats.common.sqlite import Damage, Tables, opened, scan, schema
 
 SESSION_COLUMNS = frozenset({"id", "parent_id", "title", "time_created"})
 MESSAGE_COLUMNS = frozenset({"id", "session_id", "data"})
@@ -106,14 +105,14 @@ def database_sessions(path: Path | None, data: bytes | None, damage: list[Damage
         if not is_opencode_db(tables):
             return [], False
         sessions: dict[str, Session] = {}
-        for row_id, row in _scan(conn, "session", tables["session"], damage):
+        for row_id, row in scan(conn, "session", tables["session"], damage):
             values = {k: _text(v) for k, v in row.items()}
             sid = str(values.get("id"))
             record = Record(values, f"row {row_id} of table session", row_id, undecodable=_undecodable(row, tuple(row)))
             sessions[sid] = Session(record, sid, values.get("parent_id"))
         messages: dict[str, Message] = {}
         loose: list[Message] = []
-        for row_id, row in _scan(conn, "message", tables["message"], damage):
+        for row_id, row in scan(conn, "message", tables["message"], damage):
             value, error = _data(row.get("data"))
             mid, sid = _text(row.get("id")), _text(row.get("session_id"))
             record = Record({**(value or {}), "id": mid, "sessionID": sid} if value is not None else None, f"row {row_id} of table message", row_id, error, _undecodable(row, ("id", "session_id")))
@@ -121,7 +120,7 @@ def database_sessions(path: Path | None, data: bytes | None, damage: list[Damage
             messages[str(mid)] = message
             owner = sessions.get(str(sid))
             (owner.messages if owner is not None else loose).append(message)
-        for row_id, row in _scan(conn, "part", tables["part"], damage):
+        for row_id, row in scan(conn, "part", tables["part"], damage):
             value, error = _data(row.get("data"))
             pid, mid = _text(row.get("id")), _text(row.get("message_id"))
             record = Record({**(value or {}), "id": pid, "messageID": mid} if value is not None else None, f"row {row_id} of table part", row_id, error, _undecodable(row, ("id", "message_id")))

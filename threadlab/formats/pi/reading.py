@@ -34,10 +34,9 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
-from threadlab.formats.common.counts import count_of
+from threadlab.formats.common.counts import count_of, usage_from
 from threadlab.formats.common.json_lines import parsed_lines
 from threadlab.formats.common.source import Source
-from threadlab.formats.gemini_cli.wire import usage_from
 from threadlab.formats.pi.wire import ROLES, TOKENS, is_entry, is_header, texts
 
 KEY = "pi"  # metadata key of what an entry has and ThreadProtocol has no field for

@@ -19,9 +19,10 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
+from threadlab.formats.common.counts import usage_from
 from threadlab.formats.common.json_lines import parsed_lines
 from threadlab.formats.common.source import Source
-from threadlab.formats.gemini_cli.wire import function_output, usage_from
+from threadlab.formats.gemini_cli.wire import function_output
 from threadlab.formats.qwen_code.wire import is_record
 
 KEY = "qwen"

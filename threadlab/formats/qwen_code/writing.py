@@ -13,9 +13,9 @@ import orjson
 
 from threadlab.core.loss import nothing_to_write, report_loss
 from threadlab.core.model import BaseAction, Thread
+from threadlab.formats.common.counts import figures_of
 from threadlab.formats.common.losses import thread_losses
 from threadlab.formats.common.source import Source
-from threadlab.formats.gemini_cli.wire import figures_of
 from threadlab.formats.qwen_code.reading import KEY, read_session
 
 NAME = "qwen-code"

@@ -36,11 +36,12 @@ from threadlab.core.authors import harness_metadata
 from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.core.problems import short
-from threadlab.formats.common.counts import counts_as
-from threadlab.formats.common.source import Source
 
 # the family's wire helpers both share (mini-swe-agent is SWE-agent's successor; the same Chat calls and thinking blocks)
-from threadlab.formats.mini_swe_agent.wire import arguments, thoughts_of
+from threadlab.formats.common.arguments import parsed_arguments
+from threadlab.formats.common.counts import counts_as
+from threadlab.formats.common.source import Source
+from threadlab.formats.mini_swe_agent.wire import thoughts_of
 from threadlab.formats.swe_agent.wire import is_action
 
 KEY = "swe_agent"
@@ -124,7 +125,7 @@ class TrajectoryReader:
             name = fn.get("name") if isinstance(fn.get("name"), str) else ""
             self.names[call_id] = name
             self.pending.append((call_id, name))
-            added = self.b.add("tool_call", agent_id=agent, tool_name=name, tool_call_id=call_id, args=arguments(fn.get("arguments")), metadata={KEY: {**meta[KEY], "call": call}})
+            added = self.b.add("tool_call", agent_id=agent, tool_name=name, tool_call_id=call_id, args=parsed_arguments(fn.get("arguments")), metadata={KEY: {**meta[KEY], "call": call}})
             first = first or added
         if not calls and is_action(m):
             call_id = f"swe-{index}"

@@ -29,6 +29,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.canonical import json_bytes
 from threadlab.core.model import BaseAction
 from threadlab.core.problems import short
+from threadlab.formats.common.arguments import parsed_arguments
 from threadlab.formats.common.providers.parts import is_media, read_responses_part, responses_part
 
 PROVIDER = "openai"
@@ -278,12 +279,7 @@ def call_args(item: Mapping[str, Any]) -> Any:
     for key in _ARG_KEYS:
         if key in item:
             raw = item[key]
-            if key == "arguments" and isinstance(raw, str):
-                try:
-                    return orjson.loads(raw)
-                except orjson.JSONDecodeError:
-                    return raw
-            return raw
+            return parsed_arguments(raw) if key == "arguments" else raw
     return None
 
 

@@ -20,46 +20,14 @@ its prompt, all at the prompt's time, and keeps its order, calls and returns in 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder, slug
-from threadlab.core.timefmt import from_unix_nanos
+from threadlab.formats.common.spans.calls import Calls
 from threadlab.formats.common.spans.content import content, finish_reason, usage
-from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Part, Span, json_value, same
-
-DEFAULT_AGENT = "assistant"
-
-
-def when(ns: int) -> datetime:
-    """A span's unix nanoseconds as a time, exactly (``core.timefmt.Moment``)."""
-    return from_unix_nanos(ns)
-
-
-@dataclass(slots=True)
-class _Call:
-    id: str
-    name: str
-    args: Any
-    run: str | None
-    agent: str
-    time: int
-    meta: dict[str, Any]
-    span: Span | None = None
-    order: float = 0.0  # where among the actions it was read: a call no tool span ran stands there
-    from_history: bool = False  # first shown in a later request's history, not as the model's answer
-
-
-@dataclass(slots=True)
-class _Result:
-    id: str
-    name: str | None
-    result: Any
-    time: int
-    meta: dict[str, Any]
-    order: float = 0.0
+from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Span, same
+from threadlab.formats.common.spans.tree import when
 
 
 @dataclass(slots=True)
@@ -68,73 +36,16 @@ class _History:
     messages: list[Any] = field(default_factory=list)
 
 
-class Assembly:
+class Assembly(Calls):
     """Collects the actions of one thread's spans (``emit``), then adds them to a builder in
-    time order (ties keep the order they were found in)."""
+    time order (ties keep the order they were found in). The span tree is ``tree.SpanTree``'s,
+    the call/return bookkeeping ``calls.Calls``'; here the messages of model calls and agent
+    runs are read against the histories seen so far, and the thread is filled."""
 
     def __init__(self, spans: list[Span], key: str) -> None:
-        self.key = key
-        self.by_id = {s.span_id: s for s in spans}
-        self._depth: dict[str, int] = {}
-        self._runs: dict[str, Span | None] = {}
-        self.spans = sorted(spans, key=lambda s: (s.start, self.depth(s)))
-        self.out: list[tuple[int, int, str, dict[str, Any]]] = []
-        self.agents: dict[str, dict[str, Any]] = {}
-        self.calls: dict[str, _Call] = {}
-        self.results: dict[str, _Result] = {}
+        super().__init__(spans, key)
         self.histories: list[_History] = []
         self.first_call_of_run: set[str | None] = set()
-        self.links: dict[str | None, tuple[str, str | None]] = {}  # agent run → (inviting agent, tool call id)
-        self.kept: dict[str, list[str]] = {}  # span id → what of it was kept as unknown
-
-    # --- the tree ---------------------------------------------------------------------------
-    def depth(self, span: Span) -> int:
-        found = self._depth.get(span.span_id)
-        if found is None:
-            chain, node = [], span
-            while node is not None and node.span_id not in self._depth and len(chain) < 10_000:
-                chain.append(node)
-                node = self.by_id.get(node.parent_id) if node.parent_id and node.parent_id != node.span_id else None
-            base = self._depth.get(node.span_id, 0) + 1 if node is not None else 0
-            for i, item in enumerate(reversed(chain)):
-                self._depth[item.span_id] = base + i
-            found = self._depth[span.span_id]
-        return found
-
-    def ancestors(self, span: Span) -> Iterable[Span]:
-        seen = {span.span_id}
-        node = self.by_id.get(span.parent_id) if span.parent_id else None
-        while node is not None and node.span_id not in seen:
-            seen.add(node.span_id)
-            yield node
-            node = self.by_id.get(node.parent_id) if node.parent_id else None
-
-    def run_of(self, span: Span) -> Span | None:
-        if span.role == AGENT:
-            return span
-        if span.span_id not in self._runs:
-            self._runs[span.span_id] = next((a for a in self.ancestors(span) if a.role == AGENT), None)
-        return self._runs[span.span_id]
-
-    def agent_of(self, span: Span) -> str:
-        run = self.run_of(span)
-        name = (run.agent_name if run is not None else None) or span.agent_name or DEFAULT_AGENT
-        if name not in self.agents:
-            self.agents[name] = {"created": _time_of(run or span), "meta": {}}
-        return name
-
-    # --- output -----------------------------------------------------------------------------
-    def emit(self, time: int, action_type: str, span: Span, *, order: float | None = None, **fields: Any) -> dict[str, Any]:
-        """Collect an action; ``order`` breaks ties of time (by default, the order emitted)."""
-        meta = fields.pop("metadata", None) or {}
-        fields["metadata"] = {**meta, self.key: {"span_id": span.span_id, **meta.get(self.key, {})}}
-        fields["_span"] = span
-        self.out.append((time, len(self.out) if order is None else order, action_type, fields))
-        return fields
-
-    def keep_unknown(self, span: Span, phrases: list[str]) -> None:
-        if phrases:
-            self.kept.setdefault(span.span_id, []).extend(phrases)
 
     # --- histories --------------------------------------------------------------------------
     def new_messages(self, span: Span, messages: list[Msg]) -> list[Msg]:
@@ -279,116 +190,6 @@ class Assembly:
                 self.emit(time, kind, span, data={"role": msg.role, "content": body}, agent_id=self.agent_id(agent))
         return emitted
 
-    def agent_id(self, name: str) -> str:
-        return slug(name)
-
-    def add_call(self, part: Part, span: Span, agent: str, time: int, meta: dict[str, Any], *, from_history: bool = False) -> _Call | None:
-        call_id = part.id or f"{span.span_id}:{len(self.calls)}"
-        if call_id in self.calls:
-            return None
-        run = self.run_of(span)
-        call = _Call(call_id, part.name or "unknown", part.args, run.span_id if run else None, agent, time,
-                     {"_span": span, "_model": dict(meta)}, order=len(self.out) - 0.5, from_history=from_history)
-        self.calls[call_id] = call
-        return call
-
-    def add_result(self, part: Part, time: int, span: Span) -> None:
-        call_id = part.id
-        if call_id is None:  # a result that names no call: the latest unanswered call of its tool
-            open_calls = [c for c in self.calls.values() if c.id not in self.results and (part.name is None or c.name == part.name)]
-            call_id = open_calls[-1].id if open_calls else f"{span.span_id}:result:{len(self.results)}"
-        if call_id in self.results:
-            return
-        self.results[call_id] = _Result(call_id, part.name, part.result, time, {"_span": span}, order=len(self.out) - 0.5)
-
-    # --- tools, delegation, handoffs ----------------------------------------------------------
-    def link_tools(self) -> None:
-        """Tool spans to the calls they ran: by call id, else by name and args (the Agents SDK's
-        function spans and OpenInference's TOOL spans name no call id), else a call is made
-        from the span itself."""
-        for span in (s for s in self.spans if s.role == TOOL):
-            call = self.calls.get(span.call_id) if span.call_id else None
-            if call is None and not span.call_id:
-                call = self._match(span)
-            if call is None:
-                agent = self.agent_of(span)
-                run = self.run_of(span)
-                call_id = span.call_id or span.span_id
-                call = self.calls[call_id] = _Call(call_id, span.tool_name or span.name, span.args, run.span_id if run else None,
-                                                   agent, span.start, {"_span": span, "_model": {}})
-            if call.span is None:
-                call.span = span
-
-    def _match(self, span: Span) -> _Call | None:
-        run = self.run_of(span)
-        candidates = [c for c in self.calls.values() if c.span is None and c.name == (span.tool_name or span.name) and (span.untimed or c.time <= span.end)]
-        same_run = [c for c in candidates if run is not None and c.run == run.span_id]
-        for group in (same_run, candidates):
-            exact = [c for c in group if span.args is None or Part("x", args=c.args).key() == Part("x", args=span.args).key()]
-            if exact:
-                return exact[0]
-        # a call the producer recorded only in the next request's history (Langfuse's OpenAI
-        # integration keeps a streamed answer's text, not its tool calls): made before its tool ran
-        late = [c for c in self.calls.values() if c.span is None and c.from_history and c.name == (span.tool_name or span.name) and c.time > span.end
-                and (span.args is None or Part("x", args=c.args).key() == Part("x", args=span.args).key())]
-        if late:
-            late[0].time = span.start
-            return late[0]
-        return None
-
-    def read_agent_runs(self) -> None:
-        by_span = {c.span.span_id: c for c in self.calls.values() if c.span is not None}
-        for span in (s for s in self.spans if s.role == AGENT):
-            agent = self.agent_of(span)
-            tool = next((a for a in self.ancestors(span) if a.role == TOOL), None)
-            if tool is None:
-                continue
-            inviter = self.agent_of(tool)
-            if inviter == agent:
-                continue
-            call = by_span.get(tool.span_id)
-            call_id = call.id if call is not None else tool.call_id
-            self.links[span.span_id] = (inviter, call_id)
-            data = {"agent_id": self.agent_id(agent), "invited_by": self.agent_id(inviter), "tool_call_id": call_id}
-            self.emit(span.start, "system.agent_join", span, data={k: v for k, v in data.items() if v is not None})
-
-    def read_handoff(self, span: Span) -> None:
-        source = span.from_agent or self.agent_of(span)
-        target = span.to_agent
-        if target is None:
-            return
-        self.agents.setdefault(target, {"created": _time_of(span), "meta": {}})
-        transfer = [c for c in self.calls.values() if c.agent == source and (span.untimed or c.time <= span.end) and c.span is None
-                    and (c.name.startswith("transfer_to") or slug(target) in slug(c.name))]
-        data = {"from_agent_id": self.agent_id(source), "to_agent_id": self.agent_id(target)}
-        if transfer:
-            data["tool_call_id"] = transfer[-1].id
-        self.emit(span.start, "system.handoff", span, data=data)
-
-    def emit_tools(self) -> None:
-        for call in self.calls.values():
-            span = call.span
-            origin = span if span is not None else call.meta["_span"]
-            meta = dict(call.meta.get("_model") or {})
-            time = span.start if span is not None else call.time
-            fields = self.emit(time, "tool_call", origin, order=None if span is not None else call.order, agent_id=self.agent_id(call.agent),
-                               tool_name=call.name, tool_call_id=call.id, args=_args(call.args), metadata=meta)
-            if call.meta.get("usage") is not None:
-                fields["usage"] = call.meta["usage"]
-            result = self.results.pop(call.id, None)
-            if span is not None and (result is not None or span.has_result or span.error or span.end > span.start):
-                body = result.result if result is not None else span.result
-                status = "error" if span.error else "success"
-                ret = self.emit(span.end, "tool_return", span, tool_call_id=call.id, tool_name=call.name, status=status,
-                                content=body)
-                if span.error and result is None and not span.has_result:
-                    ret["content"] = span.error
-            elif result is not None:
-                self.emit(result.time, "tool_return", result.meta["_span"], order=result.order, tool_call_id=call.id, tool_name=call.name, content=result.result)
-        for result in self.results.values():  # returns of calls the trace does not hold
-            self.emit(result.time, "tool_return", result.meta["_span"], order=result.order, tool_call_id=result.id, tool_name=result.name or "unknown",
-                      content=result.result)
-
     # --- the thread -------------------------------------------------------------------------
     def fill(self, builder: ThreadBuilder) -> None:
         """The thread's agents, actions and account, into ``builder``."""
@@ -422,10 +223,6 @@ class Assembly:
                 builder.took()
 
 
-def _time_of(span: Span) -> int | None:
-    return None if span.untimed else span.start
-
-
 def _results_only(msg: Msg) -> bool:
     return bool(msg.parts) and all(p.kind == "tool_result" for p in msg.parts)
 
@@ -436,9 +233,3 @@ def _common_prefix(a: list[Any], b: list[Any]) -> int:
     while i < n and same(a[i], b[i]):
         i += 1
     return i
-
-
-def _args(args: Any) -> Any:
-    """Tool args as ThreadProtocol keeps them: a JSON object string becomes the object."""
-    value = json_value(args)
-    return value if isinstance(value, dict) else args
