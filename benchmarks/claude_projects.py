@@ -58,6 +58,7 @@ from benchmarks.load import _median, _spread, _typical, measure_child, size_labe
 
 METHODS = ("threadlab", "careful", "naive", "normalize", "orjson", "scout")
 AGAINST: list[Path] = []  # the other checkout of ``--against``
+SCOUT_PYTHON: list[str] = []  # the interpreter of ``--scout-python``
 # issue #27's targets: threadlab at least this many times faster than each method, and under 20 s at 1 GB
 TARGETS = {"naive": 10.0, "scout": 30.0}
 TARGET_SECONDS_PER_GB = 20.0
@@ -148,7 +149,8 @@ def measure(method: str, folder: Path) -> dict[str, Any]:
     (``against``: the other checkout's script, so its threadlab is the one imported)."""
     if method == "against":
         return measure_child([sys.executable, str(AGAINST[0] / "benchmarks" / "claude_projects.py"), "--child", "threadlab", str(folder)])
-    return measure_child([sys.executable, __file__, "--child", method, str(folder)])
+    python = SCOUT_PYTHON[0] if method == "scout" and SCOUT_PYTHON else sys.executable
+    return measure_child([python, __file__, "--child", method, str(folder)])
 
 
 # --- the driver -----------------------------------------------------------------------------------
@@ -226,12 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--make-only", action="store_true", help="write the corpus and stop")
     parser.add_argument("--against", type=Path, help="another checkout whose threadlab.load runs in the same rounds (method 'against')")
+    parser.add_argument("--scout-python", type=Path, help="the interpreter of an environment where inspect_scout is installed (method 'scout'); "
+                                                          "by default this one")
     parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], Path(args.child[1]))
         return 0
     methods = tuple(args.methods.split(","))
+    if args.scout_python:
+        SCOUT_PYTHON.append(str(args.scout_python))
     if args.against:
         AGAINST.append(args.against.resolve())
         methods = (*methods, "against") if "against" not in methods else methods
