@@ -28,8 +28,9 @@ Methods, each in a fresh subprocess (imports before the clock), in rotating orde
     normalize    json.loads of every line + pandas.json_normalize per file, concatenated
     orjson       orjson.loads of every line of every .jsonl, nothing else: the parse floor
     scout        Inspect Scout's Claude Code import (``inspect_scout.sources.claude_code``) of the
-                 projects folder, every transcript read (only when inspect_scout is importable;
-                 else the table says it is not installed)
+                 projects folder, every transcript read (``--scout-python``: the interpreter of an
+                 environment where it is installed, e.g. ``python -m venv v && v/bin/pip install
+                 inspect_scout orjson``; else this one, and the table says when it is not installed)
     against      threadlab.load of another checkout (``--against /path/to/checkout``: its own
                  benchmarks/claude_projects.py runs the child, so its threadlab is imported), in
                  the same rounds: the before of a before/after
