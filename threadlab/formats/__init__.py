@@ -3,10 +3,13 @@
 (``common.registry.FORMATS``: aliases, suffixes, detection priority, writer options, exports).
 
 Modules are imported when first needed; ``format="auto"`` asks each in priority order and
-takes the first whose ``detect`` recognises the source."""
+takes the first whose ``detect`` recognises the source (a format whose ``path_hint`` matches the
+file's path is asked first: ``FormatSpec``)."""
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -22,10 +25,24 @@ def format_modules() -> list[ModuleType]:
     return [load_module(spec) for spec in FORMATS]
 
 
-def _iter_modules() -> Iterator[ModuleType]:
-    """Format modules in detection order, each imported only when reached."""
-    for spec in FORMATS:
+def _iter_modules(source: Source | None = None) -> Iterator[ModuleType]:
+    """Format modules in detection order, each imported only when reached; first those whose
+    ``path_hint`` matches the source's path (``FormatSpec``)."""
+    hinted = _hinted(source.path.as_posix()) if source is not None and source.path is not None else ()
+    for spec in hinted:
         yield load_module(spec)
+    for spec in FORMATS:
+        if spec not in hinted:
+            yield load_module(spec)
+
+
+@functools.cache
+def _hint_patterns() -> tuple[tuple[FormatSpec, re.Pattern[str]], ...]:
+    return tuple((spec, re.compile(spec.path_hint)) for spec in FORMATS if spec.path_hint)
+
+
+def _hinted(path: str) -> tuple[FormatSpec, ...]:
+    return tuple(spec for spec, pattern in _hint_patterns() if pattern.search(path))
 
 
 def get_format(name: str) -> ModuleType:
@@ -37,7 +54,7 @@ def detect_format(source: Source) -> ModuleType:
     """The module of the first format (in priority order) that recognises ``source``; a
     ``ThreadError`` that says what is wrong (empty, not UTF-8, not JSON, no known format)."""
     failed: list[Problem] = []
-    for module in _iter_modules():
+    for module in _iter_modules(source):
         try:
             if module.detect(source):
                 return module

@@ -42,12 +42,14 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     by_uuid: dict[str, Entry] = {}
     followers: dict[str | None, list[Entry]] = defaultdict(list)
     previous: str | None = None
+    repeated = False
     for entry in entries:
         uuid = entry.uuid
         if uuid is None:
             followers[previous].append(entry)
         elif uuid in by_uuid:
             followers[uuid].append(entry)
+            repeated = True
         else:
             by_uuid[uuid] = entry
             previous = uuid
@@ -62,6 +64,8 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
             roots.append(entry)
             if isinstance(parent, str):
                 dangling.append(entry)
+    if not repeated and in_file_order(by_uuid):
+        return list(entries), dangling
     key: dict[int, float] = {}
 
     def push(heap: list[tuple[float, int, int]], entry: Entry, inherited: float) -> None:
@@ -89,6 +93,28 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
         ordered.append(entry)
         ordered.extend(after(entry.uuid, none))
     return ordered, dangling
+
+
+def in_file_order(by_uuid: dict[str, Entry]) -> bool:
+    """The walk above would give the file's own order: every parent comes before its children
+    and the walk's keys (the line's time, else its parent's) never go backwards, so the entry
+    ready next is always the file's next (ties go to the earlier line). A file Claude Code
+    wrote nearly always is; the walk (a heap push and pop a line) is then not needed."""
+    keys: dict[str, float] = {}
+    last = float("-inf")
+    for uuid, entry in by_uuid.items():
+        parent = entry.raw.get("parentUuid")
+        inherited = float("-inf")
+        if isinstance(parent, str) and parent in by_uuid and parent != uuid:
+            if parent not in keys:  # a child before its parent
+                return False
+            inherited = keys[parent]
+        stamp = own_time(entry)
+        at = stamp.timestamp() if stamp is not None else inherited
+        if at < last:
+            return False
+        keys[uuid] = last = at
+    return True
 
 
 def assign_times(entries: list[Entry], floor: datetime | None = None) -> None:

@@ -10,7 +10,8 @@ and building them, with the checks and copies around them, was most of a Claude 
 a line only when it can vouch for it: no problem on the line, no stream events waiting, a
 timestamp that reads (or none), one content block of the expected types (text not blank, a
 tool id and name that are text, a result answering a call already read). Any other line goes
-through ``Converter.add`` as before, with the same problems and account; the two kinds of
+through ``Converter.add`` as before, with the same problems and account (but without
+``metadata.claude``, and so without copying the line for it: ``_meta``, ``emit``); the two kinds of
 action objects sit side by side in one thread, and the frames (not the objects) are what
 ``tests/test_claude_documents.py`` holds equal to the careful route's."""
 
@@ -46,6 +47,20 @@ class FramesConverter(Converter):
                     self.taken += 1
                     return
         super().add(entry)
+
+    def _meta(self, entry: Entry, agent: str | None, drop: tuple[str, ...]) -> dict[str, Any]:
+        """As ``Converter._meta`` without what the frames do not read (the line's own fields,
+        ``metadata.claude``, which only the writer reads; the subagent's launching call, which
+        the lanes leave out too), so a line the lanes do not take is not copied for them."""
+        return {"claude": {}}
+
+    def emit(self, kind: str, entry: Entry | None, meta: dict[str, Any] | None, **fields: Any) -> Any:
+        """As ``Converter.emit`` without ``metadata.claude`` (the stream events riding along, the
+        session fields a line lacks: what only the writer reads)."""
+        self.pending = []
+        if meta:
+            meta.pop("claude", None)
+        return self.b.add(kind, timestamp=entry.time if entry is not None else None, metadata=meta or None, **fields)
 
     def _assistant_lane(self, entry: Entry, message: dict[str, Any], block: dict[str, Any]) -> bool:
         """One text, thinking or tool_use block, as ``_assistant`` and ``_block`` read it."""

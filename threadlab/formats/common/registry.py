@@ -71,7 +71,11 @@ class FormatSpec:
     choice: cheap, specific sniffers first). ``write_options``: keyword options ``from_thread``
     accepts, with their help (the CLI offers each as ``--<option>``). ``exports``: public functions re-exported by
     ``threadlab``. ``fast_path``: files the loader may read without the converter
-    (ThreadProtocol only)."""
+    (ThreadProtocol only). ``path_hint``: a regular expression on a file's path (as POSIX)
+    where the format's files usually live (a Claude Code session under
+    ``projects/<project>/<uuid>.jsonl``): detection asks this format first there, and the
+    rest in order when it does not claim the file, so the content still decides (detectors
+    do not overlap) and a folder of sessions is not sniffed by every detector."""
 
     name: str
     module: str
@@ -84,6 +88,7 @@ class FormatSpec:
     write_options: Mapping[str, str] = field(default_factory=dict)
     exports: tuple[str, ...] = ()
     fast_path: bool = False
+    path_hint: str = ""
 
     @property
     def suffix(self) -> str:
@@ -322,6 +327,7 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 priority=50,
                 plans_folders=True,
                 exports=("from_claude",),
+                path_hint=r"(^|/)projects/[^/]+/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\.jsonl$",
             ),
             FormatSpec(
                 name="agency-swarm",
