@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from threadlab.core.builder import ThreadBuilder, slug
+from threadlab.core.canonical import model_to_dict
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
@@ -72,9 +73,9 @@ def exit_status(output: Any) -> str:
 
 
 class RolloutReader:
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, builder: type[ThreadBuilder] = ThreadBuilder) -> None:
         self.source = source
-        self.b = ThreadBuilder(None, source=source.name)
+        self.b = builder(None, source=source.name)
         self.items = ItemReader(self.b, KEY, status_of=exit_status)
         self.agent_id = self.b.agent(AGENT, agent_id="codex")
         self.model: str | None = None
@@ -91,6 +92,11 @@ class RolloutReader:
         self.open_response = False
 
     def read(self) -> Thread:
+        self.finish()
+        return self.b.build()
+
+    def finish(self) -> None:
+        """Every line read and the thread's head settled (the builder then gives the thread)."""
         for number, obj in parsed_lines(self.source, self.b):
             self.line(obj, number)
         provisional, self.b.thread_id = self.b.thread_id, self.thread_id or _stem(self.source)
@@ -111,7 +117,6 @@ class RolloutReader:
             self.b.metadata[KEY] = {"generation": "bare"}
         elif not self.has_meta:  # lines cut from a rollout: the writer gives back these lines, no session_meta of its own
             self.b.metadata[KEY] = {"generation": "fragment"}
-        return self.b.build()
 
     # --- one line --------------------------------------------------------------------------
     def line(self, obj: Any, number: int) -> None:
@@ -241,7 +246,8 @@ class RolloutReader:
                 action.agent_id = self.agent_id  # type: ignore[attr-defined]
                 continue
             first = next((a for a in target if a.action_type == "assistant_message"), target[0])
-            first.usage = Usage(**fields) if first.action_type in ("assistant_message", "thinking") else fields  # type: ignore[attr-defined]
+            usage: Any = Usage(**fields) if first.action_type in ("assistant_message", "thinking") else fields
+            first.usage = model_to_dict(usage) if isinstance(first, dict) and isinstance(usage, Usage) else usage  # type: ignore[attr-defined]
 
     def response(self, action: BaseAction) -> None:
         """Group model outputs into responses: an input (user message, tool output) closes one."""
