@@ -14,8 +14,9 @@ Methods, each in a fresh subprocess (imports before the clock), in rotating orde
                  per rollout, then its JSON object
     naive        pandas.read_json(path, lines=True) of every rollout, concatenated: one table
     orjson       orjson.loads of every line of every rollout, nothing else: the parse floor
-    against      threadlab.load of another checkout (``--against /path/to/checkout``: its own
-                 benchmarks/codex_sessions.py runs the child, so its threadlab is imported)
+    against      threadlab.load of another checkout (``--against /path/to/checkout``: the child
+                 puts it first on ``sys.path``, so its threadlab is imported; it needs no copy of
+                 this script, so a checkout from before it works too)
 
 Medians over rounds, each ratio's median and range over rounds, and CPU seconds of every process
 (the machine may be shared: CPU time says more than the clock then)."""
@@ -78,6 +79,9 @@ def child(method: str, folder: Path) -> None:
 
         threadlab.formats.codex.to_documents = lambda source: None  # type: ignore[attr-defined]
     if method in ("threadlab", "careful"):
+        import threadlab
+
+        print(f"threadlab from {Path(threadlab.__file__).parent.parent}", file=sys.stderr)
         from threadlab.formats.common.registry import folder_planners
         from threadlab.loading.pool import warm_up
 
@@ -94,7 +98,7 @@ def child(method: str, folder: Path) -> None:
 
 def measure(method: str, folder: Path) -> dict[str, Any]:
     if method == "against":
-        return measure_child([sys.executable, str(AGAINST[0] / "benchmarks" / "codex_sessions.py"), "--child", "threadlab", str(folder)])
+        return measure_child([sys.executable, __file__, "--child", "threadlab", str(folder), "--checkout", str(AGAINST[0])])
     return measure_child([sys.executable, __file__, "--child", method, str(folder)])
 
 
@@ -150,8 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--make-only", action="store_true", help="write the corpus and stop")
     parser.add_argument("--against", type=Path, help="another checkout whose threadlab.load runs in the same rounds (method 'against')")
     parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
+    parser.add_argument("--checkout", type=Path, help=argparse.SUPPRESS)  # the child's threadlab: that checkout's
     args = parser.parse_args(argv)
     if args.child:
+        if args.checkout:
+            sys.path.insert(0, str(args.checkout))
         child(args.child[0], Path(args.child[1]))
         return 0
     methods = tuple(args.methods.split(","))
