@@ -10,8 +10,10 @@ The corpus is generated, deterministic by seed (``codex_corpus.py`` says what th
 Methods, each in a fresh subprocess (imports before the clock), in rotating order each round:
 
     threadlab    threadlab.load(folder / "sessions"): all five frames (default workers, no cache)
-    careful      the same with the Codex frames route off (``to_documents``): a Thread of models
-                 per rollout, then its JSON object
+    one          threadlab.load with one worker (in the benchmark's process)
+    careful      the same (one worker) with the Codex frames route off (``to_documents``): a Thread
+                 of models per rollout, then its JSON object. One worker, as the workers of a
+                 default load start from a forkserver that never sees the switch
     naive        pandas.read_json(path, lines=True) of every rollout, concatenated: one table
     orjson       orjson.loads of every line of every rollout, nothing else: the parse floor
     against      threadlab.load of another checkout (``--against /path/to/checkout``: the child
@@ -40,15 +42,15 @@ from benchmarks.codex_corpus import rollout_files, write_sessions  # noqa: E402
 from benchmarks.corpus import parse_size  # noqa: E402
 from benchmarks.load import _median, _spread, _typical, measure_child, size_label  # noqa: E402
 
-METHODS = ("threadlab", "careful", "naive", "orjson")
+METHODS = ("threadlab", "one", "careful", "naive", "orjson")
 AGAINST: list[Path] = []
 TARGET_OVER_NAIVE = 5.0
 
 
-def run_threadlab(folder: Path) -> dict[str, Any]:
+def run_threadlab(folder: Path, workers: int | None = None) -> dict[str, Any]:
     import threadlab
 
-    frames = threadlab.load(folder / "sessions", progress=False)
+    frames = threadlab.load(folder / "sessions", progress=False, workers=workers)
     memory = sum(int(df.memory_usage(deep=True).sum()) for df in frames.tables().values())
     return {"rows": len(frames.actions), "frames_bytes": memory, "problems": len(frames.problems)}
 
@@ -78,7 +80,7 @@ def child(method: str, folder: Path) -> None:
         import threadlab.formats.codex
 
         threadlab.formats.codex.to_documents = lambda source: None  # type: ignore[attr-defined]
-    if method in ("threadlab", "careful"):
+    if method in ("threadlab", "one", "careful"):
         import threadlab
 
         print(f"threadlab from {Path(threadlab.__file__).parent.parent}", file=sys.stderr)
@@ -87,7 +89,10 @@ def child(method: str, folder: Path) -> None:
 
         folder_planners()
         warm_up()
-    run = {"threadlab": run_threadlab, "careful": run_threadlab, "naive": run_naive, "orjson": run_orjson}[method]
+    def one(folder: Path) -> dict[str, Any]:
+        return run_threadlab(folder, workers=1)
+
+    run = {"threadlab": run_threadlab, "one": one, "careful": one, "naive": run_naive, "orjson": run_orjson}[method]
     print("ready", flush=True)
     sys.stdin.readline()
     start = time.perf_counter()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ def codex_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
+_event_name = lru_cache(maxsize=512)(slug)  # (a rollout names a few dozen event types, thousands of times)
 _CODEX_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 _EXIT_LINE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 
@@ -146,7 +148,7 @@ class RolloutReader:
             self.b.kept("unknown-type", f"line {number} is of type {kind!r}, which threadlab does not map; kept as system.unknown_line", line=number)
             self.b.add("system.unknown_line", timestamp=when, data=payload, metadata={KEY: codex})
             return
-        name = kind if kind != "event_msg" or not isinstance(payload, dict) else slug(str(payload.get("type") or "event"))
+        name = kind if kind != "event_msg" or not isinstance(payload, dict) else _event_name(str(payload.get("type") or "event"))
         action = self.b.add(f"system.{name}", timestamp=when, data=payload, metadata={KEY: codex})
         self.b.took()
         if kind == "compacted":  # the summary that replaces the conversation the model sees
