@@ -22,6 +22,9 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     # histories, each against the naive way (json / pandas) and the orjson parse floor
     ("claude_projects.py", ["200MB", "--repeat", "3"]),
     ("pydantic_ai_folder.py", ["--mb", "200", "--rounds", "3"]),
+    # a ~/.codex/sessions tree of rollouts (issue 27 item 6), against read_json and the orjson floor, and the
+    # frames route against the careful one (one worker each)
+    ("codex_sessions.py", ["200MB", "--repeat", "3"]),
     # a ~/.codex/sessions tree of rollouts (issue 27 item 6: at least 5x faster than pandas.read_json(lines=True)),
     # with the Codex frames route off (careful) and the orjson parse floor
     ("codex_sessions.py", ["200MB", "--repeat", "3"]),
