@@ -135,31 +135,3 @@ def test_the_referee_sees_a_route_that_drops_a_late_write(monkeypatch: pytest.Mo
         new, old = both_routes(lambda: Source(path), lambda: _careful(monkeypatch))
     assert new != old
     assert loader_view(Source(path)) == old
-
-
-_COUNTS = st.one_of(st.integers(-5, 2**60), st.none(), st.booleans(), st.floats(allow_nan=False), st.text(max_size=3))
-_FIGURES = st.dictionaries(st.sampled_from(["input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens",
-                                            "total_tokens", "cache_write_input_tokens", "other"]), _COUNTS)
-
-
-@settings(max_examples=300, deadline=None)
-@given(info=st.dictionaries(st.sampled_from(["total_token_usage", "last_token_usage", "model_context_window", "rate"]),
-                            st.one_of(_FIGURES, _COUNTS, st.lists(st.integers(), max_size=2))))
-def test_plain_token_figures_read_as_validated(info: dict[str, Any]) -> None:
-    """``wire._plain_info`` (the figures made without validation) gives what validation gives,
-    and takes only figures that validation accepts as they are."""
-    from pydantic import ValidationError
-
-    from threadlab.formats.codex.wire import TokenCountInfo, _plain_info
-
-    fast = _plain_info(info)
-    if fast is None:
-        return
-    try:
-        careful = TokenCountInfo.model_validate(info)
-    except ValidationError:
-        raise AssertionError("figures validation refuses were taken") from None
-    assert fast == careful and fast.model_extra == careful.model_extra
-    for key in ("total_token_usage", "last_token_usage"):
-        a, b = getattr(fast, key), getattr(careful, key)
-        assert (a is None and b is None) or (a.fields() == b.fields() and a.model_dump() == b.model_dump())

@@ -79,34 +79,13 @@ def token_info(payload: Any) -> TokenCountInfo | str | None:
         return "payload is not an object"
     try:
         if "info" in payload:
-            info = payload["info"]
-            return None if info is None else _plain_info(info) or TokenCountInfo.model_validate(info)
+            return None if payload["info"] is None else TokenCountInfo.model_validate(payload["info"])
         if "input_tokens" in payload:
             return TokenCountInfo(last_token_usage=TokenUsage.model_validate(payload))
     except ValidationError as exc:
         error = exc.errors()[0]
         return f"token figures do not read ({'.'.join(str(p) for p in error['loc'])}: {error['msg']})"
     return None
-
-
-_FIGURES = tuple(TokenUsage.model_fields)
-
-
-def _plain_info(info: Any) -> TokenCountInfo | None:
-    """The figures of an ``info`` whose counts are all plain integers (what Codex writes), made
-    without validation (which would take them as they are); None for any other ``info``, which
-    ``model_validate`` reads (and says what is wrong with)."""
-    if type(info) is not dict or type(info.get("model_context_window")) not in (int, type(None)):
-        return None
-    made = {}
-    for key in ("total_token_usage", "last_token_usage"):
-        figures = info.get(key)
-        if figures is None:
-            continue
-        if type(figures) is not dict or not all(type(figures[k]) is int for k in _FIGURES if k in figures):
-            return None
-        made[key] = TokenUsage.model_construct(**figures)
-    return TokenCountInfo.model_construct(**{**info, **made})
 
 
 def is_envelope(obj: Any) -> bool:
