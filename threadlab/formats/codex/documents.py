@@ -35,6 +35,15 @@ class _Doc(dict[str, Any]):
         self[name] = value
 
 
+def _field(name: str) -> property:
+    return property(lambda self: self.get(name))
+
+
+for _name in ("action_type", "sequence", "metadata", "content", "usage", "agent_id", "tool_call_id", "tool_name", "data"):
+    # the fields the reader reads most, found on the class (``__getattr__`` runs only after a failed lookup)
+    setattr(_Doc, _name, _field(_name))
+
+
 class _GiveUp(Exception):
     """An action went the careful way: the whole file goes to ``to_threads``."""
 
