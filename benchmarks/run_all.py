@@ -25,9 +25,6 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     # a ~/.codex/sessions tree of rollouts (issue 27 item 6), against read_json and the orjson floor, and the
     # frames route against the careful one (one worker each)
     ("codex_sessions.py", ["200MB", "--repeat", "3"]),
-    # a ~/.codex/sessions tree of rollouts (issue 27 item 6: at least 5x faster than pandas.read_json(lines=True)),
-    # with the Codex frames route off (careful) and the orjson parse floor
-    ("codex_sessions.py", ["200MB", "--repeat", "3"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     # (200 MB: at 20 MB the half second threadlab's imports take is most of its time)
     ("spans.py", ["200MB", "--repeat", "3"]),
