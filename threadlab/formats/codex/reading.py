@@ -243,7 +243,7 @@ class RolloutReader:
             if leads:
                 target = self.responses[before] if before < len(self.responses) and not _has_usage(self.responses[before]) else None
             else:
-                target = next((r for r in reversed(self.responses[:before]) if not _has_usage(r)), None)
+                target = next((self.responses[i] for i in range(before - 1, -1, -1) if not _has_usage(self.responses[i])), None)  # (no copy of the list per event)
             if target is None:
                 action.usage = fields  # type: ignore[attr-defined]
                 action.agent_id = self.agent_id  # type: ignore[attr-defined]
