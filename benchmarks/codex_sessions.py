@@ -33,14 +33,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.codex_corpus import rollout_files, write_sessions  # noqa: E402
-from benchmarks.corpus import parse_size  # noqa: E402
-from benchmarks.load import _median, _spread, _typical, measure_child, size_label  # noqa: E402
+from benchmarks.load import _median, _spread, measure_child, size_label  # noqa: E402
+from benchmarks.rounds import (  # noqa: E402
+    arguments,
+    chosen_methods,
+    each_size,
+    made_corpus,
+    parse_floor,
+    print_table,
+    read_json_all,
+    run_rounds,
+)
 
 METHODS = ("threadlab", "one", "careful", "naive", "orjson")
 AGAINST: list[Path] = []
@@ -56,21 +63,11 @@ def run_threadlab(folder: Path, workers: int | None = None) -> dict[str, Any]:
 
 
 def run_naive(folder: Path) -> dict[str, Any]:
-    import pandas as pd
-
-    table = pd.concat([pd.read_json(path, lines=True) for path in rollout_files(folder)], ignore_index=True)
-    return {"rows": len(table), "frames_bytes": int(table.memory_usage(deep=False).sum())}
+    return read_json_all(rollout_files(folder))
 
 
 def run_orjson(folder: Path) -> dict[str, Any]:
-    n = 0
-    for path in rollout_files(folder):
-        with path.open("rb") as fh:
-            for line in fh:
-                if line.strip():
-                    orjson.loads(line)
-                    n += 1
-    return {"rows": n}
+    return parse_floor(rollout_files(folder))
 
 
 def child(method: str, folder: Path) -> None:
@@ -110,39 +107,13 @@ def measure(method: str, folder: Path) -> dict[str, Any]:
 def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int, seed: int) -> dict[str, Any]:
     label = "codex-" + size_label(size).lower()
     folder = root / label
-    made = time.perf_counter()
-    paths = write_sessions(folder, size, seed=seed)
-    corpus = sum(p.stat().st_size for p in paths)
-    for path in paths:  # every method starts with the corpus in the page cache
-        path.read_bytes()
-    print(f"\n## {label}: {len(paths)} rollouts, {corpus / 1e6:.0f} MB ({time.perf_counter() - made:.0f} s to make/check)", flush=True)
-    rounds: list[dict[str, Any]] = []
-    for turn in range(repeat):
-        order = methods[turn % len(methods):] + methods[: turn % len(methods)]
-        results = {}
-        for method in order:
-            results[method] = r = measure(method, folder)
-            print(f"  round {turn + 1}: {method:<10} " + (f"{r['seconds']:8.2f} s" if "seconds" in r else r.get("error", "?")), flush=True)
-        rounds.append(results)
-    print(f"\n| {label} (median of {repeat}) | seconds | range | MB/s | CPU s (all processes, with imports) | peak RSS MB | rows |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for method in methods:
-        r = _typical(rounds, method)
-        times = [x[method]["seconds"] for x in rounds if "seconds" in x.get(method, {})]
-        if not times:
-            print(f"| {method} | failed: {r.get('error', '?')} |")
-            continue
-        cpus = [x[method]["cpu_total"] for x in rounds if "cpu_total" in x.get(method, {})]
-        print(f"| {method} | {_median(times):.2f} | {min(times):.2f}-{max(times):.2f} | {corpus / 1e6 / _median(times):.0f} | "
-              f"{_median(cpus):.2f} | {r['peak_rss'] / 1e6:.0f} | {r['rows']:,} |")
-    print("\nper round, median (range):")
-    for other in methods:
-        if other != "threadlab":
-            found = _spread(rounds, other, "threadlab")
-            print(f"  {other} / threadlab: {found[1] if found else 'n/a'}")
+    paths, corpus = made_corpus(label, folder, write_sessions, size, seed, "rollouts")
+    rounds = run_rounds(methods, repeat, lambda method: measure(method, folder))
+    print_table(label, corpus, methods, rounds)
+    for other in methods:  # on a shared machine the clock says more about the other work than about us
         cpu = [x[other]["cpu_total"] / x["threadlab"]["cpu_total"] for x in rounds if "cpu_total" in x.get(other, {}) and "cpu_total" in x.get("threadlab", {})]
         if other != "threadlab" and cpu:
-            print(f"  by CPU time, {other} / threadlab: {_median(cpu):.2f}")
+            print(f"  by CPU time, {other} / threadlab: {_median(cpu):.2f}" + (f" ({min(cpu):.2f}-{max(cpu):.2f})" if len(cpu) > 1 else ""))
     found = _spread(rounds, "naive", "threadlab")
     if found:
         print(f"\ntarget (issue #27 item 6): naive / threadlab at least {TARGET_OVER_NAIVE:.0f}x: " + ("met" if found[0] >= TARGET_OVER_NAIVE else "not met"))
@@ -150,15 +121,7 @@ def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int, seed: in
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sizes", nargs="*", type=parse_size, default=[parse_size("200MB")], help="corpus sizes, like 200MB or 1GB")
-    parser.add_argument("--root", type=Path, default=HERE / "corpus")
-    parser.add_argument("--methods", default=",".join(METHODS))
-    parser.add_argument("--repeat", type=int, default=1, help="rounds of every method (medians are reported)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--make-only", action="store_true", help="write the corpus and stop")
-    parser.add_argument("--against", type=Path, help="another checkout whose threadlab.load runs in the same rounds (method 'against')")
-    parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
+    parser = arguments(__doc__.split("\n\n")[0], METHODS, HERE / "corpus")
     parser.add_argument("--checkout", type=Path, help=argparse.SUPPRESS)  # the child's threadlab: that checkout's
     args = parser.parse_args(argv)
     if args.child:
@@ -166,19 +129,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.path.insert(0, str(args.checkout))
         child(args.child[0], Path(args.child[1]))
         return 0
-    methods = tuple(args.methods.split(","))
-    if args.against:
-        AGAINST.append(args.against.resolve())
-        methods = (*methods, "against") if "against" not in methods else methods
+    methods = chosen_methods(args, AGAINST)
     print(f"# Codex sessions → frames — {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    for size in args.sizes:
-        if args.make_only:
-            paths = write_sessions(args.root / ("codex-" + size_label(size).lower()), size, seed=args.seed)
-            print(f"{len(paths)} files, {sum(p.stat().st_size for p in paths) / 1e6:.0f} MB")
-            continue
-        summary = bench(size, args.root, methods, max(1, args.repeat), args.seed)
-        (HERE / "out").mkdir(exist_ok=True)
-        (HERE / "out" / f"{summary['label']}.json").write_text(json.dumps(summary, indent=2))
+    each_size(args, "codex-", write_sessions, bench, methods, HERE / "out")
     return 0
 
 
