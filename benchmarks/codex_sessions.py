@@ -12,8 +12,8 @@ Methods, each in a fresh subprocess (imports before the clock), in rotating orde
     threadlab    threadlab.load(folder / "sessions"): all five frames (default workers, no cache)
     one          threadlab.load with one worker (in the benchmark's process)
     careful      the same (one worker) with the Codex frames route off (``to_documents``): a Thread
-                 of models per rollout, then its JSON object. One worker, as the workers of a
-                 default load start from a forkserver that never sees the switch
+                 of models per rollout, then its JSON object. Both with one worker: the route's
+                 gain without the workers' start and the parent's share in the figure
     naive        pandas.read_json(path, lines=True) of every rollout, concatenated: one table
     orjson       orjson.loads of every line of every rollout, nothing else: the parse floor
     against      threadlab.load of another checkout (``--against /path/to/checkout``: the child
