@@ -40,7 +40,6 @@ helpers from ``benchmarks/load.py``)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -48,14 +47,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.claude_corpus import jsonl_files, write_projects  # noqa: E402
-from benchmarks.corpus import parse_size  # noqa: E402
-from benchmarks.load import _median, _spread, _typical, measure_child, size_label  # noqa: E402
+from benchmarks.load import _median, _spread, measure_child, size_label  # noqa: E402
+from benchmarks.rounds import (  # noqa: E402
+    arguments,
+    chosen_methods,
+    each_size,
+    made_corpus,
+    parse_floor,
+    print_table,
+    read_json_all,
+    run_rounds,
+)
 
 METHODS = ("threadlab", "careful", "naive", "normalize", "orjson", "scout")
 AGAINST: list[Path] = []  # the other checkout of ``--against``
@@ -77,10 +83,7 @@ def run_threadlab(folder: Path) -> dict[str, Any]:
 
 
 def run_naive(folder: Path) -> dict[str, Any]:
-    import pandas as pd
-
-    table = pd.concat([pd.read_json(path, lines=True) for path in jsonl_files(folder)], ignore_index=True)
-    return {"rows": len(table), "frames_bytes": int(table.memory_usage(deep=False).sum())}
+    return read_json_all(jsonl_files(folder))
 
 
 def run_normalize(folder: Path) -> dict[str, Any]:
@@ -95,14 +98,7 @@ def run_normalize(folder: Path) -> dict[str, Any]:
 
 
 def run_orjson(folder: Path) -> dict[str, Any]:
-    n = 0
-    for path in jsonl_files(folder):
-        with path.open("rb") as fh:
-            for line in fh:
-                if line.strip():
-                    orjson.loads(line)
-                    n += 1
-    return {"rows": n}
+    return parse_floor(jsonl_files(folder))
 
 
 def run_scout(folder: Path) -> dict[str, Any]:
@@ -160,36 +156,9 @@ def measure(method: str, folder: Path) -> dict[str, Any]:
 def bench(size: int, root: Path, methods: tuple[str, ...], repeat: int, seed: int) -> dict[str, Any]:
     label = "claude-" + size_label(size).lower()
     folder = root / label
-    made = time.perf_counter()
-    paths = write_projects(folder, size, seed=seed)
-    corpus = sum(p.stat().st_size for p in paths)
-    for path in paths:  # every method starts with the corpus in the page cache
-        path.read_bytes()
-    print(f"\n## {label}: {len(paths)} .jsonl files, {corpus / 1e6:.0f} MB ({time.perf_counter() - made:.0f} s to make/check)", flush=True)
-    rounds: list[dict[str, Any]] = []
-    for turn in range(repeat):
-        order = methods[turn % len(methods):] + methods[: turn % len(methods)]
-        results = {}
-        for method in order:
-            results[method] = r = measure(method, folder)
-            print(f"  round {turn + 1}: {method:<10} " + (f"{r['seconds']:8.2f} s" if "seconds" in r else r.get("error", "?")), flush=True)
-        rounds.append(results)
-    print(f"\n| {label} (median of {repeat}) | seconds | range | MB/s | CPU s (all processes, with imports) | peak RSS MB | rows |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for method in methods:
-        r = _typical(rounds, method)
-        times = [x[method]["seconds"] for x in rounds if "seconds" in x.get(method, {})]
-        if not times:
-            print(f"| {method} | failed: {r.get('error', '?')} |")
-            continue
-        cpus = [x[method]["cpu_total"] for x in rounds if "cpu_total" in x.get(method, {})]
-        print(f"| {method} | {_median(times):.2f} | {min(times):.2f}-{max(times):.2f} | {corpus / 1e6 / _median(times):.0f} | "
-              f"{_median(cpus):.2f} | {r['peak_rss'] / 1e6:.0f} | {r['rows']:,} |")
-    print("\nper round, median (range):")
-    for other in methods:
-        if other != "threadlab":
-            found = _spread(rounds, other, "threadlab")
-            print(f"  {other} / threadlab: {found[1] if found else 'n/a'}")
+    paths, corpus = made_corpus(label, folder, write_projects, size, seed, ".jsonl files")
+    rounds = run_rounds(methods, repeat, lambda method: measure(method, folder))
+    print_table(label, corpus, methods, rounds)
     floor = _spread(rounds, "threadlab", "orjson")
     print(f"  threadlab / orjson floor: {floor[1] if floor else 'n/a'}")
     targets(rounds, corpus)
@@ -221,36 +190,18 @@ def targets(rounds: list[dict[str, Any]], corpus: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sizes", nargs="*", type=parse_size, default=[parse_size("200MB")], help="corpus sizes, like 200MB or 1GB")
-    parser.add_argument("--root", type=Path, default=HERE / "corpus")
-    parser.add_argument("--methods", default=",".join(METHODS))
-    parser.add_argument("--repeat", type=int, default=1, help="rounds of every method (medians are reported)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--make-only", action="store_true", help="write the corpus and stop")
-    parser.add_argument("--against", type=Path, help="another checkout whose threadlab.load runs in the same rounds (method 'against')")
+    parser = arguments(__doc__.split("\n\n")[0], METHODS, HERE / "corpus")
     parser.add_argument("--scout-python", type=Path, help="the interpreter of an environment where inspect_scout is installed (method 'scout'); "
                                                           "by default this one")
-    parser.add_argument("--child", nargs=2, metavar=("METHOD", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child[0], Path(args.child[1]))
         return 0
-    methods = tuple(args.methods.split(","))
+    methods = chosen_methods(args, AGAINST)
     if args.scout_python:
         SCOUT_PYTHON.append(str(args.scout_python))
-    if args.against:
-        AGAINST.append(args.against.resolve())
-        methods = (*methods, "against") if "against" not in methods else methods
     print(f"# Claude Code projects → frames — {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    for size in args.sizes:
-        if args.make_only:
-            paths = write_projects(args.root / ("claude-" + size_label(size).lower()), size, seed=args.seed)
-            print(f"{len(paths)} files, {sum(p.stat().st_size for p in paths) / 1e6:.0f} MB")
-            continue
-        summary = bench(size, args.root, methods, max(1, args.repeat), args.seed)
-        (HERE / "out").mkdir(exist_ok=True)
-        (HERE / "out" / f"{summary['label']}.json").write_text(json.dumps(summary, indent=2))
+    each_size(args, "claude-", write_projects, bench, methods, HERE / "out")
     return 0
 
 

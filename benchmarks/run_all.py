@@ -22,6 +22,9 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     # histories, each against the naive way (json / pandas) and the orjson parse floor
     ("claude_projects.py", ["200MB", "--repeat", "3"]),
     ("pydantic_ai_folder.py", ["--mb", "200", "--rounds", "3"]),
+    # a ~/.codex/sessions tree of rollouts (issue 27 item 6), against read_json and the orjson floor, and the
+    # frames route against the careful one (one worker each)
+    ("codex_sessions.py", ["200MB", "--repeat", "3"]),
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     # (200 MB: at 20 MB the half second threadlab's imports take is most of its time)
     ("spans.py", ["200MB", "--repeat", "3"]),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from threadlab.core.finite import refuses_non_finite
 from threadlab.core.model import Thread
@@ -56,6 +57,21 @@ def to_threads(source: Source) -> list[Thread]:
     return [read_rollout(source)]
 
 
+def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
+    """The frames route (``documents.py``): the rollout's thread without actions and its JSON
+    object. None for anything but a rollout (a file or its bytes), and for one the route gives up on:
+    ``to_threads`` reads those, with the same results."""
+    from threadlab.formats.codex.documents import rollout_document
+
+    if source.is_dir or source.is_object or not detect(source):
+        return None
+    try:
+        made = rollout_document(source)
+    except Exception:  # whatever it was, the careful way meets it again and says what it is
+        return None
+    return None if made is None else [made]
+
+
 @refuses_non_finite
 def from_thread(thread: Thread) -> bytes:
     """The thread as a rollout (see ``writing.py``)."""
@@ -72,4 +88,4 @@ def plan_folder(folder: str, entries: Sequence[os.DirEntry[str]]) -> FolderPlan 
     return None
 
 
-__all__ = ["AGENT", "KEY", "NAME", "detect", "from_thread", "plan_folder", "to_threads"]
+__all__ = ["AGENT", "KEY", "NAME", "detect", "from_thread", "plan_folder", "to_documents", "to_threads"]

@@ -22,12 +22,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from threadlab.core.builder import ThreadBuilder, slug
+from threadlab.core.canonical import model_to_dict
 from threadlab.core.model import BaseAction, Thread, Usage
 from threadlab.core.problems import short
 from threadlab.core.timefmt import parse_timestamp
@@ -48,6 +50,8 @@ def codex_time(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
+_event_name = lru_cache(maxsize=512)(slug)  # (a rollout names a few dozen event types, thousands of times)
+_CODEX_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 _EXIT_LINE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 
 
@@ -72,9 +76,9 @@ def exit_status(output: Any) -> str:
 
 
 class RolloutReader:
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, builder: type[ThreadBuilder] = ThreadBuilder) -> None:
         self.source = source
-        self.b = ThreadBuilder(None, source=source.name)
+        self.b = builder(None, source=source.name)
         self.items = ItemReader(self.b, KEY, status_of=exit_status)
         self.agent_id = self.b.agent(AGENT, agent_id="codex")
         self.model: str | None = None
@@ -91,6 +95,11 @@ class RolloutReader:
         self.open_response = False
 
     def read(self) -> Thread:
+        self.finish()
+        return self.b.build()
+
+    def finish(self) -> None:
+        """Every line read and the thread's head settled (the builder then gives the thread)."""
         for number, obj in parsed_lines(self.source, self.b):
             self.line(obj, number)
         provisional, self.b.thread_id = self.b.thread_id, self.thread_id or _stem(self.source)
@@ -111,7 +120,6 @@ class RolloutReader:
             self.b.metadata[KEY] = {"generation": "bare"}
         elif not self.has_meta:  # lines cut from a rollout: the writer gives back these lines, no session_meta of its own
             self.b.metadata[KEY] = {"generation": "fragment"}
-        return self.b.build()
 
     # --- one line --------------------------------------------------------------------------
     def line(self, obj: Any, number: int) -> None:
@@ -140,7 +148,7 @@ class RolloutReader:
             self.b.kept("unknown-type", f"line {number} is of type {kind!r}, which threadlab does not map; kept as system.unknown_line", line=number)
             self.b.add("system.unknown_line", timestamp=when, data=payload, metadata={KEY: codex})
             return
-        name = kind if kind != "event_msg" or not isinstance(payload, dict) else slug(str(payload.get("type") or "event"))
+        name = kind if kind != "event_msg" or not isinstance(payload, dict) else _event_name(str(payload.get("type") or "event"))
         action = self.b.add(f"system.{name}", timestamp=when, data=payload, metadata={KEY: codex})
         self.b.took()
         if kind == "compacted":  # the summary that replaces the conversation the model sees
@@ -235,13 +243,14 @@ class RolloutReader:
             if leads:
                 target = self.responses[before] if before < len(self.responses) and not _has_usage(self.responses[before]) else None
             else:
-                target = next((r for r in reversed(self.responses[:before]) if not _has_usage(r)), None)
+                target = next((self.responses[i] for i in range(before - 1, -1, -1) if not _has_usage(self.responses[i])), None)  # (no copy of the list per event)
             if target is None:
                 action.usage = fields  # type: ignore[attr-defined]
                 action.agent_id = self.agent_id  # type: ignore[attr-defined]
                 continue
             first = next((a for a in target if a.action_type == "assistant_message"), target[0])
-            first.usage = Usage(**fields) if first.action_type in ("assistant_message", "thinking") else fields  # type: ignore[attr-defined]
+            usage: Any = Usage(**fields) if first.action_type in ("assistant_message", "thinking") else fields
+            first.usage = model_to_dict(usage) if isinstance(first, dict) and isinstance(usage, Usage) else usage  # type: ignore[attr-defined]
 
     def response(self, action: BaseAction) -> None:
         """Group model outputs into responses: an input (user message, tool output) closes one."""
@@ -261,6 +270,8 @@ class RolloutReader:
         except ValueError:
             self.b.problem("schema", f"line {number}: timestamp {stamp!r} does not read; a synthetic one is used", line=number)
             return None, {"ts": stamp}
+        if type(stamp) is str and _CODEX_TIME.fullmatch(stamp):  # what codex_time writes: it gives the text back
+            return moment, {}
         return moment, ({} if isinstance(stamp, str) and codex_time(moment) == stamp else {"ts": stamp})
 
 

@@ -168,6 +168,7 @@ FORMATS: tuple[FormatSpec, ...] = tuple(
                 suffixes=(".jsonl",),
                 priority=45,
                 plans_folders=True,
+                path_hint=r"(^|/)rollout-[^/]*\.jsonl$",  # (a sessions tree is not sniffed by every detector)
             ),
             FormatSpec(
                 name="gemini-cli",
