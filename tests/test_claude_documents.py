@@ -209,7 +209,9 @@ def lane_line(draw: Any) -> bytes:
     line: dict[str, Any] = {"type": draw(st.sampled_from(["assistant", "user"])), "uuid": draw(st.sampled_from(UUIDS)),
                             "parentUuid": draw(st.one_of(st.none(), st.sampled_from(UUIDS)))}
     if draw(st.booleans()):
-        line["timestamp"] = f"2026-01-01T00:00:{draw(st.integers(0, 59)):02d}.000Z"
+        second, fraction = draw(st.integers(0, 59)), draw(st.sampled_from(["000", "001", "120", "999"]))
+        line["timestamp"] = draw(st.sampled_from([f"2026-01-01T00:00:{second:02d}.{fraction}Z", f"2026-01-01T00:00:{second:02d}Z",
+                                                  f"2026-01-01T00:00:{second:02d}.{fraction}+00:00"]))
     if draw(st.integers(0, 5)) == 0:
         line.update({"isSidechain": True, "agentId": "agentA"})
     call = f"toolu_{draw(st.integers(0, 3))}"
@@ -244,3 +246,18 @@ def test_generated_transcripts_give_the_same_frames_by_both_routes(lines: list[b
     path.write_bytes(b"\n".join(lines) + b"\n")
     new, old = _both(monkeypatch, lambda: Source(path))
     assert new == old
+
+
+def test_a_lane_line_stamped_before_its_parent_takes_the_parents_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The lanes write a line's time from its own text only when the line keeps its own moment;
+    a line stamped before its parent takes the parent's (``assign_times``), by both routes."""
+    def line(uuid: str, parent: str | None, stamp: str, text: str) -> bytes:
+        return orjson.dumps({"type": "assistant", "uuid": uuid, "parentUuid": parent, "timestamp": stamp,
+                             "message": {"id": f"m{uuid}", "role": "assistant", "content": [{"type": "text", "text": text}]}})
+
+    path = tmp_path / "early.jsonl"
+    path.write_bytes(b"\n".join([line("a", None, "2026-01-01T00:00:10.500Z", "one"), line("b", "a", "2026-01-01T00:00:05.250Z", "two")]) + b"\n")
+    new, old = _both(monkeypatch, lambda: Source(path))
+    assert new == old
+    frames = tl.load(path, progress=False, workers=1)
+    assert list(frames.actions["timestamp"].astype(str)) == ["2026-01-01 00:00:10.500+00:00"] * 2
