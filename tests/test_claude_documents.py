@@ -261,3 +261,17 @@ def test_a_lane_line_stamped_before_its_parent_takes_the_parents_time(monkeypatc
     assert new == old
     frames = tl.load(path, progress=False, workers=1)
     assert list(frames.actions["timestamp"].astype(str)) == ["2026-01-01 00:00:10.500+00:00"] * 2
+
+
+def test_the_lanes_slice_a_time_only_for_a_line_keeping_its_own() -> None:
+    from datetime import timedelta
+
+    from threadlab.formats.claude.chain import own_time
+    from threadlab.formats.claude.lanes import _text
+    from threadlab.formats.claude.wire import Entry
+
+    entry = Entry({"type": "assistant", "timestamp": "2026-01-01T00:00:05.250Z"}, "f.jsonl", 1)
+    entry.time = own_time(entry)
+    assert _text(entry) == "2026-01-01T00:00:05.250000Z"
+    entry.time = entry.time + timedelta(seconds=5)  # a later moment (its parent's): formatted, not sliced
+    assert _text(entry) is None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from threadlab.core.timefmt import millis_text
 from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.convert import PROVIDER, Converter, _is_error
 from threadlab.formats.claude.usage import finish_reason, line_response
@@ -42,8 +43,9 @@ class FramesConverter(Converter):
                 taken = self._assistant_lane(entry, message, content[0]) if kind == "assistant" else (
                     self._result_lane(entry, content[0]) if kind == "user" else False)
                 if taken:
-                    self.session.saw(kind, raw)
-                    self.b.took(1)
+                    counts = self.session.counts  # (``session.saw`` for a user or assistant line)
+                    counts[kind] = counts.get(kind, 0) + 1
+                    self.b.account.converted += 1  # (``b.took(1)``)
                     self.taken += 1
                     return
         super().add(entry)
@@ -98,7 +100,7 @@ class FramesConverter(Converter):
                 values["finish_reason"] = finish
         if model:
             values["metadata"] = {"model_name": model, "provider_name": PROVIDER}
-        self.b.add_fit(entry.time, values)
+        self.b.add_fit(entry.time, values, _text(entry))
         return True
 
     def _result_lane(self, entry: Entry, block: dict[str, Any]) -> bool:
@@ -113,5 +115,12 @@ class FramesConverter(Converter):
         self.calls.answered(call_id)
         values = {"action_type": "tool_return", "tool_call_id": call_id, "tool_name": name,
                   "status": "error" if _is_error(block) else "success", "content": block.get("content")}
-        self.b.add_fit(entry.time, values)
+        self.b.add_fit(entry.time, values, _text(entry))
         return True
+
+
+def _text(entry: Entry) -> str | None:
+    """The canonical text of the line's time when the line keeps its own (``assign_times`` gave
+    it the very moment read from its ``timestamp``), sliced from that text."""
+    time = entry.time
+    return millis_text(entry.raw["timestamp"]) if time is not None and time is entry.stamp else None
