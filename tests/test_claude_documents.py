@@ -275,3 +275,23 @@ def test_the_lanes_slice_a_time_only_for_a_line_keeping_its_own() -> None:
     assert _text(entry) == "2026-01-01T00:00:05.250000Z"
     entry.time = entry.time + timedelta(seconds=5)  # a later moment (its parent's): formatted, not sliced
     assert _text(entry) is None
+
+
+@pytest.mark.parametrize("models", [("claude-a", "claude-b"), ("claude-a", "<synthetic>"), (None, "claude-b")])
+def test_the_lanes_register_the_main_agents_model_as_the_converter_does(models: tuple[str | None, str | None], tmp_path: Path) -> None:
+    """The lanes skip ``speaker``'s calls only when they would change nothing: the main agent's
+    model (a new one, ``<synthetic>``, none) ends as the converter leaves it."""
+    lines = []
+    for n, model in enumerate(models):
+        message: dict[str, Any] = {"id": f"m{n}", "role": "assistant", "content": [{"type": "text", "text": f"t{n}"}]}
+        if model is not None:
+            message["model"] = model
+        lines.append(orjson.dumps({"type": "assistant", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+                                   "timestamp": f"2026-01-01T00:00:0{n}.000Z", "message": message}))
+    path = tmp_path / "models.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    [(_, doc)] = claude.to_documents(Source(path))  # type: ignore[misc]
+    assert doc["agents"] == claude.from_claude(path).to_dict()["agents"]
+    agents = doc["agents"].values() if isinstance(doc["agents"], dict) else doc["agents"]
+    expected = models[1] if models[1] != "<synthetic>" else models[0]
+    assert [(a.get("metadata") or {}).get("model_name") for a in agents] == [expected]

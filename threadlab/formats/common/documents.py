@@ -91,7 +91,8 @@ class DocBuilder(ThreadBuilder):
         ``ThreadBuilder._time`` gives it."""
         if type(timestamp) is datetime and timestamp.tzinfo is UTC:  # what the chain ordering gives: no parse
             moment = timestamp
-            self._timed(moment)
+            if self._first_time is None:  # (``_timed``, which does nothing after the first)
+                self._timed(moment)
             if self._last_time is None or moment > self._last_time:
                 self._last_time = moment
         else:
