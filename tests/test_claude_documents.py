@@ -295,3 +295,16 @@ def test_the_lanes_register_the_main_agents_model_as_the_converter_does(models: 
     agents = doc["agents"].values() if isinstance(doc["agents"], dict) else doc["agents"]
     expected = models[1] if models[1] != "<synthetic>" else models[0]
     assert [(a.get("metadata") or {}).get("model_name") for a in agents] == [expected]
+
+
+@pytest.mark.parametrize("key", ["session_id", "parent_tool_use_id", None])
+def test_stream_lines_leave_the_frames_route(key: str | None, tmp_path: Path) -> None:
+    """A line of stream-json (``session_id``, or only ``parent_tool_use_id``, even null, on any
+    line) sends the file the careful way; a transcript's lines keep it on the route."""
+    lines = [{"type": "assistant", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+              "message": {"id": f"m{n}", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}} for n in range(3)]
+    if key is not None:
+        lines[2][key] = None
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(b"\n".join(map(orjson.dumps, lines)) + b"\n")
+    assert (claude.to_documents(Source(path)) is None) == (key is not None)
