@@ -209,7 +209,9 @@ def lane_line(draw: Any) -> bytes:
     line: dict[str, Any] = {"type": draw(st.sampled_from(["assistant", "user"])), "uuid": draw(st.sampled_from(UUIDS)),
                             "parentUuid": draw(st.one_of(st.none(), st.sampled_from(UUIDS)))}
     if draw(st.booleans()):
-        line["timestamp"] = f"2026-01-01T00:00:{draw(st.integers(0, 59)):02d}.000Z"
+        second, fraction = draw(st.integers(0, 59)), draw(st.sampled_from(["000", "001", "120", "999"]))
+        line["timestamp"] = draw(st.sampled_from([f"2026-01-01T00:00:{second:02d}.{fraction}Z", f"2026-01-01T00:00:{second:02d}Z",
+                                                  f"2026-01-01T00:00:{second:02d}.{fraction}+00:00"]))
     if draw(st.integers(0, 5)) == 0:
         line.update({"isSidechain": True, "agentId": "agentA"})
     call = f"toolu_{draw(st.integers(0, 3))}"
@@ -244,3 +246,65 @@ def test_generated_transcripts_give_the_same_frames_by_both_routes(lines: list[b
     path.write_bytes(b"\n".join(lines) + b"\n")
     new, old = _both(monkeypatch, lambda: Source(path))
     assert new == old
+
+
+def test_a_lane_line_stamped_before_its_parent_takes_the_parents_time(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The lanes write a line's time from its own text only when the line keeps its own moment;
+    a line stamped before its parent takes the parent's (``assign_times``), by both routes."""
+    def line(uuid: str, parent: str | None, stamp: str, text: str) -> bytes:
+        return orjson.dumps({"type": "assistant", "uuid": uuid, "parentUuid": parent, "timestamp": stamp,
+                             "message": {"id": f"m{uuid}", "role": "assistant", "content": [{"type": "text", "text": text}]}})
+
+    path = tmp_path / "early.jsonl"
+    path.write_bytes(b"\n".join([line("a", None, "2026-01-01T00:00:10.500Z", "one"), line("b", "a", "2026-01-01T00:00:05.250Z", "two")]) + b"\n")
+    new, old = _both(monkeypatch, lambda: Source(path))
+    assert new == old
+    frames = tl.load(path, progress=False, workers=1)
+    assert list(frames.actions["timestamp"].astype(str)) == ["2026-01-01 00:00:10.500+00:00"] * 2
+
+
+def test_the_lanes_slice_a_time_only_for_a_line_keeping_its_own() -> None:
+    from datetime import timedelta
+
+    from threadlab.formats.claude.chain import own_time
+    from threadlab.formats.claude.lanes import _text
+    from threadlab.formats.claude.wire import Entry
+
+    entry = Entry({"type": "assistant", "timestamp": "2026-01-01T00:00:05.250Z"}, "f.jsonl", 1)
+    entry.time = own_time(entry)
+    assert _text(entry) == "2026-01-01T00:00:05.250000Z"
+    entry.time = entry.time + timedelta(seconds=5)  # a later moment (its parent's): formatted, not sliced
+    assert _text(entry) is None
+
+
+@pytest.mark.parametrize("models", [("claude-a", "claude-b"), ("claude-a", "<synthetic>"), (None, "claude-b")])
+def test_the_lanes_register_the_main_agents_model_as_the_converter_does(models: tuple[str | None, str | None], tmp_path: Path) -> None:
+    """The lanes skip ``speaker``'s calls only when they would change nothing: the main agent's
+    model (a new one, ``<synthetic>``, none) ends as the converter leaves it."""
+    lines = []
+    for n, model in enumerate(models):
+        message: dict[str, Any] = {"id": f"m{n}", "role": "assistant", "content": [{"type": "text", "text": f"t{n}"}]}
+        if model is not None:
+            message["model"] = model
+        lines.append(orjson.dumps({"type": "assistant", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+                                   "timestamp": f"2026-01-01T00:00:0{n}.000Z", "message": message}))
+    path = tmp_path / "models.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    [(_, doc)] = claude.to_documents(Source(path))  # type: ignore[misc]
+    assert doc["agents"] == claude.from_claude(path).to_dict()["agents"]
+    agents = doc["agents"].values() if isinstance(doc["agents"], dict) else doc["agents"]
+    expected = models[1] if models[1] != "<synthetic>" else models[0]
+    assert [(a.get("metadata") or {}).get("model_name") for a in agents] == [expected]
+
+
+@pytest.mark.parametrize("key", ["session_id", "parent_tool_use_id", None])
+def test_stream_lines_leave_the_frames_route(key: str | None, tmp_path: Path) -> None:
+    """A line of stream-json (``session_id``, or only ``parent_tool_use_id``, even null, on any
+    line) sends the file the careful way; a transcript's lines keep it on the route."""
+    lines = [{"type": "assistant", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+              "message": {"id": f"m{n}", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}} for n in range(3)]
+    if key is not None:
+        lines[2][key] = None
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(b"\n".join(map(orjson.dumps, lines)) + b"\n")
+    assert (claude.to_documents(Source(path)) is None) == (key is not None)

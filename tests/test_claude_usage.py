@@ -5,8 +5,15 @@ the general reading gives for the same figures written as whole floats (JavaScri
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
 
-from threadlab.formats.claude.usage import to_usage
+from hypothesis import given
+from hypothesis import strategies as st
+
+from threadlab.formats.claude.usage import Response, to_usage
+from threadlab.formats.claude.wire import is_blank
 
 KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
 
@@ -30,3 +37,27 @@ def test_a_figure_that_is_no_count_still_takes_the_careful_way() -> None:
     phrases = []
     usage = to_usage({"input_tokens": 1, "output_tokens": 4, "output_tokens_details": {"thinking_tokens": 1.5}}, phrases)
     assert usage is not None and "thinking_tokens" not in usage and len(phrases) == 1
+
+
+_BLOCKS = [{"type": "text", "text": "\n\n"}, {"type": "text", "text": "hi"}, {"type": "text", "text": ""}, {"type": "text", "text": 3},
+           {"type": "text"}, {"type": "thinking", "thinking": " "}, {"type": "tool_use", "id": "t", "name": "Bash"}, {"text": " "},
+           {}, "text", None, 5, MappingProxyType({"type": "text", "text": " "}), MappingProxyType({"type": "tool_use"})]
+
+
+@given(st.one_of(st.lists(st.sampled_from(_BLOCKS), max_size=5), st.sampled_from(["", " ", "hi", None, 7])))
+def test_a_messages_block_types_as_is_blank_tells_them(content: Any) -> None:
+    """``Response.add_blocks`` (``is_blank`` written out for plain dicts) gives the block types,
+    and says whether a blank text block was met, as reading every block with ``is_blank`` does:
+    what decides which action of the message carries its usage (``Response.holder``)."""
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else "-"}]
+    mappings = [b for b in blocks if isinstance(b, Mapping)]
+    response = Response()
+    response.add_blocks(content)
+    assert response.blank == any(is_blank(b) for b in mappings)
+    assert response.block_types == [b.get("type", "") for b in mappings if not is_blank(b)]
+
+
+def test_the_usage_of_a_message_with_a_blank_text_block_goes_to_its_call() -> None:
+    response = Response()
+    response.add_blocks([{"type": "text", "text": "\n\n"}, {"type": "tool_use", "id": "t", "name": "Bash", "input": {}}])
+    assert (response.holder, response.blank) == ("tool_use", True)

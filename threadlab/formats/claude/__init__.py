@@ -10,6 +10,8 @@ of their session's thread, linked to the parent's ``Agent``/``Task`` tool call."
 from __future__ import annotations
 
 import os
+from itertools import repeat
+from operator import attrgetter, contains
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ from threadlab.formats.common.json_lines import past_cut_first
 from threadlab.formats.common.source import Source
 
 NAME = "claude-code"
+_RAW = attrgetter("raw")
 
 
 def detect(source: Source) -> bool:
@@ -107,8 +110,10 @@ def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
 
 def _is_stream(entries: list[Any]) -> bool:
     """stream-json (or SDK messages): its lines carry ``session_id`` or name the call a subagent
-    line belongs to (``parent_tool_use_id``); a transcript's never do."""
-    return any("session_id" in e.raw or "parent_tool_use_id" in e.raw for e in entries)
+    line belongs to (``parent_tool_use_id``); a transcript's never do. (Asked of every line of
+    every file on the frames route: the key tests are mapped in C, not a generator a line.)"""
+    return any(map(contains, map(_RAW, entries), repeat("session_id"))) or any(
+        map(contains, map(_RAW, entries), repeat("parent_tool_use_id")))
 
 
 def _container(source: Source) -> list[Any] | None:

@@ -40,16 +40,32 @@ def own_time(entry: Entry) -> datetime | None:
 def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     """(entries in chain order, entries whose ``parentUuid`` names no entry of the file)."""
     by_uuid: dict[str, Entry] = {}
+    repeated = False
+    for entry in entries:
+        uuid = entry.uuid
+        if uuid is not None:
+            if uuid in by_uuid:
+                repeated = True
+            else:
+                by_uuid[uuid] = entry
+    if not repeated:
+        dangling = in_file_order(by_uuid)
+        if dangling is not None:  # (nearly every file: no walk, no tree built)
+            return list(entries), dangling
+    return _walk(entries)
+
+
+def _walk(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """``order_chain`` by walking the tree: children after their parent, the earliest ready first."""
+    by_uuid: dict[str, Entry] = {}
     followers: dict[str | None, list[Entry]] = defaultdict(list)
     previous: str | None = None
-    repeated = False
     for entry in entries:
         uuid = entry.uuid
         if uuid is None:
             followers[previous].append(entry)
         elif uuid in by_uuid:
             followers[uuid].append(entry)
-            repeated = True
         else:
             by_uuid[uuid] = entry
             previous = uuid
@@ -64,8 +80,6 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
             roots.append(entry)
             if isinstance(parent, str):
                 dangling.append(entry)
-    if not repeated and in_file_order(by_uuid):
-        return list(entries), dangling
     key: dict[int, float] = {}
 
     def push(heap: list[tuple[float, int, int]], entry: Entry, inherited: float) -> None:
@@ -95,26 +109,31 @@ def order_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
     return ordered, dangling
 
 
-def in_file_order(by_uuid: dict[str, Entry]) -> bool:
-    """The walk above would give the file's own order: every parent comes before its children
-    and the walk's keys (the line's time, else its parent's) never go backwards, so the entry
-    ready next is always the file's next (ties go to the earlier line). A file Claude Code
-    wrote nearly always is; the walk (a heap push and pop a line) is then not needed."""
+def in_file_order(by_uuid: dict[str, Entry]) -> list[Entry] | None:
+    """The entries whose ``parentUuid`` names no entry (the dangling ones, in file order), when
+    the walk above would give the file's own order: every parent comes before its children and
+    the walk's keys (the line's time, else its parent's) never go backwards, so the entry ready
+    next is always the file's next (ties go to the earlier line). None when it would not. A
+    file Claude Code wrote nearly always is; the walk (a heap push and pop a line) is then not
+    needed."""
     keys: dict[str, float] = {}
+    dangling: list[Entry] = []
     last = float("-inf")
     for uuid, entry in by_uuid.items():
         parent = entry.raw.get("parentUuid")
         inherited = float("-inf")
-        if isinstance(parent, str) and parent in by_uuid and parent != uuid:
+        if isinstance(parent, str) and parent != uuid and parent in by_uuid:
             if parent not in keys:  # a child before its parent
-                return False
+                return None
             inherited = keys[parent]
+        elif isinstance(parent, str):
+            dangling.append(entry)
         stamp = own_time(entry)
         at = stamp.timestamp() if stamp is not None else inherited
         if at < last:
-            return False
+            return None
         keys[uuid] = last = at
-    return True
+    return dangling
 
 
 def assign_times(entries: list[Entry], floor: datetime | None = None) -> None:

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from threadlab.core.timefmt import millis_text
+from threadlab.formats.claude.agents import MAIN_AGENT
 from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.convert import PROVIDER, Converter, _is_error
 from threadlab.formats.claude.usage import finish_reason, line_response
-from threadlab.formats.claude.wire import Entry
+from threadlab.formats.claude.wire import UNREAD, Entry
 
 _CALLS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
 
@@ -37,13 +39,16 @@ class FramesConverter(Converter):
         message = raw.get("message")
         if entry.problem is None and not self.pending and type(message) is dict:
             content = message.get("content")
-            if type(content) is list and len(content) == 1 and type(content[0]) is dict and (raw.get("timestamp") is None or own_time(entry) is not None):
+            stamp = entry.stamp  # (read by the chain ordering already, nearly always)
+            if type(content) is list and len(content) == 1 and type(content[0]) is dict and (
+                    (stamp is not None and stamp is not UNREAD) or raw.get("timestamp") is None or own_time(entry) is not None):
                 kind = entry.type
                 taken = self._assistant_lane(entry, message, content[0]) if kind == "assistant" else (
                     self._result_lane(entry, content[0]) if kind == "user" else False)
                 if taken:
-                    self.session.saw(kind, raw)
-                    self.b.took(1)
+                    counts = self.session.counts  # (``session.saw`` for a user or assistant line)
+                    counts[kind] = counts.get(kind, 0) + 1
+                    self.b.account.converted += 1  # (``b.took(1)``)
                     self.taken += 1
                     return
         super().add(entry)
@@ -82,7 +87,7 @@ class FramesConverter(Converter):
             values = {"action_type": "tool_call", "tool_name": name, "tool_call_id": call_id, "args": block.get("input")}
         else:
             return False
-        mid, model, agent = self.speaker(entry, message)
+        mid, model, agent = self._speaker(entry, message)
         values["agent_id"] = agent
         if kind in _CALLS:
             self.calls.opened(values["tool_call_id"], values["tool_name"], agent)
@@ -98,8 +103,23 @@ class FramesConverter(Converter):
                 values["finish_reason"] = finish
         if model:
             values["metadata"] = {"model_name": model, "provider_name": PROVIDER}
-        self.b.add_fit(entry.time, values)
+        self.b.add_fit(entry.time, values, _text(entry))
         return True
+
+    def _speaker(self, entry: Entry, message: dict[str, Any]) -> tuple[str | None, str | None, str]:
+        """``speaker`` without its calls when they would change nothing: a line of the main
+        agent (``Agents.of`` would say so) once the main agent is known with the line's model
+        (or the line names none that counts: ``Agents.main`` would then return at once)."""
+        raw = entry.raw
+        main = self.b.agents.get(MAIN_AGENT)
+        if main is None or entry.agent is not None or isinstance(raw.get("parent_tool_use_id"), str) or (
+                isinstance(raw.get("agentId"), str) and raw.get("isSidechain")):
+            return self.speaker(entry, message)
+        mid, model = message.get("id"), message.get("model")
+        model = model if isinstance(model, str) else None
+        if model and model != "<synthetic>" and (main.metadata or {}).get("model_name") != model:
+            return self.speaker(entry, message)
+        return (mid if isinstance(mid, str) else None), model, MAIN_AGENT
 
     def _result_lane(self, entry: Entry, block: dict[str, Any]) -> bool:
         """One tool_result answering a call already read, as ``_user`` and ``_tool_return`` read it."""
@@ -113,5 +133,12 @@ class FramesConverter(Converter):
         self.calls.answered(call_id)
         values = {"action_type": "tool_return", "tool_call_id": call_id, "tool_name": name,
                   "status": "error" if _is_error(block) else "success", "content": block.get("content")}
-        self.b.add_fit(entry.time, values)
+        self.b.add_fit(entry.time, values, _text(entry))
         return True
+
+
+def _text(entry: Entry) -> str | None:
+    """The canonical text of the line's time when the line keeps its own (``assign_times`` gave
+    it the very moment read from its ``timestamp``), sliced from that text."""
+    time = entry.time
+    return millis_text(entry.raw["timestamp"]) if time is not None and time is entry.stamp else None

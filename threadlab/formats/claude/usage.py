@@ -108,12 +108,21 @@ class Response:
 
     def add_blocks(self, content: Any) -> None:
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content if isinstance(content, str) else "-"}]
+        types = self.block_types
         for block in blocks:
-            if type(block) is dict or isinstance(block, Mapping):
+            if type(block) is dict:  # (``is_blank`` written out: once per block of every assistant line)
+                kind = block.get("type", "")
+                if kind == "text":
+                    text = block.get("text")
+                    if isinstance(text, str) and not text.strip():
+                        self.blank = True
+                        continue
+                types.append(kind)
+            elif isinstance(block, Mapping):
                 if is_blank(block):
                     self.blank = True
                 else:
-                    self.block_types.append(block.get("type", ""))
+                    types.append(block.get("type", ""))
 
 
 def line_response(message: Mapping[str, Any]) -> Response | None:
@@ -136,13 +145,17 @@ def collect_responses(entries: Iterable[Entry], report: Report | None = None) ->
     responses: dict[str, Response] = {}
     started: dict[str | None, str] = {}  # parent_tool_use_id → id of the message being streamed
     for entry in entries:
-        raw = entry.raw
-        message = raw.get("message")
-        if entry.type == "assistant" and (type(message) is dict or isinstance(message, Mapping)):  # (the cheap test first)
+        kind = entry.type
+        if kind == "assistant":
+            message = entry.raw.get("message")
+            if type(message) is not dict and not isinstance(message, Mapping):  # (the cheap test first)
+                continue
             mid = message.get("id")
             if not isinstance(mid, str):
                 continue
-            response = responses.setdefault(mid, Response())
+            response = responses.get(mid)
+            if response is None:  # (not ``setdefault``: a Response made for every line)
+                response = responses[mid] = Response()
             usage = message.get("usage")
             if (type(usage) is dict or isinstance(usage, Mapping)) and not response.final:
                 response.usage = dict(usage)
@@ -153,7 +166,7 @@ def collect_responses(entries: Iterable[Entry], report: Report | None = None) ->
                 response.final = True
             response.model = response.model or message.get("model")
             response.add_blocks(message.get("content"))
-        elif entry.type == "stream_event":
+        elif kind == "stream_event":
             _apply_event(entry, responses, started, report)
     return responses
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from threadlab.formats.common.json_lines import CUT_FIRST, cut_first, with_edges
+from threadlab.formats.common.json_lines import CUT_FIRST, cut_first
 from threadlab.formats.common.source import Source
 
 # entry types Claude Code writes into a session transcript (2.1.330 + older versions)
@@ -192,19 +192,22 @@ BAD_LINE = "bad-line"  # the type of the entry standing for a line that is no en
 def read_lines(source: Source, file: str, agent: str | None = None) -> list[Entry]:
     """Every JSON line of a file; a line that does not parse is kept as a ``bad-line`` entry
     (its text whole) carrying its problem (file and line named), so the thread shows where it
-    was and the account counts it as kept."""
+    was and the account counts it as kept. (The non-blank lines are listed first, so the torn
+    edges are known by position: no ``with_edges`` generator a line on this hot path.)"""
     entries: list[Entry] = []
     append, loads = entries.append, orjson.loads
-    for number, line, first, _ in with_edges(source.lines()):
+    numbered = [(number, line) for number, line in source.lines() if line and not line.isspace()]
+    for number, line in numbered:
         try:
             obj = loads(line)
         except orjson.JSONDecodeError as exc:
+            first = number == numbered[0][0]
             problem = ("truncated", CUT_FIRST) if first and cut_first(line) else ("json", str(exc))  # a capture begun mid-line
-            entries.append(Entry({"type": BAD_LINE, "text": line.decode("utf-8", "replace")}, file, number, agent, problem=problem))
+            append(Entry({"type": BAD_LINE, "text": line.decode("utf-8", "replace")}, file, number, agent, problem=problem))
             continue
         if type(obj) is not dict:  # (orjson gives dict itself)
             problem = ("schema", f"is a JSON {type(obj).__name__}, not an entry object")
-            entries.append(Entry({"type": BAD_LINE, "value": obj}, file, number, agent, problem=problem))
+            append(Entry({"type": BAD_LINE, "value": obj}, file, number, agent, problem=problem))
             continue
         append(Entry(obj, file, number, agent))
     if entries and entries[-1].problem is not None and entries[-1].problem[0] == "json":

@@ -74,28 +74,31 @@ class DocBuilder(ThreadBuilder):
         self.times.append(moment)
         return values
 
-    def add_fit(self, timestamp: Any, values: dict[str, Any]) -> None:
+    def add_fit(self, timestamp: Any, values: dict[str, Any], text: str | None = None) -> None:
         """An action whose values the caller knows fit its model (``action_type`` and the fields
         the frames read, none of them None but ``content``/``args``/``data``): numbered, timed and
         kept as ``add`` keeps one, without the check (a converter's lane for the lines it reads
-        most: Claude's ``lanes.py``)."""
-        moment = self._moment(timestamp)
+        most: Claude's ``lanes.py``). ``text``: the timestamp's canonical text when the caller
+        has it (``timefmt.millis_text``), so the moment is not formatted."""
+        moment = self._moment(timestamp, text)
         values["timestamp"] = self._text
         values["sequence"] = len(self.actions) + 1
         self.actions.append(values)
         self.times.append(moment)
 
-    def _moment(self, timestamp: Any) -> datetime:
-        """The action's time (its text in ``_text``), as ``ThreadBuilder._time`` gives it."""
+    def _moment(self, timestamp: Any, text: str | None = None) -> datetime:
+        """The action's time (its text in ``_text``, or ``text`` when given), as
+        ``ThreadBuilder._time`` gives it."""
         if type(timestamp) is datetime and timestamp.tzinfo is UTC:  # what the chain ordering gives: no parse
             moment = timestamp
-            self._timed(moment)
+            if self._first_time is None:  # (``_timed``, which does nothing after the first)
+                self._timed(moment)
             if self._last_time is None or moment > self._last_time:
                 self._last_time = moment
         else:
             moment = self._time(timestamp)
         if moment is not self._stamped:  # (the blocks of one line share its time)
-            self._stamped, self._text = moment, format_timestamp(moment)
+            self._stamped, self._text = moment, text if text is not None else format_timestamp(moment)
         return moment
 
     def _stamp(self, index: int, moment: datetime) -> None:
