@@ -47,6 +47,7 @@ class DocBuilder(ThreadBuilder):
         self._kinds: dict[str, tuple[Any, tuple[str, ...]]] = {}  # action_type → (its model's check, its optional free-form fields)
         self._stamped: datetime | None = None
         self._text = ""
+        self._given: str | None = None  # the text ``_stamped`` was read from (None: made up, or given no text)
 
     def add(self, action_type: str, /, *, timestamp: Any = None, **fields: Any) -> Any:
         kind = self._kinds.get(action_type)
@@ -88,12 +89,16 @@ class DocBuilder(ThreadBuilder):
     def _moment(self, timestamp: Any) -> datetime:
         """The action's time (its text in ``_text``), as ``ThreadBuilder._time`` gives it."""
         if type(timestamp) is datetime and timestamp.tzinfo is UTC:  # what the chain ordering gives: no parse
-            moment = timestamp
+            moment, self._given = timestamp, None
             self._timed(moment)
             if self._last_time is None or moment > self._last_time:
                 self._last_time = moment
+        elif type(timestamp) is str and timestamp == self._given:  # the actions of one record share its time: parsed once
+            return self._stamped  # type: ignore[return-value]  # (_time gave it, the first and last times count it already)
         else:
+            synthetic = self._synthetic
             moment = self._time(timestamp)
+            self._given = timestamp if type(timestamp) is str and self._synthetic == synthetic else None
         if moment is not self._stamped:  # (the blocks of one line share its time)
             self._stamped, self._text = moment, format_timestamp(moment)
         return moment
