@@ -92,12 +92,13 @@ def decode_sample(data: bytes | bytearray) -> dict[str, Any] | None:
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     table = struct.attachments if isinstance(struct.attachments, dict) else {}
-    for ref in set(_REFERENCE.findall(data)):
+    refs = set(_REFERENCE.findall(data))
+    for ref in refs:
         if not isinstance(table.get(ref.decode("utf-8", "replace")), str):
             return None
     sample = {k: v for k, v in zip(_SAMPLE_FIELDS, msgspec.structs.astuple(struct), strict=True) if k != "events" and v is not _UNSET}
     events = struct.events
-    if b"attachment:" in data and _holds_reference(sample, events) and not _resolved(sample, events if isinstance(events, list) else [], table):
+    if (refs or b"attachment:" in data) and _holds_reference(sample, events) and not _resolved(sample, events if isinstance(events, list) else [], table):
         return None  # (a reference the scan did not see, written with escapes)
     if events is not _UNSET:
         sample["events"] = events
