@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,9 +23,7 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _TICK = timedelta(microseconds=1)
 
 
-@lru_cache(maxsize=4096)
 def slug(name: str) -> str:
-    """``name`` as an id (cached: a converter names the same few agents in every thread)."""
     text = "".join(c.lower() if c.isalnum() else "_" for c in name).strip("_")
     return text or "agent"
 
