@@ -184,3 +184,23 @@ def test_a_large_log_split_across_workers_gives_the_frames_of_one_read(tmp_path:
         whole = tl.load(str(path), progress=False, workers=1)
     assert len(whole.threads) > 50
     _frames_equal(split, whole)
+
+
+def _plain(value: Any) -> bool:
+    """Only what a JSON parser gives: str keys; str, int, float, bool, None, dict and list."""
+    if type(value) is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    if type(value) is list:
+        return all(_plain(v) for v in value)
+    return type(value) in (str, int, float, bool, type(None))
+
+
+@pytest.mark.parametrize("path", EVALS, ids=lambda p: p.name)
+def test_the_thread_metadata_handed_over_as_it_is_is_plain_json(path: Path) -> None:
+    """The route hands a typed sample's thread metadata over without its canonical copy
+    (``DocBuilder.plain_metadata``): that is exact only while it holds JSON's values alone."""
+    docs = inspect_ai.to_documents(Source(path))
+    assert docs
+    for thread, doc in docs:
+        assert _plain(doc.get("metadata")), thread.thread_id
+        assert doc.get("metadata") == thread.to_dict().get("metadata")

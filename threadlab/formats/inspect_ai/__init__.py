@@ -78,7 +78,9 @@ def _thread(source: Source, header: dict[str, Any], item: _Sample) -> Thread:
 
 
 def _document(source: Source, header: dict[str, Any], item: _Sample) -> tuple[Thread, dict[str, Any]]:
-    return SampleReader(item[2], header, source.name, item[0], item[1], builder=DocBuilder, resolved=item[3]).read_document()
+    reader = SampleReader(item[2], header, source.name, item[0], item[1], builder=DocBuilder, resolved=item[3])
+    reader.b.plain_metadata = item[3]  # type: ignore[attr-defined]  # (decoded by msgspec, the header by orjson: JSON's values only)
+    return reader.read_document()
 
 
 def _read(source: Source, make: _Make, part: tuple[int, int] | None = None) -> list[Any]:

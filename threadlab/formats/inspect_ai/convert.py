@@ -221,7 +221,7 @@ class SampleReader:
             return
         parent = self.spans.get(str(span["parent"]))
         call = parent.get("tool_call_id") if parent else None
-        inviter = self.agent_in(self.stack[:-1])
+        inviter = self.agent_in(self.stack[:-1])  # (registers the acting agent now, as its place in ``agents`` says)
         if call and call not in self.handed:  # an agent run as a tool: it joins, invited by the caller
             agent = self.b.agent(span["name"])
             self.joined[str(span["id"])] = call

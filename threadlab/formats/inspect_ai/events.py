@@ -30,8 +30,12 @@ def usage_fields(raw: Any, problems: list[str] | None = None) -> dict[str, int] 
     if not isinstance(raw, MAPS):
         return None
     figures = {key: raw.get(key) for key in _USAGE_COUNTS}
-    found = counts_of(figures, problems if problems is not None else [], "usage.")
-    bad = {key for key, value in figures.items() if value is not None and key not in found}
+    if all(type(value) is int or value is None for value in figures.values()):  # (nearly always: counts_of's answer, at once)
+        found = {key: value for key, value in figures.items() if value is not None}
+        bad: set[str] = set()
+    else:
+        found = counts_of(figures, problems if problems is not None else [], "usage.")
+        bad = {key for key, value in figures.items() if value is not None and key not in found}
     read = found.get("input_tokens_cache_read") or 0
     write = found.get("input_tokens_cache_write") or 0
     given, output = found.get("input_tokens") or 0, found.get("output_tokens") or 0
