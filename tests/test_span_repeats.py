@@ -1,0 +1,64 @@
+"""``spans.repeats.Repeats``: a repeated history parsed once gives what a full parse gives.
+
+The referee is ``model.json_value`` (orjson of the whole string) on every string of a sequence
+built to tempt the shortcut: arrays extended, rewritten, truncated, cut mid-token, with
+whitespace, trailing commas, non-JSON tails and non-arrays between them."""
+
+from __future__ import annotations
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from threadlab.formats.common.spans.model import json_value
+from threadlab.formats.common.spans.repeats import Repeats
+
+_LEAF = st.one_of(st.none(), st.booleans(), st.integers(-99, 99), st.text(max_size=4))
+_MESSAGE = st.one_of(_LEAF, st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "parts": st.lists(_LEAF, max_size=2)}))
+
+
+@st.composite
+def _texts(draw: st.DrawFn) -> list[str]:
+    """A sequence of strings, most of them an earlier one extended (as model calls repeat a history)."""
+    out: list[str] = []
+    for _ in range(draw(st.integers(1, 8))):
+        base = draw(st.sampled_from(out)) if out and draw(st.booleans()) else "[]"
+        head = base.rstrip()[:-1] if base.rstrip().endswith("]") else base
+        how = draw(st.sampled_from(["extend", "new", "cut", "junk", "space", "comma", "other"]))
+        items = [orjson.dumps(m).decode() for m in draw(st.lists(_MESSAGE, max_size=3))]
+        glue = "," if head.strip() != "[" else ""
+        if how == "extend":
+            text = head + (glue + ",".join(items) if items else "") + "]"
+        elif how == "new":
+            text = orjson.dumps(draw(st.lists(_MESSAGE, max_size=4))).decode()
+        elif how == "cut":
+            text = base[: draw(st.integers(0, max(0, len(base) - 1)))]
+        elif how == "junk":
+            text = head + draw(st.sampled_from([",]", ", ]", ",x]", "]x", ",1] ", " ,1]", "1]", ",[", "", ",\n2]"]))
+        elif how == "space":
+            text = head + draw(st.sampled_from([" ", "\n"])) + (glue + " " + ",".join(items) if items else "") + " ] "
+        elif how == "comma":
+            text = head + glue + ",".join([*items, *items]) + "]" if items else head + ",]"
+        else:
+            text = draw(st.sampled_from(['{"a": 1}', "plain", "", "[1,2", "[", "[ ]", "[1, 2]"]))
+        out.append(text)
+    return out
+
+
+@given(_texts())
+@settings(max_examples=400, deadline=None)
+def test_repeats_equal_a_full_parse(texts: list[str]) -> None:
+    repeats = Repeats()
+    for text in texts:
+        assert repeats.value(text) == json_value(text)
+
+
+def test_an_extended_history_shares_the_earlier_elements() -> None:
+    """The shortcut is taken (else the test above proves nothing about it): the elements of the
+    earlier array are the same objects."""
+    repeats = Repeats()
+    first = repeats.value('[{"role": "user", "parts": []}]')
+    second = repeats.value('[{"role": "user", "parts": []},{"role": "assistant", "parts": ["hi"]}]')
+    assert second[0] is first[0]
+    assert second[1] == {"role": "assistant", "parts": ["hi"]}
+    assert repeats.value('[{"role": "user", "parts": []},]') == '[{"role": "user", "parts": []},]'  # no JSON: kept as text
