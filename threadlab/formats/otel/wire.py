@@ -154,7 +154,7 @@ def key_values(items: Any) -> dict[str, Any]:
         return flatten({k: any_value(v) if _is_any(v) else v for k, v in items.items() if isinstance(k, str)})
     if not isinstance(items, list):
         return {}
-    return {kv["key"]: any_value(kv.get("value")) for kv in items if isinstance(kv, Mapping) and isinstance(kv.get("key"), str)}
+    return {kv["key"]: any_value(kv.get("value")) for kv in items if (type(kv) is dict or isinstance(kv, Mapping)) and isinstance(kv.get("key"), str)}
 
 
 def _is_any(value: Any) -> bool:
