@@ -114,7 +114,7 @@ def same(a: Msg | LazyMsg, b: Msg | LazyMsg) -> bool:
     if a is b:
         return True
     ra, rb = a.raw, b.raw
-    if ra is not None and rb is not None and ra == rb:
+    if ra is not None and rb is not None and (ra is rb or ra == rb):
         return True
     return a.key == b.key
 
