@@ -257,7 +257,10 @@ def _usage(a: Mapping[str, Any], problems: list[tuple[str, str]]) -> dict[str, i
     counts: dict[str, int] = {}
     for name, keys in _USAGE_KEYS:
         for key in keys:
-            count, why = count_of(a.get(key))
+            value = a.get(key)
+            if value is None:  # (most names are absent: no call for them)
+                continue
+            count, why = count_of(value)
             if why is not None:
                 problems.append(("usage", f"{key}: {why}; left out"))
             if count is not None:

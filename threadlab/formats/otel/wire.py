@@ -112,6 +112,8 @@ def any_value(value: Any) -> Any:
     One pass over its (single) key: this runs once per attribute of every span."""
     if type(value) is not dict:
         return value
+    if len(value) == 1 and "stringValue" in value:  # most attributes: no lookup, no call
+        return value["stringValue"]
     for key, got in value.items():
         convert = _ANY.get(key)
         if convert is not None and got is not None:
