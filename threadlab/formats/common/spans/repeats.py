@@ -23,10 +23,11 @@ _KEEP = 8  # earlier arrays remembered: the histories of the agents a trace inte
 class Repeats:
     """One file's JSON-array attributes, as ``json_value`` reads them (see the module doc)."""
 
-    __slots__ = ("seen",)
+    __slots__ = ("known", "seen")
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, list[Any]]] = []  # (text less its closing bracket, its elements), newest first
+        self.known: dict[int, Any] = {}  # id of an element → its message (``messages.message_list``)
 
     def value(self, text: Any) -> Any:
         """``json_value(text)``, by the shortcut where an earlier array is a prefix of ``text``."""
