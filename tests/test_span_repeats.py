@@ -62,3 +62,57 @@ def test_an_extended_history_shares_the_earlier_elements() -> None:
     assert second[0] is first[0]
     assert second[1] == {"role": "assistant", "parts": ["hi"]}
     assert repeats.value('[{"role": "user", "parts": []},]') == '[{"role": "user", "parts": []},]'  # no JSON: kept as text
+
+
+def _chat_span(k: int, history: str, output: str) -> dict[str, object]:
+    attrs = [("gen_ai.operation.name", "chat"), ("gen_ai.input.messages", history), ("gen_ai.output.messages", output)]
+    return {"traceId": "ab" * 16, "spanId": f"{k + 1:016x}", "parentSpanId": f"{0:015x}f", "name": "chat m",
+            "startTimeUnixNano": str(10**18 + 2 * k * 10**9), "endTimeUnixNano": str(10**18 + (2 * k + 1) * 10**9),
+            "attributes": [{"key": key, "value": {"stringValue": v}} for key, v in attrs]}
+
+
+_GENAI = st.builds(lambda role, text: {"role": role, "parts": [{"type": "text", "content": text}]},
+                   st.sampled_from(["user", "assistant", "system"]), st.sampled_from(["a", "b", "c", ""]))
+
+
+@st.composite
+def _trace(draw: st.DrawFn) -> bytes:
+    """An OTLP trace of model calls, each input the history so far (or a rewrite, a cut, a mangled copy) and an answer."""
+    spans: list[dict[str, object]] = [{"traceId": "ab" * 16, "spanId": f"{0:015x}f", "name": "invoke_agent A",
+                                       "startTimeUnixNano": str(10**18 - 1), "endTimeUnixNano": str(2 * 10**18),
+                                       "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}]}]
+    history: list[object] = []
+    for k in range(draw(st.integers(1, 6))):
+        how = draw(st.sampled_from(["grow", "grow", "rewrite", "cut", "junk"]))
+        if how == "rewrite":
+            history = draw(st.lists(_GENAI, max_size=3))
+        elif how == "cut" and history:
+            history = history[: draw(st.integers(0, len(history) - 1))]
+        history = [*history, *draw(st.lists(st.one_of(_GENAI, _LEAF), max_size=2))]
+        text = orjson.dumps(history).decode()
+        if how == "junk":
+            text = text[:-1] + draw(st.sampled_from([",]", ", ]", "]]", "", " ]"]))
+        answer = draw(_GENAI)
+        spans.append(_chat_span(k, text, orjson.dumps([answer]).decode()))
+        if draw(st.booleans()):  # (else the next call's input need not hold it: a history as some producers cut it)
+            history.append(answer)
+    return orjson.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
+
+
+@given(_trace())
+@settings(max_examples=150, deadline=None)
+def test_a_trace_reads_the_same_with_and_without_the_shortcut(data: bytes) -> None:
+    """The otel reader with ``Repeats`` (shared elements and messages) against every history
+    parsed whole (``interpret`` without it): the same threads, actions, problems and account."""
+    from unittest import mock
+
+    from threadlab.formats.common.source import Source
+    from threadlab.formats.otel import reading
+
+    def threads() -> list[object]:
+        out = reading.read_threads(Source(data, name="t.json"))
+        return [(t.to_dict(), [(p.rule, p.message) for p in t.problems], t.account) for t in out]
+
+    fast = threads()
+    with mock.patch.object(reading, "Repeats", lambda: None):
+        assert threads() == fast
