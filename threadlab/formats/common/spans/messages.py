@@ -44,13 +44,14 @@ def message_list(problems: list[tuple[str, str]], key: str, value: Any, read: Ca
         return []
     out: list[Any] = []
     for item in value:
+        lazy = known.get(id(item)) if known is not None else None  # (ids of live objects are unique)
+        if lazy is not None:  # an object met before: a dict with a role
+            out.append(lazy)
+            continue
         if isinstance(item, dict) and isinstance(item.get("role"), str):
-            if known is None:
-                out.append(LazyMsg(item, read))
-                continue
-            lazy = known.get(id(item))
-            if lazy is None:
-                lazy = known[id(item)] = LazyMsg(item, read)
+            lazy = LazyMsg(item, read)
+            if known is not None:
+                known[id(item)] = lazy
             out.append(lazy)
             continue
         msg = read(item)
