@@ -34,7 +34,7 @@ def _texts(draw: st.DrawFn) -> list[str]:
         elif how == "cut":
             text = base[: draw(st.integers(0, max(0, len(base) - 1)))]
         elif how == "junk":
-            text = head + draw(st.sampled_from([",]", ", ]", ",x]", "]x", ",1] ", " ,1]", "1]", ",[", "", ",\n2]"]))
+            text = head + draw(st.sampled_from([",]", ", ]", ",x]", "]x", ",1] ", " ,1]", "1]", ",[", "", ",\n2]", " 1]"]))
         elif how == "space":
             text = head + draw(st.sampled_from([" ", "\n"])) + (glue + " " + ",".join(items) if items else "") + " ] "
         elif how == "comma":
@@ -62,6 +62,14 @@ def test_an_extended_history_shares_the_earlier_elements() -> None:
     assert second[0] is first[0]
     assert second[1] == {"role": "assistant", "parts": ["hi"]}
     assert repeats.value('[{"role": "user", "parts": []},]') == '[{"role": "user", "parts": []},]'  # no JSON: kept as text
+
+
+def test_tails_that_are_no_json_after_an_array_read_as_a_full_parse_does() -> None:
+    """The edges the shortcut must refuse, each after ``[1]`` was read (so its head ``[1`` is a prefix)."""
+    for text in ("[1 2]", "[1,]", "[1 ,2]", "[12]", "[1, 2]", "[1]x", "[1,2] "):
+        repeats = Repeats()
+        repeats.value("[1]")
+        assert repeats.value(text) == json_value(text), text
 
 
 def _chat_span(k: int, history: str, output: str) -> dict[str, object]:
