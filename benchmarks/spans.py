@@ -114,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"round {r + 1}: " + ", ".join(f"{m} {times[m][-1]:.2f}s" for m in methods), flush=True)
     for method in methods:
         print(f"{method:12s} median {statistics.median(times[method]):.2f}s (CPU {statistics.median(CPU[method]):.2f}s)")
-    for a, b in (("naive", "threadlab-1"), ("before-1", "threadlab-1")):
-        if a in CPU and b in CPU:
+    for a, b in (("naive", "threadlab"), ("naive", "threadlab-1"), ("before", "threadlab"), ("before-1", "threadlab-1")):
+        if a in CPU and b in CPU:  # (threadlab's CPU counts its workers' too)
             print(f"CPU seconds {a} / {b}: median {statistics.median([x / y for x, y in zip(CPU[a], CPU[b], strict=True)]):.2f}x "
                   "(on a shared machine, the fairer measure)")
     ratio: dict[tuple[str, str], float] = {}

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import PydanticUndefined
 
-from threadlab.core.model import ACTION_CLASSES, AgentConfig, Thread, action_class
+from threadlab.core.model import ACTION_CLASSES, AgentConfig, ContentPart, Thread, action_class
 from threadlab.core.timefmt import parse_timestamp
 
 Check = Callable[[Any], bool]
@@ -56,6 +56,14 @@ def _by_adapter(annotation: Any) -> Check:
         return True
 
     return check
+
+
+def _content_part() -> Check:
+    """A content part: a plain text part (``{"type": "text", "text": str}``, nearly every part a
+    converter writes, which ``TextPart`` takes as it is) without asking pydantic; any other by
+    the adapter."""
+    careful = _by_adapter(ContentPart)
+    return lambda v: (type(v) is dict and len(v) == 2 and v.get("type") == "text" and type(v.get("text")) is str) or careful(v)
 
 
 def _is_str(value: Any) -> bool:
@@ -97,6 +105,8 @@ def compile_check(annotation: Any, *, time_text: Check = _is_time) -> Check:
         return lambda v: type(v) is dict and all(value_check(x) for x in v.values())
     if origin is list:
         return _list_of(compile_check(args[0], time_text=time_text) if args else (lambda v: True))
+    if annotation is ContentPart:
+        return _content_part()
     if origin is typing.Annotated:
         return _by_adapter(annotation)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):

@@ -47,6 +47,7 @@ from threadlab.formats.common.spans.model import (
     Span,
     json_value,
 )
+from threadlab.formats.common.spans.repeats import Repeats
 from threadlab.formats.otel import ai_sdk
 from threadlab.formats.otel.wire import RawSpan
 
@@ -76,8 +77,10 @@ _USAGE_KEYS = tuple((name, keys + dict(ai_sdk.USAGE_KEYS).get(name, ())) for nam
 _SYSTEM_KEEP = (G.GEN_AI_REQUEST_MODEL, G.GEN_AI_RETRIEVAL_QUERY_TEXT, OI.INPUT_VALUE, OI.OUTPUT_VALUE, G.GEN_AI_AGENT_NAME)
 
 
-def interpret(raw: RawSpan) -> Span:
-    """The span's place in the conversation, with what it says (see the module doc)."""
+def interpret(raw: RawSpan, repeats: Repeats | None = None) -> Span:
+    """The span's place in the conversation, with what it says (see the module doc). ``repeats``:
+    the file's histories read so far (``spans.repeats``: the same values and messages, each
+    repeated history parsed once)."""
     a = raw.attributes
     span = Span(raw.trace_id, raw.span_id, raw.parent_id, raw.name, raw.start, raw.end, raw.untimed, error=raw.error, line=raw.line)
     span.problems.extend(raw.problems)
@@ -88,9 +91,9 @@ def interpret(raw: RawSpan) -> Span:
     kind = a.get(OI.OPENINFERENCE_SPAN_KIND)
     kind = kind.upper() if isinstance(kind, str) else None
     if op == Ops.INVOKE_AGENT.value or (op is None and raw.name == "agent run" and PAI_AGENT_NAME in a):
-        _agent(span, raw)
+        _agent(span, raw, repeats)
     elif op in _MODEL_OPS or (op is None and _has_genai_messages(raw)):
-        _genai_model(span, raw)
+        _genai_model(span, raw, repeats)
     elif op == Ops.EXECUTE_TOOL.value:
         _tool(span, raw)
     elif op in _STRUCTURE_OPS:
@@ -98,7 +101,7 @@ def interpret(raw: RawSpan) -> Span:
     elif isinstance(op, str):
         span.role, span.data = SYSTEM, {"kind": op, **_kept(a)}
     elif kind == _OI_KIND.AGENT.value:
-        _agent(span, raw)
+        _agent(span, raw, repeats)
         span.agent_name = span.agent_name or _str(a.get(OI.GRAPH_NODE_ID)) or raw.name
     elif kind == _OI_KIND.LLM.value:
         _openinference_model(span, raw)
@@ -118,13 +121,13 @@ def interpret(raw: RawSpan) -> Span:
     return span
 
 
-def _agent(span: Span, raw: RawSpan) -> None:
+def _agent(span: Span, raw: RawSpan, repeats: Repeats | None = None) -> None:
     a = raw.attributes
     span.role = AGENT
     span.agent_name = span.agent_name or raw.name.removeprefix(Ops.INVOKE_AGENT.value + " ") or None
     history = a.get(PAI_ALL_MESSAGES)
     if history is not None:
-        span.history = _messages(span, PAI_ALL_MESSAGES, json_value(history), genai_message)
+        span.history = _history(span, PAI_ALL_MESSAGES, history, repeats)
     elif a.get(PAI_ALL_MESSAGES_EVENTS) is not None:
         span.history = [m for _, m in _event_list(span, PAI_ALL_MESSAGES_EVENTS, json_value(a[PAI_ALL_MESSAGES_EVENTS]))]
     description = a.get(G.GEN_AI_AGENT_DESCRIPTION)
@@ -132,11 +135,11 @@ def _agent(span: Span, raw: RawSpan) -> None:
         span.data = {"description": description}
 
 
-def _genai_model(span: Span, raw: RawSpan) -> None:
+def _genai_model(span: Span, raw: RawSpan, repeats: Repeats | None = None) -> None:
     a = raw.attributes
     span.role = MODEL
     if G.GEN_AI_INPUT_MESSAGES in a or G.GEN_AI_OUTPUT_MESSAGES in a:
-        span.inputs = _messages(span, G.GEN_AI_INPUT_MESSAGES, json_value(a.get(G.GEN_AI_INPUT_MESSAGES)), genai_message)
+        span.inputs = _history(span, G.GEN_AI_INPUT_MESSAGES, a.get(G.GEN_AI_INPUT_MESSAGES), repeats)
         span.outputs = _messages(span, G.GEN_AI_OUTPUT_MESSAGES, json_value(a.get(G.GEN_AI_OUTPUT_MESSAGES)), genai_message)
     elif a.get(PAI_EVENTS) is not None:
         events = _event_list(span, PAI_EVENTS, json_value(a[PAI_EVENTS]))
@@ -249,13 +252,24 @@ def _messages(span: Span, key: str, value: Any, read: Any) -> list[Any]:
     return message_list(span.problems, key, value, read)
 
 
+def _history(span: Span, key: str, value: Any, repeats: Repeats | None) -> list[Any]:
+    """A GenAI message list that repeats the history: with ``repeats``, an element read before is
+    the same message (the same ``LazyMsg``, parsed at most once)."""
+    if repeats is None:
+        return message_list(span.problems, key, json_value(value), genai_message)
+    return message_list(span.problems, key, repeats.value(value), genai_message, repeats.known)
+
+
 def _usage(a: Mapping[str, Any], problems: list[tuple[str, str]]) -> dict[str, int] | None:
     """The first attribute of each count's names that holds a count (``counts.count_of``: a
     float that is a whole number is one); one that holds something else is a ``usage`` problem."""
     counts: dict[str, int] = {}
     for name, keys in _USAGE_KEYS:
         for key in keys:
-            count, why = count_of(a.get(key))
+            value = a.get(key)
+            if value is None:  # (most names are absent: no call for them)
+                continue
+            count, why = count_of(value)
             if why is not None:
                 problems.append(("usage", f"{key}: {why}; left out"))
             if count is not None:

@@ -9,6 +9,7 @@ from threadlab.formats.common.source import Source
 from threadlab.formats.common.spans.documents import Failure, read_items
 from threadlab.formats.common.spans.grouping import build_threads
 from threadlab.formats.common.spans.model import Span
+from threadlab.formats.common.spans.repeats import Repeats
 from threadlab.formats.otel.conventions import interpret
 from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span, is_otlp, otlp_spans
 
@@ -45,7 +46,8 @@ def threads_of(source: Source, raws: list[RawSpan], failures: list[Failure], *, 
         rule = failures[0][1] if failures else "empty"
         raise source.error(rule, "holds no span" + (f" ({failures[0][2]})" if failures else ""), line=failures[0][0] if failures else None)
     resources = {r.span_id: r.resource for r in raws if r.resource}
-    spans = [interpret(r) for r in raws]
+    repeats = Repeats()  # each repeated history parsed once
+    spans = [interpret(r, repeats) for r in raws]
     return build_threads(spans, key=KEY, source=source.name, failures=failures, thread_meta=lambda tid, ss: _meta(tid, ss, resources), documents=documents)
 
 

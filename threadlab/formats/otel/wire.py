@@ -112,6 +112,8 @@ def any_value(value: Any) -> Any:
     One pass over its (single) key: this runs once per attribute of every span."""
     if type(value) is not dict:
         return value
+    if len(value) == 1 and "stringValue" in value:  # most attributes: no lookup, no call
+        return value["stringValue"]
     for key, got in value.items():
         convert = _ANY.get(key)
         if convert is not None and got is not None:
@@ -154,7 +156,7 @@ def key_values(items: Any) -> dict[str, Any]:
         return flatten({k: any_value(v) if _is_any(v) else v for k, v in items.items() if isinstance(k, str)})
     if not isinstance(items, list):
         return {}
-    return {kv["key"]: any_value(kv.get("value")) for kv in items if isinstance(kv, Mapping) and isinstance(kv.get("key"), str)}
+    return {kv["key"]: any_value(kv.get("value")) for kv in items if (type(kv) is dict or isinstance(kv, Mapping)) and isinstance(kv.get("key"), str)}
 
 
 def _is_any(value: Any) -> bool:

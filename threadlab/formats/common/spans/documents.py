@@ -51,7 +51,8 @@ def read_items(source: Source, take: Callable[[Any, int | None], bool], what: st
     if source.is_object:
         documents: Any = [(None, source.obj)]
     else:
-        source.text()  # an encoding problem is the file's, with its line
+        if not source.data.isascii():  # (ASCII is UTF-8: no copy of the file as text to find out)
+            source.text()  # an encoding problem is the file's, with its line
         documents = iter_documents(source.data)
     for line, doc in documents:
         if isinstance(doc, ValueError):

@@ -30,9 +30,13 @@ from threadlab.formats.common.spans.model import LazyMsg, Msg, Part
 _MEDIA = ("blob", "uri", "file", "image", "image_url", "input_image", "audio", "input_audio", "video", "document")
 
 
-def message_list(problems: list[tuple[str, str]], key: str, value: Any, read: Callable[[Any], Msg | None]) -> list[Any]:
+def message_list(problems: list[tuple[str, str]], key: str, value: Any, read: Callable[[Any], Msg | None],
+                 known: dict[int, LazyMsg] | None = None) -> list[Any]:
     """A list of wire messages: each object with a role parsed only when needed (``LazyMsg``:
-    every model call repeats the history), anything else read now or named in ``problems``."""
+    every model call repeats the history), anything else read now or named in ``problems``.
+    ``known``: the ``LazyMsg`` of each wire object already met (by identity: ``spans.repeats``
+    hands the same objects again for a repeated history; each kept alive by its message), all
+    read by the same ``read``."""
     if value is None:
         return []
     if not isinstance(value, list):
@@ -40,8 +44,15 @@ def message_list(problems: list[tuple[str, str]], key: str, value: Any, read: Ca
         return []
     out: list[Any] = []
     for item in value:
+        lazy = known.get(id(item)) if known is not None else None  # (ids of live objects are unique)
+        if lazy is not None:  # an object met before: a dict with a role
+            out.append(lazy)
+            continue
         if isinstance(item, dict) and isinstance(item.get("role"), str):
-            out.append(LazyMsg(item, read))
+            lazy = LazyMsg(item, read)
+            if known is not None:
+                known[id(item)] = lazy
+            out.append(lazy)
             continue
         msg = read(item)
         if msg is None:

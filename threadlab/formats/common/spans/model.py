@@ -77,12 +77,15 @@ class LazyMsg:
     """A message parsed only when needed: every model call repeats the history, and the part
     of it already read is recognised by comparing the wire objects (``raw``) themselves."""
 
-    __slots__ = ("_msg", "_read", "raw")
+    __slots__ = ("_msg", "_read", "cheap_role", "raw")
 
-    def __init__(self, raw: Any, read: Callable[[Any], Msg | None]) -> None:
+    def __init__(self, raw: dict[str, Any], read: Callable[[Any], Msg | None]) -> None:
+        """``raw``: a wire object whose ``role`` is a string (``messages.message_list`` makes
+        them): the role the assembly asks of every message of every history, kept, not parsed."""
         self.raw = raw
         self._read = read
         self._msg: Msg | None = None
+        self.cheap_role: str = raw["role"]
 
     def get(self) -> Msg:
         if self._msg is None:
@@ -105,18 +108,13 @@ class LazyMsg:
     def key(self) -> bytes:
         return self.get().key
 
-    @property
-    def cheap_role(self) -> str:
-        role = self.raw.get("role") if isinstance(self.raw, dict) else None
-        return role if isinstance(role, str) else self.role
-
 
 def same(a: Msg | LazyMsg, b: Msg | LazyMsg) -> bool:
     """The same message: equal wire objects (no parsing), else equal keys."""
     if a is b:
         return True
     ra, rb = a.raw, b.raw
-    if ra is not None and rb is not None and ra == rb:
+    if ra is not None and rb is not None and (ra is rb or ra == rb):
         return True
     return a.key == b.key
 

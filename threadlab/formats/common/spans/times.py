@@ -22,6 +22,8 @@ def nanos(value: Any) -> int | None:
 
 
 def _nanos(value: Any) -> int | None:
+    if type(value) is str and value.isdigit():  # OTLP/JSON's unix-nano strings, first: every span has two
+        return int(value) if value.isascii() and len(value) < 30 else None
     if isinstance(value, bool):
         return None
     if isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value) and 0 <= value[1] < 10**9:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from threadlab.core.builder import slug
@@ -84,7 +85,10 @@ class SpanTree:
             self.kept.setdefault(span.span_id, []).extend(phrases)
 
     def agent_id(self, name: str) -> str:
-        return slug(name)
+        return _slug(name)
+
+
+_slug = lru_cache(maxsize=256)(slug)  # asked for every action of a trace's few agents
 
 
 def time_of(span: Span) -> int | None:
