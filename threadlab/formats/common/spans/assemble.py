@@ -29,7 +29,7 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.formats.common.spans.calls import Calls
 from threadlab.formats.common.spans.content import content, finish_reason, usage
-from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Span, same
+from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, LazyMsg, Msg, Part, Span, same
 from threadlab.formats.common.spans.tree import when
 
 
@@ -121,7 +121,7 @@ class Assembly(Calls):
                     info["meta"].setdefault("system_instructions", [])
                     if text not in info["meta"]["system_instructions"]:
                         info["meta"]["system_instructions"].append(text)
-        new = self.new_messages(span, span.inputs or [])
+        new = [_read(m) for m in self.new_messages(span, span.inputs or [])]
         start = run.start if first and run is not None else span.start
         # a history this trace did not make (an earlier run of the session) stands with the prompt
         # that follows it, in its order: all at the prompt's time, not its answers at the call's
@@ -135,7 +135,7 @@ class Assembly(Calls):
         answer_meta = {**model_meta, self.key: {"response_id": response_id}} if isinstance(response_id, str) else model_meta
         emitted: list[dict[str, Any]] = []
         for msg in outputs:
-            emitted += self.read_message(msg, span, agent, span.end, model_meta=answer_meta, finish=span.finish_reasons)
+            emitted += self.read_message(_read(msg), span, agent, span.end, model_meta=answer_meta, finish=span.finish_reasons)
         self.extend_history(outputs)
         tokens = usage(span.usage)
         if tokens is not None:
@@ -153,24 +153,30 @@ class Assembly(Calls):
         call showed (the output tool's return, say) is new, at the run's end."""
         agent = self.agent_of(span)
         for msg in self.new_messages(span, span.history or []):
-            self.read_message(msg, span, agent, span.end)
+            self.read_message(_read(msg), span, agent, span.end)
 
     def read_message(self, msg: Msg, span: Span, agent: str, time: int, *, model_meta: dict[str, Any] | None = None,
                      finish: list[str] | None = None) -> list[dict[str, Any]]:
-        """Emit one new message's actions; returns the fields of the actions emitted."""
+        """Emit one new message's actions (``msg`` read: ``_read``); returns the fields of the actions emitted."""
         emitted: list[dict[str, Any]] = []
         meta = dict(model_meta or {})
         calls: list[dict[str, Any]] = []
+        shown: list[Part] = []
+        reasoning: list[Part] = []
         for part in msg.parts:
-            if part.kind == "tool_result":
+            kind = part.kind
+            if kind == "text" or kind == "media" or kind == "other":
+                shown.append(part)
+            elif kind == "tool_result":
                 self.add_result(part, time, span)
-            elif part.kind == "tool_call":
+            elif kind == "tool_call":
                 call = self.add_call(part, span, agent, time, meta, from_history=model_meta is None)
                 if call is not None:
                     calls.append(call.meta)
-        shown = [p for p in msg.parts if p.kind in ("text", "media", "other")]
+            elif kind == "reasoning":
+                reasoning.append(part)
         if msg.role == "assistant":
-            for part in (p for p in msg.parts if p.kind == "reasoning"):
+            for part in reasoning:
                 fields = self.emit(time, "thinking", span, agent_id=self.agent_id(agent), content=part.text,
                                    provider_name=(model_meta or {}).get("provider_name") or "unknown", metadata=dict(meta))
                 emitted.append(fields)
@@ -236,6 +242,11 @@ class Assembly(Calls):
             rule = span.problems[0][0] if span.problems else "unknown-type"
             builder.kept(rule, f"span {span.span_id} ({span.name}): " + "; ".join(phrases), line=span.line)
         builder.took(taken)
+
+
+def _read(msg: Msg | LazyMsg) -> Msg:
+    """The message itself (a ``LazyMsg`` parsed once, not asked again for each of its fields)."""
+    return msg.get() if type(msg) is LazyMsg else msg
 
 
 def _results_only(msg: Msg) -> bool:
