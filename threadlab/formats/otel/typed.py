@@ -20,7 +20,7 @@ import orjson
 from msgspec import Raw, Struct
 
 from threadlab.formats.common.source import Source
-from threadlab.formats.common.spans.times import span_times
+from threadlab.formats.common.spans.times import _NANOS, span_times
 from threadlab.formats.otel.wire import _ERROR_CODES, RawSpan, _array, _kvlist, event_time, key_values, span_id
 
 _NONE = Raw()  # every absent raw field is this very object
@@ -189,6 +189,16 @@ def _attributes(items: list[KeyValue] | None) -> dict[str, Any]:
     return {kv.key: kv.value.value_ if kv.value is not None else None for kv in items} if items else {}
 
 
+def _unix_nanos(value: Any) -> int | None:
+    """A unix-nano string (what OTLP/JSON writes) of a moment a thread holds, as ``times.nanos``
+    reads it; None for anything else (``span_times`` then reads it)."""
+    if type(value) is str and value.isdigit() and value.isascii() and len(value) < 30:
+        found = int(value)
+        if _NANOS[0] <= found <= _NANOS[1]:
+            return found
+    return None
+
+
 def _id(value: str | None, size: int, ids: dict[tuple[str | None, int], str | None]) -> str | None:
     key = (value, size)
     found = ids.get(key, _NONE)
@@ -203,8 +213,12 @@ def _span(raw: Span, resource: dict[str, Any] | None, scope: Any, ids: dict[tupl
     if trace is None or sid is None:
         raise _Refused("a span without ids")
     problems: list[tuple[str, str]] = []
-    start, end, untimed = span_times(_whole(_either(raw.startTimeUnixNano, raw.start_time_unix_nano)),
-                                     _whole(_either(raw.endTimeUnixNano, raw.end_time_unix_nano)), ("startTimeUnixNano", "endTimeUnixNano"), problems)
+    first, last = _either(raw.startTimeUnixNano, raw.start_time_unix_nano), _either(raw.endTimeUnixNano, raw.end_time_unix_nano)
+    start, end = _unix_nanos(first), _unix_nanos(last)
+    if start is None or end is None:  # anything but two unix-nano strings of moments: as the careful route times it
+        start, end, untimed = span_times(_whole(first), _whole(last), ("startTimeUnixNano", "endTimeUnixNano"), problems)
+    else:
+        untimed = False
     status = raw.status
     error = (status.message or "error") if status is not None and status.code in _ERROR_CODES else None
     events = []
