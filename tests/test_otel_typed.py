@@ -153,3 +153,10 @@ def test_typed_declines_what_it_cannot_read_alike(value: Any) -> None:
     doc = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174",
                                                           "name": "s", "attributes": [{"key": "k", "value": value}]}]}]}]}
     assert typed_spans(Source(json.dumps(doc).encode(), name="x.json")) is None
+
+
+@pytest.mark.parametrize("data", [b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "\xff"}]}]}]}',  # not UTF-8
+                                  b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "\\ud83d"}]}]}]}',  # a lone surrogate
+                                  b'{"resourceSpans": []}\n{"resourceSpans": []}', b'[{"resourceSpans": []}]', b''])
+def test_typed_leaves_other_files_to_the_careful_route(data: bytes) -> None:
+    assert typed_spans(Source(data, name="x.json")) is None

@@ -160,7 +160,7 @@ def typed_spans(source: Source) -> list[RawSpan] | None:
     try:
         doc = _DECODER.decode(source.data)
         spans = list(_spans(doc, {}))
-    except (msgspec.DecodeError, msgspec.ValidationError, _Refused, orjson.JSONDecodeError, RecursionError):
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):  # (ValueError: not UTF-8, _Refused, orjson's)
         return None
     return spans or None
 
