@@ -59,3 +59,10 @@ def test_other_files_with_observations_are_not_claimed() -> None:
     other = {"observations": [{"id": "a", "type": "note", "startTime": "2026-01-01T00:00:00Z"}], "timestamp": "2026-01-01T00:00:00Z", "id": "t"}
     with pytest.raises(ThreadError, match="no format"):
         detect_format(Source(json.dumps(other).encode(), name="notes.json"))
+
+
+def test_detection_passes_over_files_without_the_marks_common_part() -> None:
+    """``detect`` passes over a file without "bservation" in one search: every mark holds it."""
+    from threadlab.formats.langfuse import _MARKS
+
+    assert all(b"bservation" in mark for mark in _MARKS)

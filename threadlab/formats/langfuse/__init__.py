@@ -28,7 +28,8 @@ def detect(source: Source) -> bool:
     if found is not None:
         return found
     head = source.head(HEAD)
-    if past_cut_first(head).lstrip()[:1] not in (b"{", b"[") or not any(m in head for m in _MARKS):
+    # (every mark holds "bservation": a file with none, as every other format's, is passed over in one search)
+    if past_cut_first(head).lstrip()[:1] not in (b"{", b"[") or b"bservation" not in head or not any(m in head for m in _MARKS):
         return False
     value = source.try_json()
     if value is None:

@@ -54,8 +54,11 @@ from threadlab.formats.otel.wire import RawSpan
 Ops = G.GenAiOperationNameValues
 _MODEL_OPS = {Ops.CHAT.value, Ops.TEXT_COMPLETION.value, Ops.GENERATE_CONTENT.value}
 _STRUCTURE_OPS = {Ops.INVOKE_WORKFLOW.value}
+# the names compared on every span, as plain strings (an enum member's ``value`` is a Python call)
+_INVOKE_AGENT, _EXECUTE_TOOL = Ops.INVOKE_AGENT.value, Ops.EXECUTE_TOOL.value
+_KIND_AGENT, _KIND_LLM, _KIND_TOOL, _KIND_CHAIN = (k.value for k in (OpenInferenceSpanKindValues.AGENT, OpenInferenceSpanKindValues.LLM,
+                                                                     OpenInferenceSpanKindValues.TOOL, OpenInferenceSpanKindValues.CHAIN))
 OI = SpanAttributes
-_OI_KIND = OpenInferenceSpanKindValues
 _EVENT_NAMES = ("gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice")
 # pydantic-ai's own attribute names (no semantic-conventions package names them)
 PAI_ALL_MESSAGES = "pydantic_ai.all_messages"
@@ -90,24 +93,24 @@ def interpret(raw: RawSpan, repeats: Repeats | None = None) -> Span:
     op = op if isinstance(op, str) or op is None else str(op)  # a list or object there names no operation we know
     kind = a.get(OI.OPENINFERENCE_SPAN_KIND)
     kind = kind.upper() if isinstance(kind, str) else None
-    if op == Ops.INVOKE_AGENT.value or (op is None and raw.name == "agent run" and PAI_AGENT_NAME in a):
+    if op == _INVOKE_AGENT or (op is None and raw.name == "agent run" and PAI_AGENT_NAME in a):
         _agent(span, raw, repeats)
     elif op in _MODEL_OPS or (op is None and _has_genai_messages(raw)):
         _genai_model(span, raw, repeats)
-    elif op == Ops.EXECUTE_TOOL.value:
+    elif op == _EXECUTE_TOOL:
         _tool(span, raw)
     elif op in _STRUCTURE_OPS:
         span.role = STRUCTURE
     elif isinstance(op, str):
         span.role, span.data = SYSTEM, {"kind": op, **_kept(a)}
-    elif kind == _OI_KIND.AGENT.value:
+    elif kind == _KIND_AGENT:
         _agent(span, raw, repeats)
         span.agent_name = span.agent_name or _str(a.get(OI.GRAPH_NODE_ID)) or raw.name
-    elif kind == _OI_KIND.LLM.value:
+    elif kind == _KIND_LLM:
         _openinference_model(span, raw)
-    elif kind == _OI_KIND.TOOL.value:
+    elif kind == _KIND_TOOL:
         _openinference_tool(span, raw)
-    elif kind == _OI_KIND.CHAIN.value:
+    elif kind == _KIND_CHAIN:
         span.role = STRUCTURE
     elif kind is not None:
         span.role, span.data = SYSTEM, {"kind": kind.lower(), **_kept(a)}
@@ -124,7 +127,7 @@ def interpret(raw: RawSpan, repeats: Repeats | None = None) -> Span:
 def _agent(span: Span, raw: RawSpan, repeats: Repeats | None = None) -> None:
     a = raw.attributes
     span.role = AGENT
-    span.agent_name = span.agent_name or raw.name.removeprefix(Ops.INVOKE_AGENT.value + " ") or None
+    span.agent_name = span.agent_name or raw.name.removeprefix(_INVOKE_AGENT + " ") or None
     history = a.get(PAI_ALL_MESSAGES)
     if history is not None:
         span.history = _history(span, PAI_ALL_MESSAGES, history, repeats)
@@ -184,7 +187,7 @@ def _openinference_model(span: Span, raw: RawSpan) -> None:
 def _tool(span: Span, raw: RawSpan) -> None:
     a = raw.attributes
     span.role = TOOL
-    span.tool_name = _str(a.get(G.GEN_AI_TOOL_NAME)) or raw.name.removeprefix(Ops.EXECUTE_TOOL.value + " ")
+    span.tool_name = _str(a.get(G.GEN_AI_TOOL_NAME)) or raw.name.removeprefix(_EXECUTE_TOOL + " ")
     span.call_id = _str(a.get(G.GEN_AI_TOOL_CALL_ID))
     span.args = a.get(G.GEN_AI_TOOL_CALL_ARGUMENTS, a.get(PAI_TOOL_ARGUMENTS))
     for key in (G.GEN_AI_TOOL_CALL_RESULT, PAI_TOOL_RESPONSE):

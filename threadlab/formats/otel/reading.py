@@ -11,13 +11,18 @@ from threadlab.formats.common.spans.grouping import build_threads
 from threadlab.formats.common.spans.model import Span
 from threadlab.formats.common.spans.repeats import Repeats
 from threadlab.formats.otel.conventions import interpret
+from threadlab.formats.otel.typed import typed_spans
 from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span, is_otlp, otlp_spans
 
 KEY = "otel"
 
 
 def raw_spans(source: Source) -> tuple[list[RawSpan], list[Failure]]:
-    """Every span of the file, and what could not be read: (line, rule, message)."""
+    """Every span of the file, and what could not be read: (line, rule, message). A file that
+    is one OTLP JSON document is read by typed decoding (``typed.py``), anything else here."""
+    typed = typed_spans(source)
+    if typed is not None:
+        return typed, []
     spans: list[RawSpan] = []
 
     def take(item: Any, line: int | None) -> bool:

@@ -21,6 +21,7 @@ its prompt, all at the prompt's time, and keeps its order, calls and returns in 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import compress, count
 from operator import is_not
 from typing import Any
@@ -28,7 +29,7 @@ from typing import Any
 from threadlab.core.builder import ThreadBuilder, slug
 from threadlab.formats.common.spans.calls import Calls
 from threadlab.formats.common.spans.content import content, finish_reason, usage
-from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, Msg, Span, same
+from threadlab.formats.common.spans.model import AGENT, FOREIGN, HANDOFF, MODEL, SYSTEM, TOOL, LazyMsg, Msg, Part, Span, same
 from threadlab.formats.common.spans.tree import when
 
 
@@ -120,7 +121,7 @@ class Assembly(Calls):
                     info["meta"].setdefault("system_instructions", [])
                     if text not in info["meta"]["system_instructions"]:
                         info["meta"]["system_instructions"].append(text)
-        new = self.new_messages(span, span.inputs or [])
+        new = [_read(m) for m in self.new_messages(span, span.inputs or [])]
         start = run.start if first and run is not None else span.start
         # a history this trace did not make (an earlier run of the session) stands with the prompt
         # that follows it, in its order: all at the prompt's time, not its answers at the call's
@@ -134,7 +135,7 @@ class Assembly(Calls):
         answer_meta = {**model_meta, self.key: {"response_id": response_id}} if isinstance(response_id, str) else model_meta
         emitted: list[dict[str, Any]] = []
         for msg in outputs:
-            emitted += self.read_message(msg, span, agent, span.end, model_meta=answer_meta, finish=span.finish_reasons)
+            emitted += self.read_message(_read(msg), span, agent, span.end, model_meta=answer_meta, finish=span.finish_reasons)
         self.extend_history(outputs)
         tokens = usage(span.usage)
         if tokens is not None:
@@ -152,24 +153,30 @@ class Assembly(Calls):
         call showed (the output tool's return, say) is new, at the run's end."""
         agent = self.agent_of(span)
         for msg in self.new_messages(span, span.history or []):
-            self.read_message(msg, span, agent, span.end)
+            self.read_message(_read(msg), span, agent, span.end)
 
     def read_message(self, msg: Msg, span: Span, agent: str, time: int, *, model_meta: dict[str, Any] | None = None,
                      finish: list[str] | None = None) -> list[dict[str, Any]]:
-        """Emit one new message's actions; returns the fields of the actions emitted."""
+        """Emit one new message's actions (``msg`` read: ``_read``); returns the fields of the actions emitted."""
         emitted: list[dict[str, Any]] = []
         meta = dict(model_meta or {})
         calls: list[dict[str, Any]] = []
+        shown: list[Part] = []
+        reasoning: list[Part] = []
         for part in msg.parts:
-            if part.kind == "tool_result":
+            kind = part.kind
+            if kind == "text" or kind == "media" or kind == "other":
+                shown.append(part)
+            elif kind == "tool_result":
                 self.add_result(part, time, span)
-            elif part.kind == "tool_call":
+            elif kind == "tool_call":
                 call = self.add_call(part, span, agent, time, meta, from_history=model_meta is None)
                 if call is not None:
                     calls.append(call.meta)
-        shown = [p for p in msg.parts if p.kind in ("text", "media", "other")]
+            elif kind == "reasoning":
+                reasoning.append(part)
         if msg.role == "assistant":
-            for part in (p for p in msg.parts if p.kind == "reasoning"):
+            for part in reasoning:
                 fields = self.emit(time, "thinking", span, agent_id=self.agent_id(agent), content=part.text,
                                    provider_name=(model_meta or {}).get("provider_name") or "unknown", metadata=dict(meta))
                 emitted.append(fields)
@@ -195,8 +202,8 @@ class Assembly(Calls):
     # --- the thread -------------------------------------------------------------------------
     def fill(self, builder: ThreadBuilder) -> None:
         """The thread's agents, actions and account, into ``builder``."""
-        acting = {f.get("agent_id") for _, _, _, f in self.out} | {self.agent_id(c.agent) for c in self.calls.values()}
-        for _, _, kind, f in self.out:
+        acting = {f.get("agent_id") for _, _, _, f, _ in self.out} | {self.agent_id(c.agent) for c in self.calls.values()}
+        for _, _, kind, f, _ in self.out:
             if kind in ("system.agent_join", "system.handoff") and isinstance(f.get("data"), dict):
                 acting |= {f["data"].get("agent_id"), f["data"].get("to_agent_id"), f["data"].get("from_agent_id")}
         for name, info in self.agents.items():
@@ -204,25 +211,42 @@ class Assembly(Calls):
                 continue  # an agent span that only wraps others (OpenInference's trace-level AGENT span)
             created = when(info["created"]) if info["created"] is not None else None  # (none: the thread's first time, ThreadBuilder's)
             builder.agent(name, agent_id=self.agent_id(name), created_at=created, metadata=info["meta"] or None)
-        # a join goes before what the joining agent does at the same moment
-        for time, _, kind, fields in sorted(self.out, key=lambda x: (x[0], x[2] != "system.agent_join", x[1])):
-            clean = {k: v for k, v in fields.items() if not k.startswith("_")}
-            meta = {k: v for k, v in clean["metadata"].items() if not k.startswith("_")}
-            run = self.run_of(fields["_span"])
-            link = self.links.get(run.span_id) if run is not None else None
-            if link is not None and link[1] and kind != "system.agent_join":
-                meta["parent_tool_call_id"] = link[1]  # a delegated agent's actions name the call that started it
-            clean["metadata"] = meta
-            builder.add(kind, timestamp=None if fields["_span"].untimed else when(time), **clean)  # (no time: the builder's, said)
+        # a join goes before what the joining agent does at the same moment; each action's fields
+        # (and metadata) are its own dicts, handed over as they are (the metadata keys are the
+        # assembly's own: ``emit``'s callers give model, provider, agent and span names only)
+        moments: dict[int, datetime] = {}  # the actions of one span's end share their time, made once
+        links = self.links
+        for time, _, kind, fields, span in sorted(self.out, key=lambda x: (x[0], x[2] != "system.agent_join", x[1])):
+            fields.pop("_kind", None)
+            if links:
+                run = self.run_of(span)
+                link = links.get(run.span_id) if run is not None else None
+                if link is not None and link[1] and kind != "system.agent_join":
+                    fields["metadata"]["parent_tool_call_id"] = link[1]  # a delegated agent's actions name the call that started it
+            if span.untimed:
+                moment = None  # (no time: the builder's, said)
+            else:
+                moment = moments.get(time)
+                if moment is None:
+                    moment = moments[time] = when(time)
+            builder.add(kind, timestamp=moment, **fields)
+        taken = 0
         for span in self.spans:
-            phrases = self.kept.get(span.span_id, []) + [m for _, m in span.problems]
+            kept = self.kept.get(span.span_id)
+            if not kept and not span.problems and span.role != FOREIGN:
+                taken += 1
+                continue
+            phrases = (kept or []) + [m for _, m in span.problems]
             if span.role == FOREIGN:
                 phrases.insert(0, f"span {span.name!r} follows no GenAI or OpenInference convention; kept as system.span")
-            if phrases:
-                rule = span.problems[0][0] if span.problems else "unknown-type"
-                builder.kept(rule, f"span {span.span_id} ({span.name}): " + "; ".join(phrases), line=span.line)
-            else:
-                builder.took()
+            rule = span.problems[0][0] if span.problems else "unknown-type"
+            builder.kept(rule, f"span {span.span_id} ({span.name}): " + "; ".join(phrases), line=span.line)
+        builder.took(taken)
+
+
+def _read(msg: Msg | LazyMsg) -> Msg:
+    """The message itself (a ``LazyMsg`` parsed once, not asked again for each of its fields)."""
+    return msg.get() if type(msg) is LazyMsg else msg
 
 
 def _results_only(msg: Msg) -> bool:

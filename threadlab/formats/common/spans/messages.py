@@ -64,7 +64,7 @@ def message_list(problems: list[tuple[str, str]], key: str, value: Any, read: Ca
 
 def genai_message(value: Any) -> Msg | None:
     """One message of the newer GenAI conventions (or, failing that, Chat Completions style)."""
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         return None
     parts = value.get("parts")
     if not isinstance(parts, list):
@@ -80,6 +80,10 @@ def bare_part(value: Any) -> Part:
 
 
 def genai_part(part: Any) -> Part:
+    if type(part) is dict and part.get("type") == "text":  # most parts: a text (no ABC check, one lookup of its type)
+        text = part.get("content")
+        if type(text) is str:
+            return Part("text", text=text)
     if not isinstance(part, Mapping):
         return bare_part(part)
     kind = part.get("type")

@@ -110,13 +110,30 @@ class LazyMsg:
 
 
 def same(a: Msg | LazyMsg, b: Msg | LazyMsg) -> bool:
-    """The same message: equal wire objects (no parsing), else equal keys."""
+    """The same message: equal wire objects (no parsing), else equal keys (unless ``_differ``
+    tells they cannot be, without making them: most histories compared part ways at a message)."""
     if a is b:
         return True
     ra, rb = a.raw, b.raw
     if ra is not None and rb is not None and (ra is rb or ra == rb):
         return True
+    if _differ(a.get() if type(a) is LazyMsg else a, b.get() if type(b) is LazyMsg else b):
+        return False
     return a.key == b.key
+
+
+def _differ(a: Msg, b: Msg) -> bool:
+    """Messages whose keys (``Msg.key``) differ: other numbers or kinds of parts (each part's key
+    starts with its kind), a text or reasoning part of other text (its key is (kind, text)), or
+    another role (the key's role: "tool" for results only, the same for both when the kinds are)."""
+    pa, pb = a.parts, b.parts
+    if len(pa) != len(pb):
+        return True
+    for x, y in zip(pa, pb, strict=True):
+        if x.kind != y.kind or (x.kind in ("text", "reasoning") and x.text != y.text):
+            return True
+    results_only = bool(pa) and all(p.kind == "tool_result" for p in pa)
+    return not results_only and a.role != b.role
 
 
 def json_value(value: Any) -> Any:

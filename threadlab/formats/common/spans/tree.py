@@ -30,7 +30,7 @@ class SpanTree:
         self._depth: dict[str, int] = {}
         self._runs: dict[str, Span | None] = {}
         self.spans = sorted(spans, key=lambda s: (s.start, self.depth(s)))
-        self.out: list[tuple[int, int, str, dict[str, Any]]] = []
+        self.out: list[tuple[int, float, str, dict[str, Any], Span]] = []  # (time, order, action type, fields, span)
         self.agents: dict[str, dict[str, Any]] = {}
         self.links: dict[str | None, tuple[str, str | None]] = {}  # agent run → (inviting agent, tool call id)
         self.kept: dict[str, list[str]] = {}  # span id → what of it was kept as unknown
@@ -73,11 +73,11 @@ class SpanTree:
 
     # --- output -----------------------------------------------------------------------------
     def emit(self, time: int, action_type: str, span: Span, *, order: float | None = None, **fields: Any) -> dict[str, Any]:
-        """Collect an action; ``order`` breaks ties of time (by default, the order emitted)."""
+        """Collect an action (its fields, each dict its own: ``fill`` hands them to the builder as
+        they are); ``order`` breaks ties of time (by default, the order emitted)."""
         meta = fields.pop("metadata", None) or {}
         fields["metadata"] = {**meta, self.key: {"span_id": span.span_id, **meta.get(self.key, {})}}
-        fields["_span"] = span
-        self.out.append((time, len(self.out) if order is None else order, action_type, fields))
+        self.out.append((time, len(self.out) if order is None else order, action_type, fields, span))
         return fields
 
     def keep_unknown(self, span: Span, phrases: list[str]) -> None:
