@@ -91,6 +91,8 @@ def test_threads_extracted_together_equal_each_extracted_alone(docs: list[dict[s
     with tempfile.TemporaryDirectory() as folder:
         items = _records(docs, Path(folder))
     records = [item for item in items if isinstance(item, ThreadRecord)]
+    if not records:  # (every file a problem: no thread to compare)
+        return
     together = _tables(records)["threads"]
     alone = pa.concat_tables([_tables([record])["threads"] for record in records])
     assert together.equals(alone), (together.to_pylist(), alone.to_pylist())
@@ -139,3 +141,31 @@ def test_each_thread_names_its_own_agents_in_a_shared_block() -> None:
     threads_table = _tables([ThreadRecord(d, "t", "threadprotocol") for d in docs])["threads"]
     assert threads_table["agents"].to_pylist() == ["Planner, Coder", "Researcher, Scribe", "Planner, Coder"]  # (by agent id)
     assert threads_table["n_agents"].to_pylist() == [2, 2, 2]
+
+
+def test_blocks_on_several_threads_put_the_default_pool_back() -> None:
+    """Dask's threaded scheduler reads chunks on several threads at once: with two blocks
+    interleaved (the first ends while the second runs), the pool in use before them is the
+    one in use after them."""
+    import threading
+
+    before = pa.default_memory_pool().backend_name
+    second_in, first_out = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with chunk_memory():
+            second_in.wait(5)
+        first_out.set()
+
+    def second() -> None:
+        with chunk_memory():
+            second_in.set()
+            first_out.wait(5)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert second_in.is_set() and first_out.is_set()
+    assert pa.default_memory_pool().backend_name == before

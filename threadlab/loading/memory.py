@@ -12,6 +12,7 @@ switch), and where pyarrow has no jemalloc (some platforms' wheels) nothing chan
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator
 from functools import cache
 
@@ -26,16 +27,29 @@ def _retaining_pool() -> pa.MemoryPool | None:
         return None
 
 
+_lock = threading.Lock()
+_inside = 0  # blocks running now (Dask's threaded scheduler reads chunks on several threads)
+_previous: list[pa.MemoryPool] = []
+
+
 @contextlib.contextmanager
 def chunk_memory() -> Iterator[None]:
-    """Arrow allocates from the jemalloc pool inside the block (see the module docstring)."""
+    """Arrow allocates from the jemalloc pool inside the block (see the module docstring); the
+    pool in use before the first of the blocks running at once is put back after the last."""
+    global _inside
     pool = _retaining_pool()
     if pool is None:
         yield
         return
-    previous = pa.default_memory_pool()
-    pa.set_memory_pool(pool)
+    with _lock:
+        if _inside == 0:
+            _previous[:] = [pa.default_memory_pool()]
+            pa.set_memory_pool(pool)
+        _inside += 1
     try:
         yield
     finally:
-        pa.set_memory_pool(previous)
+        with _lock:
+            _inside -= 1
+            if _inside == 0:
+                pa.set_memory_pool(_previous.pop())
