@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from itertools import count, islice, repeat
+from itertools import chain, count, islice, repeat
 from operator import le
 from typing import Any
 
@@ -20,6 +20,8 @@ from threadlab.core.timefmt import format_timestamp, parse_timestamp
 
 _CORE = frozenset(CORE_ACTION_TYPES)
 _TOOL_KINDS = frozenset(("tool_call", "tool_return"))
+_NAMED_KINDS = set(_CORE)  # the action types met so far that name a core action or a system action
+_DICT, _INT = frozenset((dict,)), frozenset((int,))
 SYSTEM_NAME = re.compile(r"^system\.[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 # system actions whose ``data`` names agents (spec + RC2)
 AGENT_KEYS_IN_SYSTEM_DATA = ("agent_id",)
@@ -39,74 +41,102 @@ def validate_dict(doc: Mapping[str, Any]) -> list[Problem]:
     """The problems of the thread object ``doc``. A valid thread (nearly every one a loader
     reads) is confirmed by whole-list checks (``_plainly_valid``); the action-by-action walk,
     which names each problem, runs only when one of them fails."""
-    if _plainly_valid(doc):
-        return []
-    return _walk(doc)
+    return validate_and_pair(doc)[0]
 
 
-def _plainly_valid(doc: Mapping[str, Any]) -> bool:
-    """True only if ``_walk`` would find nothing: each rule checked over whole columns (lists
-    and sets built in C), which costs a third of the walk on a valid thread. Any doubt (an
-    unusual value, a system action naming an agent) answers False, and the walk decides."""
+def validate_and_pair(doc: Mapping[str, Any]) -> tuple[list[Problem], list[list[int | None]] | None]:
+    """``validate_dict``'s problems, and the thread's tool pairs when the whole-list checks
+    worked them out (``paired_tool_actions``, as rows of ``doc["actions"]``; None when the walk
+    decided), so the frames need not pair the tools again."""
+    pairs = _plainly_valid(doc)
+    if pairs is not None:
+        return [], pairs
+    return _walk(doc), None
+
+
+def _plainly_valid(doc: Mapping[str, Any]) -> list[list[int | None]] | None:
+    """The tool pairs (a list, maybe empty) only if ``_walk`` would find nothing: each rule
+    checked over whole columns (lists and sets built in C), which costs a third of the walk on
+    a valid thread. Any doubt (an unusual value, a system action naming an agent) answers
+    None, and the walk decides."""
     try:
         return _columns_valid(doc)
     except TypeError:  # an unhashable value where a name belongs
-        return False
+        return None
 
 
-def _columns_valid(doc: Mapping[str, Any]) -> bool:
+def _columns_valid(doc: Mapping[str, Any]) -> list[list[int | None]] | None:
     agents = doc.get("agents") or {}
     actions = doc.get("actions") or []
     if type(agents) is not dict or type(actions) is not list:
-        return False
+        return None
     if any(type(c) is not dict or c.get("agent_id") not in (None, k) for k, c in agents.items()):
-        return False
+        return None
     if not actions:
-        return True
+        return []
     if set(map(type, actions)) != {dict}:
-        return False
+        return None
     get = dict.get
     sequences = list(map(get, actions, repeat("sequence")))
     if set(map(type, sequences)) != {int} or sequences != list(range(1, len(actions) + 1)):
-        return False
+        return None
     kinds = list(map(get, actions, repeat("action_type")))
     kind_set = set(kinds)
-    if any(type(k) is not str or (k not in _CORE and not SYSTEM_NAME.match(k)) for k in kind_set):
-        return False
+    if not kind_set <= _NAMED_KINDS:
+        if any(type(k) is not str or (k not in _CORE and not SYSTEM_NAME.match(k)) for k in kind_set):
+            return None
+        if len(_NAMED_KINDS) < 4096:
+            _NAMED_KINDS.update(kind_set)
     usages = [u for u in map(get, actions, repeat("usage")) if u is not None]
-    if usages and any(type(u) is not dict or any(type(v) is int and v < 0 for v in u.values()) for u in usages):
-        return False
+    if usages and not _counts_valid(usages):
+        return None
     system_kinds = {k for k in kind_set if k.startswith("system.")}
     if system_kinds:  # system data may name agents
         datas = [a.get("data") for a, k in zip(actions, kinds, strict=True) if k in system_kinds]
         if any(type(d) is not dict and isinstance(d, Mapping) for d in datas):
-            return False
+            return None
         refs = {d.get(key) for d in datas if type(d) is dict for key in AGENT_KEYS_IN_SYSTEM_DATA}
         refs.discard(None)
         if not refs <= agents.keys():
-            return False
+            return None
     agent_ids = set(map(get, actions, repeat("agent_id")))
     agent_ids.discard(None)
     if not all(type(a) is str and a in agents for a in agent_ids):
-        return False
+        return None
+    pairs: list[list[int | None]] | None = []
     if not _TOOL_KINDS.isdisjoint(kind_set):  # the tool actions only, in order
-        tools = [a for a, k in zip(actions, kinds, strict=True) if k in _TOOL_KINDS]
-        if not tool_actions_pair(
-            map(get, tools, repeat("action_type")), map(get, tools, repeat("tool_call_id")), map(get, tools, repeat("tool_name"))
-        ):
-            return False
+        rows = [i for i, k in enumerate(kinds) if k in _TOOL_KINDS]
+        tools = list(map(actions.__getitem__, rows))
+        pairs = paired_tool_actions(
+            rows, map(get, tools, repeat("action_type")), map(get, tools, repeat("tool_call_id")), map(get, tools, repeat("tool_name"))
+        )
+        if pairs is None:
+            return None
     stamps = [s for s in map(get, actions, repeat("timestamp")) if s is not None]
     try:
         # ISO text straight through the C parser; aware datetimes of any offset compare as
         # instants, and a naive one (UTC by our rule) makes the comparison raise: the walk then
         moments = list(map(datetime.fromisoformat, stamps))
         if not all(map(le, moments, islice(moments, 1, None))) or (moments and moments[0].tzinfo is None):
-            return False
+            return None
         if moments:  # in order, so only the first and last can lie outside UTC's years 1-9999
             moments[0].astimezone(UTC), moments[-1].astimezone(UTC)
-        return True
+        return pairs
     except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _counts_valid(usages: list[Any]) -> bool:
+    """Every usage is a dict and none of its integers is below zero (over all the thread's
+    usages at once)."""
+    if set(map(type, usages)) != _DICT:
         return False
+    values = list(chain.from_iterable(map(dict.values, usages)))
+    types = set(map(type, values))
+    if int not in types:
+        return True
+    ints = values if types == _INT else [v for v in values if type(v) is int]
+    return min(ints) >= 0
 
 
 def _walk(doc: Mapping[str, Any]) -> list[Problem]:

@@ -41,7 +41,7 @@ from threadlab.frames.columns import DTYPES, TABLES, Column
 from threadlab.frames.extract import add_problems
 from threadlab.frames.pricing import price_columns
 from threadlab.frames.totals import thread_tokens
-from threadlab.frames.typed import ARROW_TYPES, TIME, Report, parse_times, typed_array
+from threadlab.frames.typed import ARROW_TYPES, TIME, Report, parse_times, text_and_lengths, typed_array
 
 __all__ = [
     "ARROW_TYPES",
@@ -155,12 +155,10 @@ def batch_to_tables(batch: Batch) -> dict[str, pa.Table]:
     used["total_tokens"] = _totals(used, usage_rows, odd)
     for key in TOKEN_KEYS:
         a[key] = _spread(used[key], usage_rows, n)
-    text = typed_array(a["text"], "str", odd.action("text"))
-    a["text"] = text
-    a["n_chars"] = pc.utf8_length(text).cast(pa.int64())
+    a["text"], a["n_chars"] = text_and_lengths(a["text"], odd.action("text"))
     actions = _table("actions", a, lambda column: odd.once(column) if column == "timestamp" else odd.action(column))
 
-    taken = actions.take(pa.array(usage_rows))
+    taken = actions.select([name for name in SCHEMAS["usage"].names if name in actions.column_names]).take(pa.array(usage_rows))  # (not the text)
     tokens = {k: _float_array(used[k]) for k in TOKEN_KEYS}
     cost = price_columns(taken["model_name"].to_pylist(), providers.to_pylist(), tokens)
     usage_cols: dict[str, Any] = {name: taken[name] for name in SCHEMAS["usage"].names if name in taken.column_names}

@@ -9,7 +9,6 @@ what is computed from whole columns (cost, latency, per-thread totals)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter
@@ -18,22 +17,20 @@ from typing import Any
 import msgspec
 import orjson
 
-from threadlab.core.authors import author_of, harness_kind_of
+from threadlab.core.authors import AUTHOR_KEY, author_of, harness_kind_of
 from threadlab.core.problems import Problem
 from threadlab.frames.agent_lookup import SharedMap, agent_lookup, models_of, names_of
 from threadlab.frames.batch import (
     HAS_USAGE,
     PROVIDER,
-    REPORTED_COST,
-    REPORTED_TOKENS,
     THREAD_INDEX,
     TOKEN_KEYS,
     Batch,
     ThreadRecord,
-    as_mapping,
     new_batch,
 )
 from threadlab.frames.cell_text import SORTED_JSON, to_text
+from threadlab.frames.thread_rows import add_thread_rows
 from threadlab.frames.tool_rows import pair_tools, take_pairs
 
 _ROLE = {
@@ -106,10 +103,7 @@ def _extract_block(
     """Append the rows of ``records`` (threads ``first_thread``... whose actions start at row
     ``first_action``; ``names``/``models`` count threads from ``base``); returns the number of
     actions."""
-    per_thread = [
-        list(r.doc["actions"]) if r.typed else [a for a in (r.doc.get("actions") or []) if type(a) is dict or isinstance(a, Mapping)]
-        for r in records
-    ]
+    per_thread = [list(r.doc["actions"]) if r.typed else _object_actions(r.doc.get("actions")) for r in records]
     acts = list(chain.from_iterable(per_thread))
     mode = _mode(acts)
     by_column = all(r.columns is not None for r in records)  # the reader read every field already
@@ -118,8 +112,9 @@ def _extract_block(
     agent_ids = col("agent_id")
     call_ids = col("tool_call_id")
     statuses: list[Any] = [None] * len(acts)
-    paired = by_column and all(r.tool_pairs is not None for r in records)  # the reader's rules paired the tools
-    tool_rows = [] if paired else [i for i, k in enumerate(kinds) if k == "tool_call" or k == "tool_return"]
+    # the threads whose tools the reader's rules paired already (``ThreadRecord.tool_pairs``) are not paired again
+    paired = [r.tool_pairs is not None for r in records]
+    tool_rows = [] if all(paired) else [i for i, k in enumerate(kinds) if k == "tool_call" or k == "tool_return"]
     kind_set = set(kinds)  # a handful of kinds: what depends on the kind only is looked up per kind
     field_of = {k: _TEXT_FIELD.get(k) or ("data" if k is not None and k.startswith("system.") else "content") for k in kind_set}
     contents = col("content")
@@ -141,24 +136,24 @@ def _extract_block(
     sequences = col("sequence") if mode == "attr" else [v if type(v) is int else None for v in col("sequence")]  # (a Struct's is int)
     stamps = col("timestamp")
     tool_names = col("tool_name")
-    own_status = col("status") if tool_rows or paired else statuses  # (read by row for tool actions only)
+    own_status = col("status") if tool_rows or any(r.tool_pairs for r in records) else statuses  # (read by row for tool actions only)
     thread_index: list[int] = []
     start = 0
     rows = iter(tool_rows)
     row = next(rows, None)
-    for offset, (record, actions) in enumerate(zip(records, per_thread, strict=True), first_thread):
+    for offset, (record, actions, pairs_found) in enumerate(zip(records, per_thread, paired, strict=True), first_thread):
         end = start + len(actions)
         thread_index += [offset] * len(actions)
-        if paired:
+        mine = []
+        while row is not None and row < end:
+            mine.append(row)
+            row = next(rows, None)
+        if pairs_found:
             take_pairs(out, record.tool_pairs, start, own_status, agent_ids, statuses, first_action)  # type: ignore[arg-type]
         else:
-            mine = []
-            while row is not None and row < end:
-                mine.append(row)
-                row = next(rows, None)
             pair_tools(out, own_status, mine, kinds, agent_ids, statuses, call_ids, first_action)
-        _thread_row(out, record, names(offset - base))
         start = end
+    add_thread_rows(out, records, names, first_thread - base)
     for i in tool_rows:  # a tool_return's status is its own
         if kinds[i] == "tool_return":
             statuses[i] = own_status[i]
@@ -181,8 +176,9 @@ def _extract_block(
     a["finish_reason"] += col("finish_reason")
     metas = col("metadata")
     metas = [m if type(m) is dict else _EMPTY for m in metas]
-    a["author"] += list(map(author_of, kinds, metas))
-    a["harness_kind"] += list(map(harness_kind_of, metas))
+    authors, harness_kinds = _authors(kinds, kind_set, metas)
+    a["author"] += authors
+    a["harness_kind"] += harness_kinds
     a["model_name"] += models_of(models, local, agent_ids, metas)
     a["n_media"] += _media_counts(acts, contents, col("attachments"))
     usages = col("usage")
@@ -202,6 +198,27 @@ def _extract_block(
         metas[i].get("provider_name") or (providers[i] if kinds[i] == "thinking" else None) for i in usage_rows
     ]
     return len(acts)
+
+
+def _object_actions(actions: Any) -> list[Any]:
+    """The actions that are JSON objects (a list of dicts, nearly always: itself)."""
+    if type(actions) is list and set(map(type, actions)) <= _DICT:
+        return actions
+    return [a for a in (actions or []) if type(a) is dict or isinstance(a, Mapping)]
+
+
+def _authors(kinds: list[Any], kind_set: set[Any], metas: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """The author and harness kind of each action (``author_of``, ``harness_kind_of``): the
+    kind's default, looked up once per kind, for every action whose metadata names no author
+    (nearly all of them); the two functions for the others only."""
+    authors = list(map({k: author_of(k, None) for k in kind_set}.__getitem__, kinds))
+    harness: list[Any] = [None] * len(kinds)
+    owns = list(map(dict.get, metas, repeat(AUTHOR_KEY)))
+    if owns.count(None) != len(owns):
+        for i in [i for i, own in enumerate(owns) if own is not None]:
+            authors[i] = author_of(kinds[i], metas[i])
+            harness[i] = harness_kind_of(metas[i])
+    return authors, harness
 
 
 def _joined_columns(records: list[ThreadRecord]) -> Any:
@@ -264,29 +281,7 @@ _TEXT_FIELD = {
     "tool_return": "content",
 }
 _EMPTY: Mapping[str, Any] = {}
-
-
-def _thread_row(out: Batch, record: ThreadRecord, names: Mapping[Any, Any]) -> None:
-    """The thread's own fields; counts and totals over its actions are made in arrow.py."""
-    doc = record.doc
-    agents = as_mapping(doc.get("agents"))
-    h = out["threads"]
-    h["source"].append(record.source)
-    h["format"].append(record.format)
-    h["thread_id"].append(doc.get("thread_id"))
-    h["parent_thread_id"].append(doc.get("parent_thread_id"))
-    h["title"].append(doc.get("title"))
-    h["created_at"].append(doc.get("created_at"))
-    h["updated_at"].append(doc.get("updated_at"))
-    h["n_agents"].append(len(agents))
-    h["agents"].append(", ".join(str(names.get(k, k)) for k in sorted(agents)))
-    h["n_problems"].append(len(record.problems))
-    account = record.account
-    h["n_records"].append(account.records if account is not None else None)
-    h["n_unconverted"].append(account.unconverted if account is not None else None)
-    meta = as_mapping(doc.get("metadata"))
-    h[REPORTED_COST].append(_reported_cost(meta.get("cost_usd")))
-    h[REPORTED_TOKENS].append(reported_tokens(meta.get("usage_total"), meta.get("usage_total_note")))
+_DICT = frozenset((dict,))
 
 
 def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:
@@ -298,24 +293,3 @@ def add_problems(batch: Batch, problems: Any, *, source: str | None) -> None:
         p["line"].append(problem.line)
         p["rule"].append(problem.rule)
         p["message"].append(problem.message)
-
-
-def reported_tokens(total: Any, note: Any) -> tuple[dict[str, int], str | None] | None:
-    """A producer's own token total (the usage keys it gives as 64-bit integers) and its note;
-    None when it gives none, so the usage rows are summed instead."""
-    if not isinstance(total, Mapping):
-        return None
-    figures = {k: v for k in TOKEN_KEYS if type(v := total.get(k)) is int and -(2**63) <= v < 2**63}
-    return (figures, note if isinstance(note, str) else None) if figures else None
-
-
-def _reported_cost(value: Any) -> float | None:
-    """A producer's own cost figure as a float; None for what is not a finite number (a string,
-    a bool, an integer beyond a float's range): the usage rows are priced instead."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        cost = float(value)
-    except OverflowError:
-        return None
-    return cost if math.isfinite(cost) else None

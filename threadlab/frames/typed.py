@@ -42,6 +42,7 @@ _INT64 = (-(2**63), 2**63 - 1)
 _TIME_RANGE = (-62_135_596_800_000_000, 253_402_300_799_999_999)
 _CONVERSION_ERRORS = (pa.ArrowException, OverflowError, ValueError, TypeError)
 _JSON_TEXT = orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS
+_TEXT_TYPES = frozenset((str, type(None)))
 
 
 def typed_array(values: Sequence[Any] | pa.Array, kind: str, report: Report | None = None) -> pa.Array:
@@ -56,6 +57,22 @@ def typed_array(values: Sequence[Any] | pa.Array, kind: str, report: Report | No
         return pa.array(values, type=ARROW_TYPES[kind])
     except _CONVERSION_ERRORS:
         return _by_value(values, kind, report)
+
+
+def text_and_lengths(values: Sequence[Any], report: Report | None = None) -> tuple[pa.Array, pa.Array]:
+    """The text column and each value's length in characters. When every value is text (or
+    empty) and Arrow takes them as they are, the lengths are Python's (both count code points),
+    taken from the values in hand instead of counted again over the Arrow buffer."""
+    if isinstance(values, list) and set(map(type, values)) <= _TEXT_TYPES:
+        try:
+            array = pa.array(values, type=pa.large_string())
+        except _CONVERSION_ERRORS:  # a lone surrogate: converted (and reported) value by value below
+            pass
+        else:
+            lengths = list(map(len, values)) if None not in values else [None if v is None else len(v) for v in values]
+            return array, pa.array(lengths, type=pa.int64())
+    array = typed_array(values, "str", report)
+    return array, pc.utf8_length(array).cast(pa.int64())
 
 
 def parse_times(values: Sequence[Any] | pa.Array, report: Report | None = None) -> pa.Array:

@@ -19,6 +19,7 @@ from threadlab.frames.extract import BLOCK_ACTIONS, extract
 from threadlab.frames.labels import compact
 from threadlab.loading.cache import read_entry, write_entry
 from threadlab.loading.files import Chunk
+from threadlab.loading.memory import chunk_memory
 from threadlab.loading.reader import Item, read_items
 
 __all__ = ["FLUSH_ACTIONS", "failed_file_tables", "load_chunk", "no_gc", "read_chunk"]
@@ -35,7 +36,7 @@ def load_chunk(chunk: Chunk, cache_dir: str | None = None, *, lookup: bool = Tru
         cached = read_entry(folder, chunk)
         if cached is not None:
             return cached
-    with no_gc():
+    with no_gc(), chunk_memory():
         tables = compact(_read_or_split(chunk))
     if folder is not None:
         write_entry(folder, chunk, tables)

@@ -22,7 +22,7 @@ from threadlab.core.account import Account
 from threadlab.core.model import Thread
 from threadlab.core.problems import Problem, ThreadError, failure
 from threadlab.core.shape import thread_fits
-from threadlab.core.validation import validate_dict
+from threadlab.core.validation import validate_and_pair
 from threadlab.formats.common.json_lines import with_last
 from threadlab.formats.common.reading import read_documents
 from threadlab.formats.common.registry import FORMATS
@@ -67,14 +67,22 @@ def careful(source: Source, format: str = "auto", part: tuple[int, int] | None =
 
 def records(source: Source, format: str = "auto", part: tuple[int, int] | None = None) -> list[ThreadRecord]:
     """Threads read leniently, each with the canonical JSON object validation already made."""
-    return [ThreadRecord(doc, thread.origin[0], thread.origin[1], thread.problems, thread.account) for thread, doc in read_documents(source, format, part=part)]
+    pairs: list[Any] = []
+    read = read_documents(source, format, part=part, pairs=pairs)
+    return [
+        ThreadRecord(doc, thread.origin[0], thread.origin[1], thread.problems, thread.account, tool_pairs=paired)
+        for (thread, doc), paired in zip(read, pairs, strict=True)
+    ]
 
 
 def fast_record(doc: Any, name: str) -> ThreadRecord | None:
     """The record of a thread object that needs no converter, else None."""
-    if not is_thread_doc(doc) or not thread_fits(doc) or validate_dict(doc):
+    if not is_thread_doc(doc) or not thread_fits(doc):
         return None
-    return ThreadRecord(doc, name, THREADPROTOCOL, (), Account(converted=len(doc["actions"])))
+    problems, pairs = validate_and_pair(doc)
+    if problems:
+        return None
+    return ThreadRecord(doc, name, THREADPROTOCOL, (), Account(converted=len(doc["actions"])), tool_pairs=pairs)
 
 
 def typed_records(data: bytes, name: str, *, single: bool = False) -> list[ThreadRecord] | None:

@@ -15,7 +15,7 @@ from threadlab.core.location import is_url, local_path
 from threadlab.core.model import CORE_ACTION_TYPES, Thread
 from threadlab.core.nogc import no_gc
 from threadlab.core.problems import Problem, ThreadError, failure
-from threadlab.core.validation import validate_dict
+from threadlab.core.validation import validate_and_pair, validate_dict
 from threadlab.formats import detect_format, format_spec, get_format
 from threadlab.formats.common.remote import stage
 from threadlab.formats.common.source import Source
@@ -25,7 +25,9 @@ _CORE = frozenset(CORE_ACTION_TYPES)
 THREADPROTOCOL = "threadprotocol"
 
 
-def read_documents(source: Any, format: str = "auto", *, documents: bool = True, part: tuple[int, int] | None = None) -> list[tuple[Thread, Any]]:
+def read_documents(
+    source: Any, format: str = "auto", *, documents: bool = True, part: tuple[int, int] | None = None, pairs: list[Any] | None = None
+) -> list[tuple[Thread, Any]]:
     """Lenient ``read_all`` of one source that also returns each thread's canonical JSON
     object: computed once, it serves the validation rules here and the frames in the loaders.
 
@@ -36,7 +38,11 @@ def read_documents(source: Any, format: str = "auto", *, documents: bool = True,
 
     ``part`` (k, n): part k of n of the source, for a format that shares one large file out
     (``READS_PARTS``: an Inspect ``.eval``, by sample); of any other, part 0 is the whole
-    source and the other parts are empty."""
+    source and the other parts are empty.
+
+    ``pairs``: a list to which each returned thread's tool pairs are appended, as the rules
+    found them (``validation.validate_and_pair``; None where they did not), so the frames do
+    not pair the tools again."""
     src = source if isinstance(source, Source) else Source(source)
     module = detect_format(src) if format == "auto" else get_format(format)
     if part is not None and not getattr(module, "READS_PARTS", False):
@@ -54,14 +60,16 @@ def read_documents(source: Any, format: str = "auto", *, documents: bool = True,
         made = [doc for _, doc in built] if built is not None else wire
         out = []
         for thread, raw, ready in zip(threads, wire, made, strict=True):
-            doc = None
+            doc = paired = None
             found = validate_dict(raw) if raw is not None and not thread.problems else None
             if ready is not None and raw is None:  # the format gave the object itself (no models per action)
                 doc = ready
-                found = validate_dict(doc)
+                found, paired = validate_and_pair(doc)
             elif found != []:
                 doc = thread.to_dict()
-                found = validate_dict(doc)
+                found, paired = validate_and_pair(doc)
+            if pairs is not None:
+                pairs.append(paired)
             thread.problems = _unique([p.with_source(src.name) for p in (*thread.problems, *found)])
             thread.origin = (src.name, module.NAME)
             out.append((thread, doc))
