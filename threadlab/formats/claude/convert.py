@@ -86,6 +86,10 @@ class Converter:
         self.pending = []
 
     # --- dispatch -------------------------------------------------------------------------
+    def feed(self, entries: list[Entry]) -> None:
+        for entry in entries:  # (the frames route's converter fuses this loop: ``fused.py``)
+            self.add(entry)
+
     def add(self, entry: Entry) -> None:
         kind = entry.type
         records = records_of(entry.raw)

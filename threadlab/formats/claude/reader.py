@@ -117,8 +117,7 @@ def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path 
     conv.agents.known = known
     conv.agents.links.update(links)
     conv.agents.main(merged[0] if merged else None)
-    for entry in merged:
-        conv.add(entry)
+    conv.feed(merged)
     conv.finish()
     _describe(builder, conv)
     return builder
