@@ -12,15 +12,18 @@ it to the lanes there, or to ``Converter.add``): so the lanes stay the referee o
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from threadlab.core.timefmt import format_timestamp, millis_text
 from threadlab.formats.claude.agents import MAIN_AGENT
+from threadlab.formats.claude.authorship import attachment_author, system_line_author
 from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.convert import PROVIDER, _is_error
 from threadlab.formats.claude.lanes import FramesConverter, _text
 from threadlab.formats.claude.usage import finish_reason, line_response
-from threadlab.formats.claude.wire import UNREAD, Entry
+from threadlab.formats.claude.user import snake
+from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, UNREAD, Entry
 
 _CALLS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
 
@@ -35,102 +38,86 @@ class FusedConverter(FramesConverter):
         responses, usage_given = self.responses, self.usage_given
         names, owner, open_calls = self.calls.names, self.calls.owner, self.calls.open
         counts, account, registered, joined = self.session.counts, b.account, b.agents, self.agents.joined
-        careful = FramesConverter.add
+        careful, record = FramesConverter.add, self._record
         pending = self.pending
         taken = 0
         for entry in entries:
             raw = entry.raw
-            message = raw.get("message")
-            if entry.problem is not None or pending or type(message) is not dict:
-                careful(self, entry)
-                pending = self.pending
-                continue
-            content = message.get("content")
+            values: dict[str, Any] | None = None
             stamp = entry.stamp
-            if type(content) is not list or len(content) != 1 or type(content[0]) is not dict or (
-                    (stamp is None or stamp is UNREAD) and raw.get("timestamp") is not None and own_time(entry) is None):
-                careful(self, entry)
-                pending = self.pending
-                continue
-            block = content[0]
-            kind = entry.type
-            agent = entry.agent
-            if kind == "assistant":
-                btype = block.get("type")
-                if btype == "text":
-                    text = block.get("text")
-                    if type(text) is not str or not text.strip():  # a blank block rides along (``_assistant``)
-                        careful(self, entry)
-                        pending = self.pending
-                        continue
-                    values: dict[str, Any] = {"action_type": "assistant_message", "content": text}
-                elif btype == "thinking":
-                    text = block.get("thinking")
-                    if type(text) is not str:
-                        careful(self, entry)
-                        pending = self.pending
-                        continue
-                    values = {"action_type": "thinking", "content": text, "provider_name": PROVIDER}
-                elif btype in _CALLS:
-                    call_id, name = block.get("id"), block.get("name")
-                    if type(call_id) is not str or type(name) is not str:
-                        careful(self, entry)
-                        pending = self.pending
-                        continue
-                    values = {"action_type": "tool_call", "tool_name": name, "tool_call_id": call_id, "args": block.get("input")}
-                else:
-                    careful(self, entry)
-                    pending = self.pending
-                    continue
-                mid, model = message.get("id"), message.get("model")
-                if not isinstance(mid, str):
-                    mid = None
-                if not isinstance(model, str):
-                    model = None
-                # ``speaker``, asked only when it would change something (a new main agent or model, a subagent not joined yet)
-                if agent == MAIN_AGENT:
-                    main = registered.get(MAIN_AGENT)
-                    if main is None or (model and model != "<synthetic>" and (main.metadata or {}).get("model_name") != model):
-                        self.speaker(entry, message)
-                elif agent is None or agent not in joined:
-                    agent = self.speaker(entry, message)[2]
-                values["agent_id"] = agent
-                if btype in _CALLS:  # ``Calls.opened``
-                    names[call_id] = name
-                    owner[call_id] = agent
-                    calls = open_calls.get(agent)
-                    if calls is None:
-                        calls = open_calls[agent] = {}
-                    calls[call_id] = None
-                response = responses.get(mid) if mid is not None else line_response(message)
-                if response is not None and not (mid is not None and mid in usage_given) and btype == response.holder:
-                    if mid is not None:
-                        usage_given.add(mid)
-                    usage = _plain_usage(response.usage)
-                    if usage is None:
-                        usage = self._usage(response, entry)
-                    if usage is not None:
-                        values["usage"] = usage
-                    finish = finish_reason(response.stop_reason) if btype == "text" else None
-                    if finish is not None:
-                        values["finish_reason"] = finish
-                if model:
-                    values["metadata"] = {"model_name": model, "provider_name": PROVIDER}
-            elif kind == "user":
-                call_id = block.get("tool_use_id")
-                name = names.get(call_id) if type(call_id) is str and block.get("type") == "tool_result" else None
-                if name is None:  # no tool result, or one answering no call: said by the careful way
-                    careful(self, entry)
-                    pending = self.pending
-                    continue
-                if (registered.get(MAIN_AGENT) is None) if agent == MAIN_AGENT else (agent is None or agent not in joined):
-                    self.agents.of(entry, self)
-                who = owner.get(call_id)  # ``Calls.answered``
-                if who is not None:
-                    open_calls.get(who, {}).pop(call_id, None)
-                values = {"action_type": "tool_return", "tool_call_id": call_id, "tool_name": name,
-                          "status": "error" if _is_error(block) else "success", "content": block.get("content")}
-            else:
+            if entry.problem is None and not pending and (
+                    (stamp is not None and stamp is not UNREAD) or raw.get("timestamp") is None or own_time(entry) is not None):
+                message = raw.get("message")
+                kind = entry.type
+                content = message.get("content") if type(message) is dict else None
+                if type(content) is list and len(content) == 1 and type(content[0]) is dict:
+                    block = content[0]
+                    agent = entry.agent
+                    btype = block.get("type")
+                    if kind == "assistant":
+                        if btype == "text":
+                            text = block.get("text")
+                            if type(text) is str and text.strip():  # (a blank block rides along: ``_assistant``)
+                                values = {"action_type": "assistant_message", "content": text}
+                        elif btype == "thinking":
+                            text = block.get("thinking")
+                            if type(text) is str:
+                                values = {"action_type": "thinking", "content": text, "provider_name": PROVIDER}
+                        elif btype in _CALLS:
+                            call_id, name = block.get("id"), block.get("name")
+                            if type(call_id) is str and type(name) is str:
+                                values = {"action_type": "tool_call", "tool_name": name, "tool_call_id": call_id, "args": block.get("input")}
+                        if values is not None:
+                            mid, model = message.get("id"), message.get("model")  # type: ignore[union-attr]
+                            if not isinstance(mid, str):
+                                mid = None
+                            if not isinstance(model, str):
+                                model = None
+                            # ``speaker``, asked only when it would change something (a new main agent or model, a subagent not joined yet)
+                            if agent == MAIN_AGENT:
+                                main = registered.get(MAIN_AGENT)
+                                if main is None or (model and model != "<synthetic>" and (main.metadata or {}).get("model_name") != model):
+                                    self.speaker(entry, message)  # type: ignore[arg-type]
+                            elif agent is None or agent not in joined:
+                                agent = self.speaker(entry, message)[2]  # type: ignore[arg-type]
+                            values["agent_id"] = agent
+                            if btype in _CALLS:  # ``Calls.opened``
+                                names[call_id] = name
+                                owner[call_id] = agent
+                                calls = open_calls.get(agent)  # type: ignore[arg-type]
+                                if calls is None:
+                                    calls = open_calls[agent] = {}  # type: ignore[index]
+                                calls[call_id] = None
+                            response = responses.get(mid) if mid is not None else line_response(message)  # type: ignore[arg-type]
+                            if response is not None and not (mid is not None and mid in usage_given) and btype == response.holder:
+                                if mid is not None:
+                                    usage_given.add(mid)
+                                usage = _plain_usage(response.usage)
+                                if usage is None:
+                                    usage = self._usage(response, entry)
+                                if usage is not None:
+                                    values["usage"] = usage
+                                finish = finish_reason(response.stop_reason) if btype == "text" else None
+                                if finish is not None:
+                                    values["finish_reason"] = finish
+                            if model:
+                                values["metadata"] = {"model_name": model, "provider_name": PROVIDER}
+                            counts[kind] = counts.get(kind, 0) + 1  # (``session.saw`` for an assistant line)
+                    elif kind == "user" and btype == "tool_result":
+                        call_id = block.get("tool_use_id")
+                        name = names.get(call_id) if type(call_id) is str else None
+                        if name is not None:  # (a result answering no call is a problem: said by the careful way)
+                            if (registered.get(MAIN_AGENT) is None) if agent == MAIN_AGENT else (agent is None or agent not in joined):
+                                self.agents.of(entry, self)
+                            who = owner.get(call_id)  # ``Calls.answered``
+                            if who is not None:
+                                open_calls.get(who, {}).pop(call_id, None)
+                            values = {"action_type": "tool_return", "tool_call_id": call_id, "tool_name": name,
+                                      "status": "error" if _is_error(block) else "success", "content": block.get("content")}
+                            counts[kind] = counts.get(kind, 0) + 1  # (``session.saw`` for a user line)
+                elif message is None:
+                    values = record(entry, raw, kind)
+            if values is None:
                 careful(self, entry)
                 pending = self.pending
                 continue
@@ -144,7 +131,7 @@ class FusedConverter(FramesConverter):
                 if last is None or time > last:
                     b._last_time = time
                 if time is not b._stamped:
-                    text = millis_text(raw["timestamp"]) if time is stamp else None
+                    text = millis_text(raw["timestamp"]) if time is entry.stamp else None
                     b._stamped, b._text = time, text if text is not None else format_timestamp(time)
                 values["timestamp"] = b._text
                 values["sequence"] = len(actions) + 1
@@ -152,10 +139,47 @@ class FusedConverter(FramesConverter):
                 times.append(time)
             else:
                 b.add_fit(time, values, _text(entry))
-            counts[kind] = counts.get(kind, 0) + 1  # (``session.saw`` for a user or assistant line)
             account.converted += 1  # (``b.took(1)``)
             taken += 1
         self.taken += taken
+
+    def _record(self, entry: Entry, raw: dict[str, Any], kind: str) -> dict[str, Any] | None:
+        """The values of a main-agent line without a message that ``Converter`` reads as a
+        ``system.*`` action (an attachment, a system line, a bookkeeping line), as
+        ``_attachment``, ``_system`` and ``_bookkeeping`` give them (their ``metadata.claude``
+        left out, as ``emit`` leaves it); None for any other line (or one of those whose agent
+        is another, or not registered yet, or that changes the agents: ``agent-name``, the
+        ``init`` and ``task_started`` system lines)."""
+        if entry.agent != MAIN_AGENT or MAIN_AGENT not in self.b.agents:
+            return None
+        if kind == "attachment":
+            attachment = raw.get("attachment")
+            sub = attachment.get("type") if type(attachment) is dict else None
+            if type(sub) is not str:
+                return None
+            values = {"action_type": _action_type("system.attachment.", sub or "unknown"), "data": attachment, "metadata": dict(attachment_author(attachment))}
+        elif kind == "system":
+            subtype = raw.get("subtype")
+            if (subtype is not None and type(subtype) is not str) or subtype in ("init", "task_started") or raw.get("isSidechain"):
+                return None
+            values = {"action_type": _action_type("system.", subtype or "system"), "data": self.own(entry, ("type", "subtype"))}
+            author = system_line_author(subtype, raw)
+            if author:
+                values["metadata"] = dict(author)
+        elif kind in _BOOKKEEPING and not isinstance(raw.get("agentId"), str):
+            values = {"action_type": _action_type("system.", kind), "data": self.own(entry, ("type",))}
+        else:
+            return None
+        self.session.saw(kind, raw)
+        return values
+
+
+_BOOKKEEPING = KNOWN_TYPES - {"assistant", "user", "attachment", "system", "result", "stream_event", "agent-name", BAD_LINE}  # (``_bookkeeping``'s)
+
+
+@cache
+def _action_type(prefix: str, name: str) -> str:
+    return prefix + snake(name)
 
 
 def _plain_usage(raw: Any) -> dict[str, int] | None:

@@ -148,27 +148,31 @@ def collect_responses(entries: Iterable[Entry], report: Report | None = None) ->
         kind = entry.type
         if kind == "assistant":
             message = entry.raw.get("message")
-            if type(message) is not dict and not isinstance(message, Mapping):  # (the cheap test first)
-                continue
-            mid = message.get("id")
-            if not isinstance(mid, str):
-                continue
-            response = responses.get(mid)
-            if response is None:  # (not ``setdefault``: a Response made for every line)
-                response = responses[mid] = Response()
-            usage = message.get("usage")
-            if (type(usage) is dict or isinstance(usage, Mapping)) and not response.final:
-                response.usage = dict(usage)
-                response.line = entry.line
-            stop = message.get("stop_reason")
-            if isinstance(stop, str):
-                response.stop_reason = stop
-                response.final = True
-            response.model = response.model or message.get("model")
-            response.add_blocks(message.get("content"))
+            if type(message) is dict or isinstance(message, Mapping):  # (the cheap test first)
+                take_message(responses, message, entry.line)
         elif kind == "stream_event":
             _apply_event(entry, responses, started, report)
     return responses
+
+
+def take_message(responses: dict[str, Response], message: Mapping[str, Any], line: int) -> None:
+    """What an assistant line's message (at ``line``) adds to its Response (none without an id)."""
+    mid = message.get("id")
+    if not isinstance(mid, str):
+        return
+    response = responses.get(mid)
+    if response is None:  # (not ``setdefault``: a Response made for every line)
+        response = responses[mid] = Response()
+    usage = message.get("usage")
+    if (type(usage) is dict or isinstance(usage, Mapping)) and not response.final:
+        response.usage = dict(usage)
+        response.line = line
+    stop = message.get("stop_reason")
+    if isinstance(stop, str):
+        response.stop_reason = stop
+        response.final = True
+    response.model = response.model or message.get("model")
+    response.add_blocks(message.get("content"))
 
 
 def _apply_event(entry: Entry, responses: dict[str, Response], started: dict[str | None, str], report: Report | None) -> None:

@@ -1,0 +1,144 @@
+"""The frames route's passes over a session's streams (``reader.Passes``): the chain order, the
+tool calls and the usage of each message found in one pass a stream, not three.
+
+Why: a Claude Code load is about nine Python passes a line (``docs/DEVELOPING.md``), and three of
+them only read: ``chain.order_chain`` (is the file already in chain order?), ``reader._tool_uses``
+(the calls a subagent may have been launched by) and ``usage.collect_responses`` (each message's
+final usage, and which of its blocks carries it). For a stream that is in chain order (nearly
+every file Claude Code writes: ``chain.in_file_order``) and holds no stream events, one loop
+gives all three, each decided by the same code or test as its own pass (``usage.take_message``;
+``in_file_order``'s keys). Any other stream is ordered by ``reader.Passes`` (the walk), and when
+any stream was, or two share a message id, the converter collects the usage as before
+(``Converter``): so the multi-pass way stays the fallback, and
+``tests/test_claude_documents.py`` holds the two to the same frames."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
+
+from threadlab.core.builder import ThreadBuilder
+from threadlab.formats.claude.chain import own_time
+from threadlab.formats.claude.reader import TOOL_USES, Passes, report_dangling
+from threadlab.formats.claude.usage import Response, take_message
+from threadlab.formats.claude.wire import UNREAD, Entry
+
+_FILE = attrgetter("file")
+_FIRST = float("-inf")
+
+
+@dataclass(slots=True)
+class Survey:
+    """One stream read once: in chain order as it stands (``ordered``, a copy), the entries whose
+    parent is not in it, each message's usage (None: the stream holds stream events, which
+    ``collect_responses`` reads in the merged order) and its tool calls, in order."""
+
+    ordered: list[Entry]
+    dangling: list[Entry]
+    responses: dict[str, Response] | None
+    calls: list[tuple[str, Entry, Mapping[str, Any]]]
+
+
+def survey(entries: list[Entry]) -> Survey | None:
+    """``order_chain``'s shortcut, ``collect_responses`` and ``_tool_uses`` of one stream in one
+    pass; None when the stream is not in chain order (a uuid repeated, a child before its
+    parent, a time going back: the walk orders it)."""
+    by_uuid: dict[str, Entry] = {}
+    keys: dict[str, float] = {}  # (``in_file_order``'s: the line's time, else its parent's)
+    later: list[Entry] = []  # whose parent came before none of them: dangling, unless it comes after
+    last = _FIRST
+    responses: dict[str, Response] = {}
+    calls: list[tuple[str, Entry, Mapping[str, Any]]] = []
+    events = False
+    for entry in entries:
+        raw = entry.raw
+        uuid = entry.uuid
+        if uuid is not None:
+            if uuid in by_uuid:
+                return None
+            by_uuid[uuid] = entry
+            parent = raw.get("parentUuid")
+            at = _FIRST
+            if isinstance(parent, str):
+                if parent != uuid and parent in keys:
+                    at = keys[parent]
+                else:
+                    later.append(entry)
+            stamp = entry.stamp
+            if stamp is UNREAD:
+                stamp = own_time(entry)
+            if stamp is not None:
+                at = stamp.timestamp()
+            if at < last:
+                return None
+            keys[uuid] = last = at
+        kind = entry.type
+        message = raw.get("message")
+        if type(message) is dict or (message is not None and isinstance(message, Mapping)):
+            content = message.get("content")
+            if kind == "assistant":
+                take_message(responses, message, entry.line)
+            if type(content) is list:
+                for block in content:
+                    if (type(block) is dict or isinstance(block, Mapping)) and block.get("type") in TOOL_USES and isinstance(block.get("id"), str):
+                        calls.append((block["id"], entry, block))
+        if kind == "stream_event":
+            events = True
+    dangling = []
+    for entry in later:
+        parent = entry.raw["parentUuid"]
+        if parent != entry.uuid and parent in by_uuid:  # a child before its parent
+            return None
+        dangling.append(entry)
+    return Survey(list(entries), dangling, None if events else responses, calls)
+
+
+class Surveyed(Passes):
+    """``reader.Passes`` by ``survey``, each stream's survey kept for its tool calls and usage."""
+
+    def __init__(self) -> None:
+        self.surveys: dict[int, Survey] = {}  # id of a stream in order → its survey
+        self.walked = False  # some stream was not surveyed
+
+    def chain(self, entries: list[Entry], builder: ThreadBuilder, outside: frozenset[str] | set[str] = frozenset()) -> list[Entry]:
+        found = survey(entries)
+        if found is None:
+            self.walked = True
+            return super().chain(entries, builder, outside)
+        report_dangling(found.dangling, builder, outside)
+        self.surveys[id(found.ordered)] = found
+        return found.ordered
+
+    def tool_uses(self, entries: list[Entry], agent: str) -> dict[str, tuple[Entry, Mapping[str, Any], str]]:
+        found = self.surveys.get(id(entries))
+        if found is None:
+            return super().tool_uses(entries, agent)
+        return {call_id: (entry, block, agent) for call_id, entry, block in found.calls}
+
+    def merge(self, streams: list[list[Entry]]) -> list[Entry]:
+        """``chain.merge_by_time``, its keys compared as tuples (no key function, no slice a line)."""
+        if len(streams) == 1:
+            return list(streams[0])
+        rank: dict[str, int] = {}
+        for stream in streams:
+            for file in dict.fromkeys(map(_FILE, stream)):
+                rank.setdefault(file, len(rank))
+        keyed = [[(e.time.timestamp() if e.time else 0.0, rank[e.file], e.line, index, pos, e) for pos, e in enumerate(stream)]
+                 for index, stream in enumerate(streams)]
+        return [item[5] for item in heapq.merge(*keyed)]  # ((index, pos) tells any two apart: the entries are never compared)
+
+    def responses(self) -> dict[str, Any] | None:
+        if self.walked:
+            return None
+        out: dict[str, Response] = {}
+        for found in self.surveys.values():
+            if found.responses is None:
+                return None
+            for mid, response in found.responses.items():
+                if mid in out:  # a message in two streams: collected in the merged order
+                    return None
+                out[mid] = response
+        return out
