@@ -37,9 +37,10 @@ class FusedConverter(FramesConverter):
         actions, times = b.actions, b.times
         responses, usage_given = self.responses, self.usage_given
         names, owner, open_calls = self.calls.names, self.calls.owner, self.calls.open
-        counts, account, registered, joined = self.session.counts, b.account, b.agents, self.agents.joined
+        counts, account, joined = self.session.counts, b.account, self.agents.joined
         careful, record = FramesConverter.add, self._record
         pending = self.pending
+        main, main_model = self._main()  # (changed only by the careful way and ``speaker``: read again after each)
         taken = 0
         for entry in entries:
             raw = entry.raw
@@ -75,11 +76,12 @@ class FusedConverter(FramesConverter):
                                 model = None
                             # ``speaker``, asked only when it would change something (a new main agent or model, a subagent not joined yet)
                             if agent == MAIN_AGENT:
-                                main = registered.get(MAIN_AGENT)
-                                if main is None or (model and model != "<synthetic>" and (main.metadata or {}).get("model_name") != model):
+                                if main is None or (model and model != "<synthetic>" and main_model != model):
                                     self.speaker(entry, message)  # type: ignore[arg-type]
+                                    main, main_model = self._main()
                             elif agent is None or agent not in joined:
                                 agent = self.speaker(entry, message)[2]  # type: ignore[arg-type]
+                                main, main_model = self._main()
                             values["agent_id"] = agent
                             if btype in _CALLS:  # ``Calls.opened``
                                 names[call_id] = name
@@ -107,8 +109,9 @@ class FusedConverter(FramesConverter):
                         call_id = block.get("tool_use_id")
                         name = names.get(call_id) if type(call_id) is str else None
                         if name is not None:  # (a result answering no call is a problem: said by the careful way)
-                            if (registered.get(MAIN_AGENT) is None) if agent == MAIN_AGENT else (agent is None or agent not in joined):
+                            if (main is None) if agent == MAIN_AGENT else (agent is None or agent not in joined):
                                 self.agents.of(entry, self)
+                                main, main_model = self._main()
                             who = owner.get(call_id)  # ``Calls.answered``
                             if who is not None:
                                 open_calls.get(who, {}).pop(call_id, None)
@@ -120,6 +123,7 @@ class FusedConverter(FramesConverter):
             if values is None:
                 careful(self, entry)
                 pending = self.pending
+                main, main_model = self._main()
                 continue
             # ``DocBuilder.add_fit`` with its ``_moment`` for a time the chain ordering gave (UTC, of its own type)
             time = entry.time
@@ -142,6 +146,11 @@ class FusedConverter(FramesConverter):
             account.converted += 1  # (``b.took(1)``)
             taken += 1
         self.taken += taken
+
+    def _main(self) -> tuple[Any, Any]:
+        """The main agent (None: not registered yet) and the model it has."""
+        main = self.b.agents.get(MAIN_AGENT)
+        return main, (main.metadata or {}).get("model_name") if main is not None else None
 
     def _record(self, entry: Entry, raw: dict[str, Any], kind: str) -> dict[str, Any] | None:
         """The values of a main-agent line without a message that ``Converter`` reads as a

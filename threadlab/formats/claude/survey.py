@@ -15,9 +15,11 @@ any stream was, or two share a message id, the converter collects the usage as b
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from operator import attrgetter
+from itertools import islice
+from operator import attrgetter, itemgetter, le
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
@@ -27,6 +29,7 @@ from threadlab.formats.claude.usage import Response, take_message
 from threadlab.formats.claude.wire import UNREAD, Entry
 
 _FILE = attrgetter("file")
+_ENTRY = itemgetter(5)
 _FIRST = float("-inf")
 
 
@@ -128,7 +131,12 @@ class Surveyed(Passes):
                 rank.setdefault(file, len(rank))
         keyed = [[(e.time.timestamp() if e.time else 0.0, rank[e.file], e.line, index, pos, e) for pos, e in enumerate(stream)]
                  for index, stream in enumerate(streams)]
-        return [item[5] for item in heapq.merge(*keyed)]  # ((index, pos) tells any two apart: the entries are never compared)
+        # ((index, pos) tells any two apart: the entries are never compared.) Streams each in the
+        # order of their keys (nearly always) merge as one sort of them all, in C; others as
+        # ``heapq.merge`` takes them, an item at a time.
+        if all(all(map(le, items, islice(items, 1, None))) for items in keyed):
+            return list(map(_ENTRY, sorted(itertools.chain.from_iterable(keyed))))
+        return list(map(_ENTRY, heapq.merge(*keyed)))
 
     def responses(self) -> dict[str, Any] | None:
         if self.walked:

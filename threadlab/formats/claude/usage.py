@@ -94,7 +94,6 @@ class Response:
     line: int | None = None  # where the usage was last taken from
     final: bool = False
     stop_reason: str | None = None
-    model: str | None = None
     block_types: list[str] = field(default_factory=list)  # of its blocks but whitespace-only text
     blank: bool = False  # it has whitespace-only text blocks
 
@@ -165,13 +164,12 @@ def take_message(responses: dict[str, Response], message: Mapping[str, Any], lin
         response = responses[mid] = Response()
     usage = message.get("usage")
     if (type(usage) is dict or isinstance(usage, Mapping)) and not response.final:
-        response.usage = dict(usage)
+        response.usage = usage  # (read, never changed: ``_apply_event`` makes a new dict)
         response.line = line
     stop = message.get("stop_reason")
     if isinstance(stop, str):
         response.stop_reason = stop
         response.final = True
-    response.model = response.model or message.get("model")
     response.add_blocks(message.get("content"))
 
 
