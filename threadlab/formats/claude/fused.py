@@ -115,8 +115,9 @@ class FusedConverter(FramesConverter):
                             who = owner.get(call_id)  # ``Calls.answered``
                             if who is not None:
                                 open_calls.get(who, {}).pop(call_id, None)
-                            values = {"action_type": "tool_return", "tool_call_id": call_id, "tool_name": name,
-                                      "status": "error" if _is_error(block) else "success", "content": block.get("content")}
+                            result = block.get("content")
+                            values = {"action_type": "tool_return", "tool_call_id": call_id, "tool_name": name, "content": result,
+                                      "status": "error" if block.get("is_error") is True or (type(result) is not str and _is_error(block)) else "success"}
                             counts[kind] = counts.get(kind, 0) + 1  # (``session.saw`` for a user line)
                 elif message is None:
                     values = record(entry, raw, kind)

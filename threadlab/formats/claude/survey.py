@@ -18,6 +18,7 @@ import heapq
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from itertools import islice
 from operator import attrgetter, itemgetter, le
 from typing import Any
@@ -30,6 +31,7 @@ from threadlab.formats.claude.wire import UNREAD, Entry
 
 _FILE = attrgetter("file")
 _ENTRY = itemgetter(5)
+_iso = datetime.fromisoformat
 _FIRST = float("-inf")
 
 
@@ -71,8 +73,16 @@ def survey(entries: list[Entry]) -> Survey | None:
                 else:
                     later.append(entry)
             stamp = entry.stamp
-            if stamp is UNREAD:
-                stamp = own_time(entry)
+            if stamp is UNREAD:  # ``own_time``; Claude Code's ``...SS.mmmZ`` read here (``parse_timestamp`` gives it as ``fromisoformat`` does)
+                value = raw.get("timestamp")
+                try:
+                    stamp = _iso(value) if type(value) is str and len(value) == 24 and value[23] == "Z" else None
+                except ValueError:
+                    stamp = None
+                if stamp is not None and stamp.tzinfo is UTC:
+                    entry.stamp = stamp
+                else:
+                    stamp = own_time(entry)
             if stamp is not None:
                 at = stamp.timestamp()
             if at < last:
