@@ -81,6 +81,17 @@ class Passes:
     are converted: a pass each for the chain order, the tool calls and (``Converter``) the usage
     of each message. The frames route's ``survey.Surveyed`` does the three in one pass a stream."""
 
+    def session(self, lines: list[Entry], builder: ThreadBuilder) -> tuple[dict[str, Entry], list[Entry], dict[str, list[Entry]]]:
+        """The session file's sidecars (``agent_metadata`` entries), its own lines in order with
+        their times, and its inline sidechain lines by subagent."""
+        sidecars = {e.raw["agentId"]: e for e in lines if e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str)}
+        lines = [e for e in lines if not (e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str))]
+        builder.took(len(sidecars))  # each is in its agent's metadata
+        main_lines, inline = split_sidechains(lines)
+        main = self.chain(main_lines, builder)
+        assign_times(main)
+        return sidecars, main, inline
+
     def chain(self, entries: list[Entry], builder: ThreadBuilder, outside: frozenset[str] | set[str] = frozenset()) -> list[Entry]:
         return _chain(entries, builder, outside)
 
@@ -105,14 +116,10 @@ def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path 
     label = _label(path, base) if path is not None else source.name
     lines = entries if entries is not None else read_lines(source, label)
     builder = make(thread_id(source.name, lines), source=source.name)
-    sidecars = {e.raw["agentId"]: e for e in lines if e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str)}
-    lines = [e for e in lines if not (e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str))]
-    builder.took(len(sidecars))  # each is in its agent's metadata
-    main_lines, inline = split_sidechains(lines)
-    main = passes.chain(main_lines, builder)
-    session_uuids = {e.uuid for e in main if e.uuid}
-    assign_times(main)
+    sidecars, main, inline = passes.session(lines, builder)
     subs = _subagent_streams(path, base, inline, sidecars, builder)
+    # (only a harness agent's chain may start in the session's)
+    session_uuids = {e.uuid for e in main if e.uuid} if any(sub.agent_id.startswith(HARNESS_AGENTS) for sub in subs) else frozenset()
     calls = passes.tool_uses(main, MAIN_AGENT) if subs else {}  # (only subagents look their launching call up)
     known: dict[str, SubagentInfo] = {}
     links: dict[str, str] = {}

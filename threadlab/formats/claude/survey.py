@@ -24,8 +24,9 @@ from operator import attrgetter, itemgetter, le
 from typing import Any
 
 from threadlab.core.builder import ThreadBuilder
+from threadlab.formats.claude.agents import MAIN_AGENT
 from threadlab.formats.claude.chain import own_time
-from threadlab.formats.claude.reader import TOOL_USES, Passes, report_dangling
+from threadlab.formats.claude.reader import AGENT_METADATA, TOOL_USES, Passes, report_dangling
 from threadlab.formats.claude.usage import Response, take_message
 from threadlab.formats.claude.wire import UNREAD, Entry
 
@@ -47,10 +48,13 @@ class Survey:
     calls: list[tuple[str, Entry, Mapping[str, Any]]]
 
 
-def survey(entries: list[Entry]) -> Survey | None:
+def survey(entries: list[Entry], session: bool = False) -> Survey | None:
     """``order_chain``'s shortcut, ``collect_responses`` and ``_tool_uses`` of one stream in one
     pass; None when the stream is not in chain order (a uuid repeated, a child before its
-    parent, a time going back: the walk orders it)."""
+    parent, a time going back: the walk orders it). ``session``: the lines of a session's own
+    file, which also get the main agent and their times (``split_sidechains``,
+    ``assign_times``), or None when one is a sidecar or a sidechain's line (each entry's agent
+    is then left unset, as read)."""
     by_uuid: dict[str, Entry] = {}
     keys: dict[str, float] = {}  # (``in_file_order``'s: the line's time, else its parent's)
     later: list[Entry] = []  # whose parent came before none of them: dangling, unless it comes after
@@ -58,12 +62,31 @@ def survey(entries: list[Entry]) -> Survey | None:
     responses: dict[str, Response] = {}
     calls: list[tuple[str, Entry, Mapping[str, Any]]] = []
     events = False
+    current = None  # (``assign_times``': the time so far; the entries before the first take it)
+    leading: list[Entry] = []
     for entry in entries:
         raw = entry.raw
+        kind = entry.type
+        if session:
+            side = raw.get("isSidechain")
+            if side is True or kind == AGENT_METADATA or entry.agent is not None or (side is None and isinstance(raw.get("agentId"), str)):
+                return _unset(entries)
+            entry.agent = MAIN_AGENT
+        stamp = entry.stamp
+        if stamp is UNREAD:  # ``own_time``; Claude Code's ``...SS.mmmZ`` read here (``parse_timestamp`` gives it as ``fromisoformat`` does)
+            value = raw.get("timestamp")
+            try:
+                stamp = _iso(value) if type(value) is str and len(value) == 24 and value[23] == "Z" else None
+            except ValueError:
+                stamp = None
+            if stamp is not None and stamp.tzinfo is UTC:
+                entry.stamp = stamp
+            else:
+                stamp = own_time(entry)
         uuid = entry.uuid
         if uuid is not None:
             if uuid in by_uuid:
-                return None
+                return _unset(entries) if session else None
             by_uuid[uuid] = entry
             parent = raw.get("parentUuid")
             at = _FIRST
@@ -72,23 +95,20 @@ def survey(entries: list[Entry]) -> Survey | None:
                     at = keys[parent]
                 else:
                     later.append(entry)
-            stamp = entry.stamp
-            if stamp is UNREAD:  # ``own_time``; Claude Code's ``...SS.mmmZ`` read here (``parse_timestamp`` gives it as ``fromisoformat`` does)
-                value = raw.get("timestamp")
-                try:
-                    stamp = _iso(value) if type(value) is str and len(value) == 24 and value[23] == "Z" else None
-                except ValueError:
-                    stamp = None
-                if stamp is not None and stamp.tzinfo is UTC:
-                    entry.stamp = stamp
-                else:
-                    stamp = own_time(entry)
             if stamp is not None:
                 at = stamp.timestamp()
             if at < last:
-                return None
+                return _unset(entries) if session else None
             keys[uuid] = last = at
-        kind = entry.type
+        if session:
+            if stamp is not None and (current is None or stamp > current):
+                if current is None:  # the first time: the one the entries before it take
+                    for early in leading:
+                        early.time = stamp
+                current = stamp
+            elif current is None:
+                leading.append(entry)
+            entry.time = current
         message = raw.get("message")
         if type(message) is dict or (message is not None and isinstance(message, Mapping)):
             content = message.get("content")
@@ -104,9 +124,15 @@ def survey(entries: list[Entry]) -> Survey | None:
     for entry in later:
         parent = entry.raw["parentUuid"]
         if parent != entry.uuid and parent in by_uuid:  # a child before its parent
-            return None
+            return _unset(entries) if session else None
         dangling.append(entry)
     return Survey(list(entries), dangling, None if events else responses, calls)
+
+
+def _unset(entries: list[Entry]) -> None:
+    """A session file the survey gives up on: its entries' agents as read (none), for ``split_sidechains``."""
+    for entry in entries:
+        entry.agent = None
 
 
 class Surveyed(Passes):
@@ -115,6 +141,14 @@ class Surveyed(Passes):
     def __init__(self) -> None:
         self.surveys: dict[int, Survey] = {}  # id of a stream in order → its survey
         self.walked = False  # some stream was not surveyed
+
+    def session(self, lines: list[Entry], builder: ThreadBuilder) -> tuple[dict[str, Entry], list[Entry], dict[str, list[Entry]]]:
+        found = survey(lines, session=True)
+        if found is None:  # sidecars, sidechains or a file out of chain order: a pass each
+            return super().session(lines, builder)
+        report_dangling(found.dangling, builder, frozenset())
+        self.surveys[id(found.ordered)] = found
+        return {}, found.ordered, {}
 
     def chain(self, entries: list[Entry], builder: ThreadBuilder, outside: frozenset[str] | set[str] = frozenset()) -> list[Entry]:
         found = survey(entries)
