@@ -59,7 +59,8 @@ def session_lines(draw: Any, prefix: str = "u", calls_from: list[str] | None = N
     for _ in range(draw(st.integers(1, 10))):
         kind = draw(st.sampled_from(["prompt", "assistant", "assistant", "result", "attachment", "system", "queue", "bookkeeping"]))
         if kind == "prompt":
-            lines.append({**envelope("user"), "message": {"role": "user", "content": draw(texts)}})
+            flag = draw(st.sampled_from([None, None, "isMeta", "isCompactSummary", "isSynthetic"]))
+            lines.append({**envelope("user"), "message": {"role": "user", "content": draw(texts)}, **({flag: True} if flag else {})})
         elif kind == "assistant":
             mid = f"msg_{prefix}{len(lines)}"
             blocks = draw(st.lists(st.sampled_from(["text", "thinking", "tool_use", "blank", "server"]), min_size=1, max_size=3))

@@ -4,10 +4,13 @@ speaker, the agent registry, the usage, the builder's time keeping, each a Pytho
 
 Why: after the third and fourth rounds (``docs/DEVELOPING.md``), a Claude Code load was about
 nine Python passes a line with no function above 5 %; what was left to win was the passes and
-the calls themselves. The loop below takes exactly the lines ``lanes.py`` takes, decides each
-value by the same rules, and hands every other line to ``FramesConverter.add`` (which may give
-it to the lanes there, or to ``Converter.add``): so the lanes stay the referee of this loop, and
-``tests/test_claude_documents.py`` holds both to the careful route's frames."""
+the calls themselves. The loop below takes the lines ``lanes.py`` takes, deciding each value
+by the same rules, and also the main agent's attachments, system and bookkeeping lines
+(``_record``: the ``system.*`` actions ``Converter`` makes of them, without the check a model
+would make, which their values always pass); every other line goes to ``FramesConverter.add``
+(which may still give it to the lanes, or to ``Converter.add``). So the multi-pass route stays
+the referee: ``tests/test_claude_fused.py`` holds this loop (and ``survey.py``) to it and to the
+careful route, ``tests/test_claude_documents.py`` to the careful route's frames."""
 
 from __future__ import annotations
 
@@ -17,12 +20,12 @@ from typing import Any
 
 from threadlab.core.timefmt import format_timestamp, millis_text
 from threadlab.formats.claude.agents import MAIN_AGENT
-from threadlab.formats.claude.authorship import attachment_author, system_line_author
+from threadlab.formats.claude.authorship import attachment_author, prompt_author, system_line_author, wrapped_author
 from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.convert import PROVIDER, _is_error
 from threadlab.formats.claude.lanes import FramesConverter, _text
 from threadlab.formats.claude.usage import finish_reason, line_response
-from threadlab.formats.claude.user import snake
+from threadlab.formats.claude.user import snake, system_name
 from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, UNREAD, Entry
 
 _CALLS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
@@ -121,6 +124,8 @@ class FusedConverter(FramesConverter):
                             counts[kind] = counts.get(kind, 0) + 1  # (``session.saw`` for a user line)
                 elif message is None:
                     values = record(entry, raw, kind)
+                elif kind == "user" and type(content) is str:
+                    values = self._prompt(entry, raw, content)
             if values is None:
                 careful(self, entry)
                 pending = self.pending
@@ -152,6 +157,26 @@ class FusedConverter(FramesConverter):
         """The main agent (None: not registered yet) and the model it has."""
         main = self.b.agents.get(MAIN_AGENT)
         return main, (main.metadata or {}).get("model_name") if main is not None else None
+
+    def _prompt(self, entry: Entry, raw: dict[str, Any], content: str) -> dict[str, Any] | None:
+        """The values of a main-agent user line whose message is text, as ``_user_text`` gives
+        them: a prompt (its author when not the person; the session's first prompt noted), or
+        the ``system.*`` action of a line Claude Code wrote itself; None when the main agent
+        is not registered yet (the careful way registers it)."""
+        if entry.agent != MAIN_AGENT or MAIN_AGENT not in self.b.agents:
+            return None
+        name = system_name(raw, content)
+        if name is not None:
+            values = {"action_type": _action_type("system.", name), "data": content, "metadata": dict(wrapped_author(name, content))}
+        else:
+            values = {"action_type": "user_message", "content": content}
+            author = prompt_author(content, MAIN_AGENT, MAIN_AGENT, raw.get("isSynthetic") is True)
+            if author is not None:
+                values["metadata"] = dict(author)
+            elif self.session.first_prompt is None:
+                self.session.first_prompt = content or None
+        self.session.saw("user", raw)
+        return values
 
     def _record(self, entry: Entry, raw: dict[str, Any], kind: str) -> dict[str, Any] | None:
         """The values of a main-agent line without a message that ``Converter`` reads as a
