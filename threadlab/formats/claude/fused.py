@@ -44,7 +44,7 @@ class FusedConverter(FramesConverter):
         careful, record = FramesConverter.add, self._record
         pending = self.pending
         main, main_model = self._main()  # (changed only by the careful way and ``speaker``: read again after each)
-        taken = 0
+        taken = assistant_lines = result_lines = 0  # (added to the account and the session's counts at the end)
         for entry in entries:
             raw = entry.raw
             values: dict[str, Any] | None = None
@@ -107,7 +107,7 @@ class FusedConverter(FramesConverter):
                                     values["finish_reason"] = finish
                             if model:
                                 values["metadata"] = {"model_name": model, "provider_name": PROVIDER}
-                            counts[kind] = counts.get(kind, 0) + 1  # (``session.saw`` for an assistant line)
+                            assistant_lines += 1  # (``session.saw`` for an assistant line)
                     elif kind == "user" and btype == "tool_result":
                         call_id = block.get("tool_use_id")
                         name = names.get(call_id) if type(call_id) is str else None
@@ -121,7 +121,7 @@ class FusedConverter(FramesConverter):
                             result = block.get("content")
                             values = {"action_type": "tool_return", "tool_call_id": call_id, "tool_name": name, "content": result,
                                       "status": "error" if block.get("is_error") is True or (type(result) is not str and _is_error(block)) else "success"}
-                            counts[kind] = counts.get(kind, 0) + 1  # (``session.saw`` for a user line)
+                            result_lines += 1  # (``session.saw`` for a user line)
                 elif message is None:
                     values = record(entry, raw, kind)
                 elif kind == "user" and type(content) is str:
@@ -149,9 +149,12 @@ class FusedConverter(FramesConverter):
                 times.append(time)
             else:
                 b.add_fit(time, values, _text(entry))
-            account.converted += 1  # (``b.took(1)``)
-            taken += 1
+            taken += 1  # (``b.took(1)``)
+        account.converted += taken
         self.taken += taken
+        for kind, n in (("assistant", assistant_lines), ("user", result_lines)):
+            if n:
+                counts[kind] = counts.get(kind, 0) + n
 
     def _main(self) -> tuple[Any, Any]:
         """The main agent (None: not registered yet) and the model it has."""
