@@ -210,6 +210,9 @@ def test_fused_passes_give_the_frames_of_the_careful_and_the_multi_pass_route(fo
     new, before, careful = _views(path, monkeypatch)
     assert new == careful
     assert new == before
+    with _multi_pass(monkeypatch):
+        routed = claude.to_documents(Source(path)) is not None
+    assert (claude.to_documents(Source(path)) is not None) == routed  # (no failure of the fused passes hidden by the careful way)
 
 
 def test_the_generated_sessions_take_the_fused_passes(tmp_path: Path) -> None:
