@@ -24,7 +24,7 @@ from threadlab.formats.claude.authorship import attachment_author, prompt_author
 from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.convert import PROVIDER, _is_error
 from threadlab.formats.claude.lanes import FramesConverter, _text
-from threadlab.formats.claude.usage import finish_reason, line_response
+from threadlab.formats.claude.usage import line_response
 from threadlab.formats.claude.user import snake, system_name
 from threadlab.formats.claude.wire import BAD_LINE, KNOWN_TYPES, UNREAD, Entry
 
@@ -95,16 +95,7 @@ class FusedConverter(FramesConverter):
                                 calls[call_id] = None
                             response = responses.get(mid) if mid is not None else line_response(message)  # type: ignore[arg-type]
                             if response is not None and not (mid is not None and mid in usage_given) and btype == response.holder:
-                                if mid is not None:
-                                    usage_given.add(mid)
-                                usage = _plain_usage(response.usage)
-                                if usage is None:
-                                    usage = self._usage(response, entry)
-                                if usage is not None:
-                                    values["usage"] = usage
-                                finish = finish_reason(response.stop_reason) if btype == "text" else None
-                                if finish is not None:
-                                    values["finish_reason"] = finish
+                                self.give_usage(response, mid, btype, entry, values)  # (once a message)
                             if model:
                                 values["metadata"] = {"model_name": model, "provider_name": PROVIDER}
                             assistant_lines += 1  # (``session.saw`` for an assistant line)
@@ -218,18 +209,3 @@ _BOOKKEEPING = KNOWN_TYPES - {"assistant", "user", "attachment", "system", "resu
 @cache
 def _action_type(prefix: str, name: str) -> str:
     return prefix + snake(name)
-
-
-def _plain_usage(raw: Any) -> dict[str, int] | None:
-    """``usage.to_usage`` for usage of plain int figures and no thinking details (nearly every
-    message); None for any other (``Converter._usage`` reads it then, with its problems)."""
-    if type(raw) is not dict or raw.get("output_tokens_details") is not None:
-        return None
-    fresh, read = raw.get("input_tokens"), raw.get("cache_read_input_tokens")
-    write, output = raw.get("cache_creation_input_tokens"), raw.get("output_tokens")
-    if not ((fresh is None or type(fresh) is int) and (read is None or type(read) is int) and (write is None or type(write) is int)
-            and (output is None or type(output) is int)):
-        return None
-    fresh, read, write, output = fresh or 0, read or 0, write or 0, output or 0
-    return {"input_tokens": fresh + read + write, "output_tokens": output, "total_tokens": fresh + read + write + output,
-            "cache_read_tokens": read, "cache_write_tokens": write}

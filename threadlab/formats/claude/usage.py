@@ -62,6 +62,21 @@ def to_usage(raw: Mapping[str, Any] | None, problems: list[str] | None = None) -
     return usage
 
 
+def plain_usage(raw: Any) -> dict[str, int] | None:
+    """``to_usage`` for usage of plain int figures and no thinking details (nearly every
+    message); None for any other (``Converter._usage`` reads it then, with its problems)."""
+    if type(raw) is not dict or raw.get("output_tokens_details") is not None:
+        return None
+    fresh, read = raw.get("input_tokens"), raw.get("cache_read_input_tokens")
+    write, output = raw.get("cache_creation_input_tokens"), raw.get("output_tokens")
+    if not ((fresh is None or type(fresh) is int) and (read is None or type(read) is int) and (write is None or type(write) is int)
+            and (output is None or type(output) is int)):
+        return None
+    fresh, read, write, output = fresh or 0, read or 0, write or 0, output or 0
+    return {"input_tokens": fresh + read + write, "output_tokens": output, "total_tokens": fresh + read + write + output,
+            "cache_read_tokens": read, "cache_write_tokens": write}
+
+
 def _whole(value: Any) -> bool:
     """An int (not a bool) or nothing: a figure ``counts_of`` would take as it is (missing: 0)."""
     return value is None or type(value) is int
