@@ -1,16 +1,18 @@
 """The frames route's passes over a session's streams (``reader.Passes``): the chain order, the
-tool calls and the usage of each message found in one pass a stream, not three.
+tool calls and the usage of each message found in one pass a stream, not three (and, for the
+session's own file, its lines' agent and times too).
 
-Why: a Claude Code load is about nine Python passes a line (``docs/DEVELOPING.md``), and three of
-them only read: ``chain.order_chain`` (is the file already in chain order?), ``reader._tool_uses``
-(the calls a subagent may have been launched by) and ``usage.collect_responses`` (each message's
-final usage, and which of its blocks carries it). For a stream that is in chain order (nearly
-every file Claude Code writes: ``chain.in_file_order``) and holds no stream events, one loop
-gives all three, each decided by the same code or test as its own pass (``usage.take_message``;
-``in_file_order``'s keys). Any other stream is ordered by ``reader.Passes`` (the walk), and when
-any stream was, or two share a message id, the converter collects the usage as before
-(``Converter``): so the multi-pass way stays the fallback, and
-``tests/test_claude_documents.py`` holds the two to the same frames."""
+Why: a Claude Code load is about nine Python passes a line (``docs/DEVELOPING.md``), and most of
+them only read: ``split_sidechains`` (which lines are a subagent's), ``chain.order_chain`` (is
+the file already in chain order?), ``assign_times``, ``reader._tool_uses`` (the calls a
+subagent may have been launched by) and ``usage.collect_responses`` (each message's final
+usage, and which of its blocks carries it). For a stream that is in chain order (nearly every
+file Claude Code writes: ``chain.in_file_order``), holds no stream events and, for the session's
+file, no sidecar or sidechain line, one loop gives all of them, each decided by the same code or
+test as its own pass (``usage.take_message``; ``in_file_order``'s keys; ``assign_times``' rule).
+Any other stream is read by ``reader.Passes`` (the walk, a pass each), and when any stream was,
+or two share a message id, the converter collects the usage as before (``Converter``): so the
+multi-pass way stays the fallback and the referee (``tests/test_claude_fused.py``)."""
 
 from __future__ import annotations
 
