@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -48,6 +49,7 @@ class Survey:
     dangling: list[Entry]
     responses: dict[str, Response] | None
     calls: list[tuple[str, Entry, Mapping[str, Any]]]
+    moments: list[float] | None = None  # (a session file's) each entry's time as the merge's key reads it
 
 
 def survey(entries: list[Entry], session: bool = False) -> Survey | None:
@@ -65,7 +67,9 @@ def survey(entries: list[Entry], session: bool = False) -> Survey | None:
     calls: list[tuple[str, Entry, Mapping[str, Any]]] = []
     events = False
     current = None  # (``assign_times``': the time so far; the entries before the first take it)
+    current_at = 0.0
     leading: list[Entry] = []
+    moments: list[float] = []
     for entry in entries:
         raw = entry.raw
         kind = entry.type
@@ -85,6 +89,7 @@ def survey(entries: list[Entry], session: bool = False) -> Survey | None:
                 entry.stamp = stamp
             else:
                 stamp = own_time(entry)
+        stamp_at = stamp.timestamp() if stamp is not None else _FIRST
         uuid = entry.uuid
         if uuid is not None:
             if uuid in by_uuid:
@@ -98,19 +103,22 @@ def survey(entries: list[Entry], session: bool = False) -> Survey | None:
                 else:
                     later.append(entry)
             if stamp is not None:
-                at = stamp.timestamp()
+                at = stamp_at
             if at < last:
                 return _unset(entries) if session else None
             keys[uuid] = last = at
         if session:
             if stamp is not None and (current is None or stamp > current):
+                current_at = stamp_at
                 if current is None:  # the first time: the one the entries before it take
-                    for early in leading:
+                    for n, early in enumerate(leading):
                         early.time = stamp
+                        moments[n] = current_at
                 current = stamp
             elif current is None:
                 leading.append(entry)
             entry.time = current
+            moments.append(current_at)
         message = raw.get("message")
         if type(message) is dict or (message is not None and isinstance(message, Mapping)):
             content = message.get("content")
@@ -128,7 +136,7 @@ def survey(entries: list[Entry], session: bool = False) -> Survey | None:
         if parent != entry.uuid and parent in by_uuid:  # a child before its parent
             return _unset(entries) if session else None
         dangling.append(entry)
-    return Survey(list(entries), dangling, None if events else responses, calls)
+    return Survey(list(entries), dangling, None if events else responses, calls, moments if session else None)
 
 
 def _unset(entries: list[Entry]) -> None:
@@ -168,21 +176,32 @@ class Surveyed(Passes):
         return {call_id: (entry, block, agent) for call_id, entry, block in found.calls}
 
     def merge(self, streams: list[list[Entry]]) -> list[Entry]:
-        """``chain.merge_by_time``, its keys compared as tuples (no key function, no slice a line)."""
+        """``chain.merge_by_time``: the same order, with fewer keys built. The session's own
+        stream (the first), surveyed, is one file in time order whose keys' times the survey
+        kept: a subagent's entry goes after exactly its entries of no later time (on a tie the
+        earlier file goes first, and the session's file is the first of all), found by
+        bisection; the subagents' streams are merged among themselves by their keys."""
         if len(streams) == 1:
             return list(streams[0])
+        files = [dict.fromkeys(map(_FILE, stream)) for stream in streams]
         rank: dict[str, int] = {}
-        for stream in streams:
-            for file in dict.fromkeys(map(_FILE, stream)):
+        for names in files:
+            for file in names:
                 rank.setdefault(file, len(rank))
-        keyed = [[(e.time.timestamp() if e.time else 0.0, rank[e.file], e.line, index, pos, e) for pos, e in enumerate(stream)]
-                 for index, stream in enumerate(streams)]
-        # ((index, pos) tells any two apart: the entries are never compared.) Streams each in the
-        # order of their keys (nearly always) merge as one sort of them all, in C; others as
-        # ``heapq.merge`` takes them, an item at a time.
-        if all(all(map(le, items, islice(items, 1, None))) for items in keyed):
-            return list(map(_ENTRY, sorted(itertools.chain.from_iterable(keyed))))
-        return list(map(_ENTRY, heapq.merge(*keyed)))
+        main = streams[0]
+        found = self.surveys.get(id(main))
+        times = found.moments if found is not None else None
+        if not main or times is None or any(main[0].file in names for names in files[1:]):
+            return _by_keys(streams, rank, 0)
+        out: list[Entry] = []
+        done = 0
+        for entry in _by_keys(streams[1:], rank, 1):
+            at = bisect_right(times, entry.time.timestamp() if entry.time else 0.0, done)
+            out.extend(main[done:at])
+            out.append(entry)
+            done = at
+        out.extend(main[done:])
+        return out
 
     def responses(self) -> dict[str, Any] | None:
         if self.walked:
@@ -196,3 +215,15 @@ class Surveyed(Passes):
                     return None
                 out[mid] = response
         return out
+
+
+def _by_keys(streams: list[list[Entry]], rank: dict[str, int], first: int) -> list[Entry]:
+    """Streams (numbered from ``first``) merged by ``merge_by_time``'s keys, compared as tuples
+    (no key function, no slice an item; ``(index, pos)`` tells any two apart, so the entries are
+    never compared). Streams each in the order of their keys (nearly always) merge as one sort,
+    in C; others as ``heapq.merge`` takes them, an item at a time."""
+    keyed = [[(e.time.timestamp() if e.time else 0.0, rank[e.file], e.line, index, pos, e) for pos, e in enumerate(stream)]
+             for index, stream in enumerate(streams, first)]
+    if all(all(map(le, items, islice(items, 1, None))) for items in keyed):
+        return list(map(_ENTRY, sorted(itertools.chain.from_iterable(keyed))))
+    return list(map(_ENTRY, heapq.merge(*keyed)))
