@@ -181,24 +181,25 @@ def test_reshaped_transcripts_read_the_same(path: Path, monkeypatch: pytest.Monk
 
 
 def test_the_lanes_read_most_lines_of_a_generated_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The lanes (``formats/claude/lanes.py``) are what the frames route uses for the common lines:
-    most assistant and tool-result lines of the benchmark's corpus go through them."""
+    """The lanes (``formats/claude/lanes.py``, written into ``fused.py``'s loop) are what the frames
+    route uses for the common lines: most assistant and tool-result lines of the benchmark's
+    corpus go through them."""
     from benchmarks.claude_corpus import write_projects
-    from threadlab.formats.claude.lanes import FramesConverter
+    from threadlab.formats.claude.fused import FusedConverter
 
     write_projects(tmp_path / "corpus", 400_000, seed=5)
-    taken: list[int] = []
-    add = FramesConverter.add
+    taken: list[tuple[int, int]] = []
+    feed = FusedConverter.feed
 
-    def counting(self: FramesConverter, entry: Any) -> None:
+    def counting(self: FusedConverter, entries: list[Any]) -> None:
         before = self.taken
-        add(self, entry)
-        taken.append(self.taken - before)
+        feed(self, entries)
+        taken.append((self.taken - before, len(entries)))
 
-    monkeypatch.setattr(FramesConverter, "add", counting)
+    monkeypatch.setattr(FusedConverter, "feed", counting)
     frames = tl.load(tmp_path / "corpus" / "projects", progress=False, workers=1)
     assert len(frames.actions) > 100
-    assert sum(taken) > len(taken) / 2
+    assert sum(t for t, _ in taken) > sum(n for _, n in taken) / 2
 
 
 @st.composite

@@ -94,7 +94,8 @@ def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
     ``to_threads`` gives, not its JSON). None for
     any other input (a folder, a stream, an array, objects), and for a file the route gives
     up on: ``to_threads`` reads those, with the same results."""
-    from threadlab.formats.claude.lanes import FramesConverter
+    from threadlab.formats.claude.fused import FusedConverter
+    from threadlab.formats.claude.survey import Surveyed
     from threadlab.formats.common.documents import DocBuilder
 
     try:
@@ -103,7 +104,8 @@ def to_documents(source: Source) -> list[tuple[Thread, dict[str, Any]]] | None:
         entries = read_lines(source, source.name)
         if not entries or _is_stream(entries):
             return None
-        return [transcript_builder(source, DocBuilder, entries=entries, convert=FramesConverter).build_document()]
+        return [transcript_builder(source, DocBuilder, entries=entries, convert=FusedConverter,
+                                   passes=Surveyed()).build_document()]
     except Exception:  # whatever it was, the careful way meets it again and says what it is
         return None
 

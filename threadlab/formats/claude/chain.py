@@ -143,7 +143,9 @@ def assign_times(entries: list[Entry], floor: datetime | None = None) -> None:
     if current is None:
         current = next((s for s in map(own_time, entries) if s is not None), None)
     for entry in entries:
-        stamp = own_time(entry)
+        stamp = entry.stamp
+        if stamp is UNREAD:  # (nearly always read by the ordering already: no call a line)
+            stamp = own_time(entry)
         if stamp is not None and (current is None or stamp > current):
             current = stamp
         entry.time = current

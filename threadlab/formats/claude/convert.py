@@ -42,9 +42,11 @@ PROVIDER = "anthropic"
 class Converter:
     """Feeds entries, in thread order, into a ThreadBuilder."""
 
-    def __init__(self, builder: ThreadBuilder, entries: list[Entry], *, stream: bool = False) -> None:
+    def __init__(self, builder: ThreadBuilder, entries: list[Entry], *, stream: bool = False, responses: dict[str, Response] | None = None) -> None:
         self.b = builder
-        self.responses: dict[str, Response] = collect_responses(entries, lambda line, message: builder.problem("schema", message, line=line))
+        if responses is None:  # (given: collected while the streams were ordered, ``survey.py``)
+            responses = collect_responses(entries, lambda line, message: builder.problem("schema", message, line=line))
+        self.responses = responses
         self.usage_given: set[str] = set()
         self.calls = Calls(builder, entries)  # open calls, and ids for calls a trimmed file left without one
         self.session = SessionInfo(keys=STREAM_KEYS if stream else SESSION_KEYS)
@@ -86,6 +88,10 @@ class Converter:
         self.pending = []
 
     # --- dispatch -------------------------------------------------------------------------
+    def feed(self, entries: list[Entry]) -> None:
+        for entry in entries:  # (the frames route's converter fuses this loop: ``fused.py``)
+            self.add(entry)
+
     def add(self, entry: Entry) -> None:
         kind = entry.type
         records = records_of(entry.raw)

@@ -23,7 +23,7 @@ from threadlab.core.timefmt import millis_text
 from threadlab.formats.claude.agents import MAIN_AGENT
 from threadlab.formats.claude.chain import own_time
 from threadlab.formats.claude.convert import PROVIDER, Converter, _is_error
-from threadlab.formats.claude.usage import finish_reason, line_response
+from threadlab.formats.claude.usage import Response, finish_reason, line_response, plain_usage
 from threadlab.formats.claude.wire import UNREAD, Entry
 
 _CALLS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
@@ -93,18 +93,26 @@ class FramesConverter(Converter):
             self.calls.opened(values["tool_call_id"], values["tool_name"], agent)
         response = self.responses.get(mid) if mid is not None else line_response(message)
         if response is not None and not (mid is not None and mid in self.usage_given) and kind == response.holder:
-            if mid is not None:
-                self.usage_given.add(mid)
-            usage = self._usage(response, entry)
-            if usage is not None:
-                values["usage"] = usage
-            finish = finish_reason(response.stop_reason) if kind == "text" else None
-            if finish is not None:
-                values["finish_reason"] = finish
+            self.give_usage(response, mid, kind, entry, values)
         if model:
             values["metadata"] = {"model_name": model, "provider_name": PROVIDER}
         self.b.add_fit(entry.time, values, _text(entry))
         return True
+
+    def give_usage(self, response: Response, mid: str | None, kind: str, entry: Entry, values: dict[str, Any]) -> None:
+        """The message's usage (and, on a text block, its finish reason) on the action of the
+        block that holds it: ``plain_usage`` when its figures are plain counts, else the
+        converter's ``_usage`` with its problems."""
+        if mid is not None:
+            self.usage_given.add(mid)
+        usage = plain_usage(response.usage)
+        if usage is None:
+            usage = self._usage(response, entry)
+        if usage is not None:
+            values["usage"] = usage
+        finish = finish_reason(response.stop_reason) if kind == "text" else None
+        if finish is not None:
+            values["finish_reason"] = finish
 
     def _speaker(self, entry: Entry, message: dict[str, Any]) -> tuple[str | None, str | None, str]:
         """``speaker`` without its calls when they would change nothing: a line of the main

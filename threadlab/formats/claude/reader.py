@@ -33,6 +33,7 @@ _LAUNCHERS = ("Agent", "Task")
 # tool call launches them, so no sidecar links one, and their chain starts in the session's
 HARNESS_AGENTS = ("acompact",)
 AGENT_METADATA = "agent_metadata"
+TOOL_USES = ("tool_use", "server_tool_use")  # the blocks a subagent's launching call is looked for among
 
 
 def _label(path: Path, base: Path | None) -> str:
@@ -75,30 +76,57 @@ def transcript_thread(source: Source, *, base: Path | None = None, entries: list
     return transcript_builder(source, ThreadBuilder, base=base, entries=entries).build()
 
 
+class Passes:
+    """How a session's streams (its own lines, each subagent's) are ordered and read before they
+    are converted: a pass each for the chain order, the tool calls and (``Converter``) the usage
+    of each message. The frames route's ``survey.Surveyed`` does the three in one pass a stream."""
+
+    def session(self, lines: list[Entry], builder: ThreadBuilder) -> tuple[dict[str, Entry], list[Entry], dict[str, list[Entry]]]:
+        """The session file's sidecars (``agent_metadata`` entries), its own lines in order with
+        their times, and its inline sidechain lines by subagent."""
+        sidecars = {e.raw["agentId"]: e for e in lines if e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str)}
+        lines = [e for e in lines if not (e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str))]
+        builder.took(len(sidecars))  # each is in its agent's metadata
+        main_lines, inline = split_sidechains(lines)
+        main = self.chain(main_lines, builder)
+        assign_times(main)
+        return sidecars, main, inline
+
+    def chain(self, entries: list[Entry], builder: ThreadBuilder, outside: frozenset[str] | set[str] = frozenset()) -> list[Entry]:
+        return _chain(entries, builder, outside)
+
+    def tool_uses(self, entries: list[Entry], agent: str) -> dict[str, tuple[Entry, Mapping[str, Any], str]]:
+        return _tool_uses(entries, agent)
+
+    def merge(self, streams: list[list[Entry]]) -> list[Entry]:
+        return merge_by_time(streams)
+
+    def responses(self) -> dict[str, Any] | None:
+        """The usage of each message of the streams ordered (None: the converter collects it)."""
+        return None
+
+
 def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path | None = None, entries: list[Entry] | None = None,
-                       convert: type[Converter] = Converter) -> Any:
+                       convert: type[Converter] = Converter, passes: Passes | None = None) -> Any:
     """The builder (of class ``make``) that has read one session: ``ThreadBuilder`` for a
-    Thread, ``documents.DocBuilder`` for its JSON object only (with ``lanes.FramesConverter``
-    when only its frames are wanted)."""
+    Thread, ``documents.DocBuilder`` for its JSON object only (with ``fused.FusedConverter``
+    and ``survey.Surveyed`` passes when only its frames are wanted)."""
+    passes = passes or Passes()
     path = source.path
     label = _label(path, base) if path is not None else source.name
     lines = entries if entries is not None else read_lines(source, label)
     builder = make(thread_id(source.name, lines), source=source.name)
-    sidecars = {e.raw["agentId"]: e for e in lines if e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str)}
-    lines = [e for e in lines if not (e.type == AGENT_METADATA and isinstance(e.raw.get("agentId"), str))]
-    builder.took(len(sidecars))  # each is in its agent's metadata
-    main_lines, inline = split_sidechains(lines)
-    main = _chain(main_lines, builder)
-    session_uuids = {e.uuid for e in main if e.uuid}
-    assign_times(main)
+    sidecars, main, inline = passes.session(lines, builder)
     subs = _subagent_streams(path, base, inline, sidecars, builder)
-    calls = _tool_uses(main, MAIN_AGENT) if subs else {}  # (only subagents look their launching call up)
+    # (only a harness agent's chain may start in the session's)
+    session_uuids = {e.uuid for e in main if e.uuid} if any(sub.agent_id.startswith(HARNESS_AGENTS) for sub in subs) else frozenset()
+    calls = passes.tool_uses(main, MAIN_AGENT) if subs else {}  # (only subagents look their launching call up)
     known: dict[str, SubagentInfo] = {}
     links: dict[str, str] = {}
     streams = [main]
     for sub in subs:
         harness = sub.agent_id.startswith(HARNESS_AGENTS)
-        entries_of = _chain(sub.entries, builder, session_uuids if harness else frozenset())
+        entries_of = passes.chain(sub.entries, builder, session_uuids if harness else frozenset())
         link = sub.link or _guess_link(sub.agent_id, entries_of, [e for s in streams for e in s], calls, set(links.values()))
         if sub.broken_sidecar or (sub.needs_sidecar and link is None and not harness):
             how = f"linked to tool call {link!r} found in the transcript" if link else "not linked to any Agent/Task call"
@@ -110,15 +138,14 @@ def transcript_builder(source: Source, make: type[ThreadBuilder], *, base: Path 
             links[sub.agent_id] = link
             if known[sub.agent_id].parent is None and call is not None and call[2] != MAIN_AGENT:
                 known[sub.agent_id].parent = call[2]
-        calls.update(_tool_uses(entries_of, sub.agent_id))
+        calls.update(passes.tool_uses(entries_of, sub.agent_id))
         streams.append(entries_of)
-    merged = merge_by_time(streams)
-    conv = convert(builder, merged)
+    merged = passes.merge(streams)
+    conv = convert(builder, merged, responses=passes.responses())
     conv.agents.known = known
     conv.agents.links.update(links)
     conv.agents.main(merged[0] if merged else None)
-    for entry in merged:
-        conv.add(entry)
+    conv.feed(merged)
     conv.finish()
     _describe(builder, conv)
     return builder
@@ -226,12 +253,17 @@ def _chain(entries: list[Entry], builder: ThreadBuilder, outside: frozenset[str]
     """The entries in chain order; a parent named that is not among them is a problem (but one of
     ``outside``: a harness agent's chain starts at the session's entry it was started from)."""
     ordered, dangling = order_chain(entries)
+    report_dangling(dangling, builder, outside)
+    return ordered
+
+
+def report_dangling(dangling: list[Entry], builder: ThreadBuilder, outside: frozenset[str] | set[str]) -> None:
+    """A ``chain`` problem for each entry whose parent is not in its file (nor in ``outside``)."""
     for entry in dangling:
         if entry.raw.get("parentUuid") in outside:
             continue
         builder.problem("chain", f"{entry.where()} parentUuid {entry.raw.get('parentUuid')!r} names no entry of the file; read as the start of a branch",
                         line=entry.line)
-    return ordered
 
 
 def _tool_uses(entries: list[Entry], agent: str) -> dict[str, tuple[Entry, Mapping[str, Any], str]]:
@@ -241,7 +273,7 @@ def _tool_uses(entries: list[Entry], agent: str) -> dict[str, tuple[Entry, Mappi
         message = entry.raw.get("message")
         content = message.get("content") if type(message) is dict or isinstance(message, Mapping) else None  # (the cheap test first)
         for block in content if isinstance(content, list) else []:
-            if (type(block) is dict or isinstance(block, Mapping)) and block.get("type") in ("tool_use", "server_tool_use") and isinstance(block.get("id"), str):
+            if (type(block) is dict or isinstance(block, Mapping)) and block.get("type") in TOOL_USES and isinstance(block.get("id"), str):
                 found[block["id"]] = (entry, block, agent)
     return found
 

@@ -62,6 +62,21 @@ def to_usage(raw: Mapping[str, Any] | None, problems: list[str] | None = None) -
     return usage
 
 
+def plain_usage(raw: Any) -> dict[str, int] | None:
+    """``to_usage`` for usage of plain int figures and no thinking details (nearly every
+    message); None for any other (``Converter._usage`` reads it then, with its problems)."""
+    if type(raw) is not dict or raw.get("output_tokens_details") is not None:
+        return None
+    fresh, read = raw.get("input_tokens"), raw.get("cache_read_input_tokens")
+    write, output = raw.get("cache_creation_input_tokens"), raw.get("output_tokens")
+    if not ((fresh is None or type(fresh) is int) and (read is None or type(read) is int) and (write is None or type(write) is int)
+            and (output is None or type(output) is int)):
+        return None
+    fresh, read, write, output = fresh or 0, read or 0, write or 0, output or 0
+    return {"input_tokens": fresh + read + write, "output_tokens": output, "total_tokens": fresh + read + write + output,
+            "cache_read_tokens": read, "cache_write_tokens": write}
+
+
 def _whole(value: Any) -> bool:
     """An int (not a bool) or nothing: a figure ``counts_of`` would take as it is (missing: 0)."""
     return value is None or type(value) is int
@@ -94,7 +109,6 @@ class Response:
     line: int | None = None  # where the usage was last taken from
     final: bool = False
     stop_reason: str | None = None
-    model: str | None = None
     block_types: list[str] = field(default_factory=list)  # of its blocks but whitespace-only text
     blank: bool = False  # it has whitespace-only text blocks
 
@@ -148,27 +162,30 @@ def collect_responses(entries: Iterable[Entry], report: Report | None = None) ->
         kind = entry.type
         if kind == "assistant":
             message = entry.raw.get("message")
-            if type(message) is not dict and not isinstance(message, Mapping):  # (the cheap test first)
-                continue
-            mid = message.get("id")
-            if not isinstance(mid, str):
-                continue
-            response = responses.get(mid)
-            if response is None:  # (not ``setdefault``: a Response made for every line)
-                response = responses[mid] = Response()
-            usage = message.get("usage")
-            if (type(usage) is dict or isinstance(usage, Mapping)) and not response.final:
-                response.usage = dict(usage)
-                response.line = entry.line
-            stop = message.get("stop_reason")
-            if isinstance(stop, str):
-                response.stop_reason = stop
-                response.final = True
-            response.model = response.model or message.get("model")
-            response.add_blocks(message.get("content"))
+            if type(message) is dict or isinstance(message, Mapping):  # (the cheap test first)
+                take_message(responses, message, entry.line)
         elif kind == "stream_event":
             _apply_event(entry, responses, started, report)
     return responses
+
+
+def take_message(responses: dict[str, Response], message: Mapping[str, Any], line: int) -> None:
+    """What an assistant line's message (at ``line``) adds to its Response (none without an id)."""
+    mid = message.get("id")
+    if not isinstance(mid, str):
+        return
+    response = responses.get(mid)
+    if response is None:  # (not ``setdefault``: a Response made for every line)
+        response = responses[mid] = Response()
+    usage = message.get("usage")
+    if (type(usage) is dict or isinstance(usage, Mapping)) and not response.final:
+        response.usage = usage  # (read, never changed: ``_apply_event`` makes a new dict)
+        response.line = line
+    stop = message.get("stop_reason")
+    if isinstance(stop, str):
+        response.stop_reason = stop
+        response.final = True
+    response.add_blocks(message.get("content"))
 
 
 def _apply_event(entry: Entry, responses: dict[str, Response], started: dict[str | None, str], report: Report | None) -> None:

@@ -192,19 +192,23 @@ BAD_LINE = "bad-line"  # the type of the entry standing for a line that is no en
 def read_lines(source: Source, file: str, agent: str | None = None) -> list[Entry]:
     """Every JSON line of a file; a line that does not parse is kept as a ``bad-line`` entry
     (its text whole) carrying its problem (file and line named), so the thread shows where it
-    was and the account counts it as kept. (The non-blank lines are listed first, so the torn
-    edges are known by position: no ``with_edges`` generator a line on this hot path.)"""
+    was and the account counts it as kept. (One loop over the lines: a blank line is told only
+    when it does not parse, and the torn edges by position, with no ``with_edges`` generator a
+    line and no list of the non-blank lines on this hot path.)"""
     entries: list[Entry] = []
     append, loads = entries.append, orjson.loads
-    numbered = [(number, line) for number, line in source.lines() if line and not line.isspace()]
-    for number, line in numbered:
+    first = True  # no non-blank line before this one
+    for number, line in source.lines():
         try:
             obj = loads(line)
         except orjson.JSONDecodeError as exc:
-            first = number == numbered[0][0]
+            if not line or line.isspace():
+                continue
             problem = ("truncated", CUT_FIRST) if first and cut_first(line) else ("json", str(exc))  # a capture begun mid-line
             append(Entry({"type": BAD_LINE, "text": line.decode("utf-8", "replace")}, file, number, agent, problem=problem))
+            first = False
             continue
+        first = False
         if type(obj) is not dict:  # (orjson gives dict itself)
             problem = ("schema", f"is a JSON {type(obj).__name__}, not an entry object")
             append(Entry({"type": BAD_LINE, "value": obj}, file, number, agent, problem=problem))
