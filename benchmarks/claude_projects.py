@@ -51,6 +51,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.claude_corpus import jsonl_files, write_projects  # noqa: E402
+from benchmarks.installed import as_installed  # noqa: E402
 from benchmarks.load import _median, _spread, measure_child, size_label  # noqa: E402
 from benchmarks.rounds import (  # noqa: E402
     arguments,
@@ -198,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         child(args.child[0], Path(args.child[1]))
         return 0
     methods = chosen_methods(args, AGAINST)
+    as_installed(HERE.parent, *AGAINST)
     if args.scout_python:
         SCOUT_PYTHON.append(str(args.scout_python))
     print(f"# Claude Code projects → frames — {os.cpu_count()} cores, Python {sys.version.split()[0]}")

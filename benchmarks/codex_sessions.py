@@ -37,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.codex_corpus import rollout_files, write_sessions  # noqa: E402
+from benchmarks.installed import as_installed  # noqa: E402
 from benchmarks.load import _median, _spread, measure_child, size_label  # noqa: E402
 from benchmarks.rounds import (  # noqa: E402
     arguments,
@@ -130,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         child(args.child[0], Path(args.child[1]))
         return 0
     methods = chosen_methods(args, AGAINST)
+    as_installed(HERE.parent, *AGAINST)
     print(f"# Codex sessions → frames — {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     each_size(args, "codex-", write_sessions, bench, methods, HERE / "out")
     return 0

@@ -33,6 +33,7 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.installed import as_installed  # noqa: E402
 from threadlab.formats.inspect_ai.container import members  # noqa: E402
 
 TEMPLATE = ROOT / "tests" / "fixtures" / "inspect_ai" / "tools_epochs.eval"
@@ -156,6 +157,7 @@ def main() -> int:
         timed(f"make {args.size} log", lambda: make_log(log, _size(args.size)))
     size_mb = log.stat().st_size / 2**20
     print(f"log: {log} ({size_mb:.0f} MiB)")
+    as_installed(ROOT, *([Path(args.before)] if args.before else []))
     runs = [("threadlab", ROOT, None), ("threadlab workers=1", ROOT, 1)]
     if args.before:
         runs += [("before", Path(args.before), None), ("before workers=1", Path(args.before), 1)]

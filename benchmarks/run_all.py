@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from benchmarks.installed import as_installed  # noqa: E402
 
 # (script, arguments)
 SCRIPTS: list[tuple[str, list[str]]] = [
@@ -44,6 +47,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
 
 def main() -> int:
     failed = []
+    as_installed(HERE.parent)
     for script, args in SCRIPTS:
         print(f"\n===== {script} {' '.join(args)} =====", flush=True)
         if subprocess.run([sys.executable, str(HERE / script), *args], check=False).returncode != 0:

@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.corpus import parse_size, write_corpus  # noqa: E402
+from benchmarks.installed import as_installed  # noqa: E402
 
 METHODS = ("threadlab", "threadlab-1", "naive", "orjson")
 
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m] + (["before", "before-1"] if args.before else [])
     folder = make_corpus(args.size)
+    as_installed(HERE.parent, *([Path(args.before)] if args.before else []))
     files = sorted(folder.glob("*.json"))
     total = sum(p.stat().st_size for p in files)
     print(f"corpus: {len(files)} OTLP JSON files, {total / 1e6:.1f} MB, {folder}")
