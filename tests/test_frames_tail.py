@@ -24,8 +24,8 @@ from threadlab.core.validation import _walk, validate_and_pair, validate_dict
 from threadlab.frames.arrow import batch_to_tables
 from threadlab.frames.batch import ThreadRecord
 from threadlab.frames.extract import extract
+from threadlab.frames.memory import arrow_memory
 from threadlab.frames.typed import text_and_lengths, typed_array
-from threadlab.loading.memory import chunk_memory
 from threadlab.loading.reader import read_items
 
 
@@ -114,7 +114,7 @@ def test_text_lengths_are_the_arrow_texts_lengths(values: list[Any]) -> None:
 
 def test_a_chunk_is_read_with_the_retaining_pool_and_the_default_is_put_back() -> None:
     before = pa.default_memory_pool()
-    with chunk_memory():
+    with arrow_memory():
         inside = pa.default_memory_pool()
         table = pa.table({"text": pa.array(["x" * 1000] * 100)})
     assert pa.default_memory_pool().backend_name == before.backend_name
@@ -153,12 +153,12 @@ def test_blocks_on_several_threads_put_the_default_pool_back() -> None:
     second_in, first_out = threading.Event(), threading.Event()
 
     def first() -> None:
-        with chunk_memory():
+        with arrow_memory():
             second_in.wait(5)
         first_out.set()
 
     def second() -> None:
-        with chunk_memory():
+        with arrow_memory():
             second_in.set()
             first_out.wait(5)
 

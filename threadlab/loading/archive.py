@@ -39,6 +39,7 @@ from threadlab.formats.common.walk import Skipped
 from threadlab.frames.dataset import DatasetWriter, frame_tables
 from threadlab.frames.frames import Frames
 from threadlab.frames.labels import concat
+from threadlab.frames.memory import arrow_memory
 from threadlab.frames.skipped import skipped_frame
 from threadlab.loading.chunks import no_gc
 from threadlab.loading.files import CHUNK_BYTES, FileRef, file_refs, make_chunks
@@ -84,7 +85,7 @@ def sync(sources: Any, dataset: str | os.PathLike[str], *, format: str = "auto",
     manifest = _manifest(writer.document)
     held: dict[str, list[Any]] = manifest["files"]
     report = SyncReport(location.url, pruned=prune)
-    with staged_sources(_absolute(sources), storage_options=source_options, cache=None) as (local, mirrors):
+    with staged_sources(_absolute(sources), storage_options=source_options, cache=None) as (local, mirrors), arrow_memory():
         with no_gc():
             items = list(file_refs(local))
         name = url_namer(mirrors)

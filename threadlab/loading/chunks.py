@@ -17,9 +17,9 @@ from threadlab.frames.arrow import batch_to_tables, concat_tables
 from threadlab.frames.batch import ThreadRecord, new_batch
 from threadlab.frames.extract import BLOCK_ACTIONS, extract
 from threadlab.frames.labels import compact
+from threadlab.frames.memory import arrow_memory
 from threadlab.loading.cache import read_entry, write_entry
 from threadlab.loading.files import Chunk
-from threadlab.loading.memory import chunk_memory
 from threadlab.loading.reader import Item, read_items
 
 __all__ = ["FLUSH_ACTIONS", "failed_file_tables", "load_chunk", "no_gc", "read_chunk"]
@@ -36,7 +36,7 @@ def load_chunk(chunk: Chunk, cache_dir: str | None = None, *, lookup: bool = Tru
         cached = read_entry(folder, chunk)
         if cached is not None:
             return cached
-    with no_gc(), chunk_memory():
+    with no_gc(), arrow_memory():
         tables = compact(_read_or_split(chunk))
     if folder is not None:
         write_entry(folder, chunk, tables)

@@ -1,4 +1,4 @@
-"""Which allocator Arrow uses while a chunk is turned into tables.
+"""Which allocator Arrow uses while a chunk is turned into tables, or a dataset is read or synced.
 
 pyarrow's default pool (mimalloc in the Linux wheels) gives freed memory back to the system
 quickly, so each chunk's text column (tens of MB) is written into freshly faulted pages again,
@@ -33,7 +33,7 @@ _previous: list[pa.MemoryPool] = []
 
 
 @contextlib.contextmanager
-def chunk_memory() -> Iterator[None]:
+def arrow_memory() -> Iterator[None]:
     """Arrow allocates from the jemalloc pool inside the block (see the module docstring); the
     pool in use before the first of the blocks running at once is put back after the last."""
     global _inside
