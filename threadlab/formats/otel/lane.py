@@ -15,19 +15,22 @@ raises ``Declined``: the file is then read the careful way, which is also the re
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import compress, count
+from operator import is_not
 from typing import Any
 
 from threadlab.core.model import Thread
-from threadlab.formats.common.documents import DocBuilder
-from threadlab.formats.common.spans.assemble import _common_prefix, _History
+from threadlab.formats.common.documents import DocBuilder, fit_check
+from threadlab.formats.common.spans.assemble import _History
 from threadlab.formats.common.spans.calls import _args
-from threadlab.formats.common.spans.content import finish_reason, usage
+from threadlab.formats.common.spans.content import finish_reason, usage_counts
+from threadlab.formats.common.spans.messages import genai_message
+from threadlab.formats.common.spans.model import LazyMsg, same
 from threadlab.formats.common.spans.tree import DEFAULT_AGENT, _slug, when
 from threadlab.formats.otel.lane_spans import AGENT, HANDOFF, MODEL, TOOL, Declined, File, LaneSpan, lane_file
 from threadlab.formats.otel.typed import TracesData
 
 KEY = "otel"
-_SYSTEM_ROLES = ("system", "developer")
 
 
 def lane_documents(doc: TracesData, source: str | None) -> list[tuple[Thread, dict[str, Any]]] | None:
@@ -70,6 +73,7 @@ class _Lane:
         self.histories: list[_History] = []
         self.first_call_of_run: set[str | None] = set()
         self._current = _History(None)
+        self.lazy: dict[int, LazyMsg] = {}
 
     # --- as ``tree.SpanTree`` ---------------------------------------------------------------
     def agent_of(self, span: LaneSpan) -> str:
@@ -110,11 +114,7 @@ class _Lane:
         run_key = run.span_id if run is not None else None
         first = run_key not in self.first_call_of_run
         self.first_call_of_run.add(run_key)
-        for msg in span.inputs:
-            if msg.cheap_role in _SYSTEM_ROLES:
-                for text in (p.text for p in msg.parts if p.kind == "text" and p.text):
-                    _instruct(meta, text)
-        new = [m.raw for m in self.new_messages(run_key, span.inputs)]
+        new = self.new_messages(run_key, span.inputs)  # (no system message among them: ``lane_spans._messages``)
         start = run.start if first and run is not None else span.start
         prompts = [k for k, raw in enumerate(new) if raw["role"] == "user" and not _results_only(_parts(raw))]
         for k, raw in enumerate(new):
@@ -122,9 +122,9 @@ class _Lane:
         model_meta = {k: v for k, v in (("model_name", span.model), ("provider_name", span.provider)) if v}
         emitted: list[dict[str, Any]] = []
         for msg in span.outputs:
-            emitted += self.read_message(msg.raw, span, agent, span.end, model_meta=model_meta, finish=span.finish_reasons)
-        self._current.messages.extend(m for m in span.outputs if m.cheap_role not in _SYSTEM_ROLES)
-        tokens = usage(span.usage)
+            emitted += self.read_message(msg, span, agent, span.end, model_meta=model_meta, finish=span.finish_reasons)
+        self._current.messages.extend(span.outputs)
+        tokens = usage_counts(span.usage)
         if tokens is not None:
             target = next((f for f in emitted if f.get("_kind") == "assistant_message"), emitted[0] if emitted else None)
             if target is not None:
@@ -133,13 +133,12 @@ class _Lane:
                 data = {k: v for k, v in {"model": span.model, "name": span.name}.items() if v is not None}
                 self.emit(span.end, "system.model_call", span, agent_id=_slug(agent), data=data, usage=tokens, metadata=dict(model_meta))
 
-    def new_messages(self, run_key: str | None, messages: list[Any]) -> list[Any]:
-        """As ``Assembly.new_messages``; no history is above a run (every run is a root)."""
-        talk = [m for m in messages if m.cheap_role not in _SYSTEM_ROLES]
+    def new_messages(self, run_key: str | None, talk: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """As ``Assembly.new_messages``, over wire objects; no history is above a run (every run is a root)."""
         best: _History | None = None
         best_len = 0
         for history in self.histories:
-            n = _common_prefix(history.messages, talk)
+            n = self._common_prefix(history.messages, talk)
             if n > best_len or (n == best_len and n and history.run == run_key):
                 best, best_len = history, n
         if best is not None and best.run == run_key and best_len == len(best.messages):
@@ -149,6 +148,21 @@ class _Lane:
             self._current = _History(run_key, list(talk))
             self.histories.append(self._current)
         return talk[best_len:]
+
+    def _common_prefix(self, a: list[dict[str, Any]], b: list[dict[str, Any]]) -> int:
+        """As ``assemble._common_prefix``: the same objects (compared in C), then equal objects,
+        then ``model.same`` of their messages (each wire object's ``LazyMsg`` made once)."""
+        n = min(len(a), len(b))
+        i = next(compress(count(), map(is_not, a, b)), n)
+        while i < n and (a[i] == b[i] or same(self._lazy(a[i]), self._lazy(b[i]))):
+            i += 1
+        return i
+
+    def _lazy(self, raw: dict[str, Any]) -> LazyMsg:
+        found = self.lazy.get(id(raw))  # (each wire object is kept alive by a history)
+        if found is None:
+            found = self.lazy[id(raw)] = LazyMsg(raw, genai_message)
+        return found
 
     def read_message(self, raw: dict[str, Any], span: LaneSpan, agent: str, time: int, *, model_meta: dict[str, Any] | None = None,
                      finish: list[str] | None = None) -> list[dict[str, Any]]:
@@ -186,8 +200,9 @@ class _Lane:
             if shown:
                 reason = raw.get("finish_reason")
                 reason = finish_reason((reason if isinstance(reason, str) else None) or (finish[0] if finish else None))
-                fields = self.emit(time, "assistant_message", span, agent_id=_slug(agent), content=_content(shown), finish_reason=reason,
-                                   metadata=dict(meta))
+                fields = self.emit(time, "assistant_message", span, agent_id=_slug(agent), content=_content(shown), metadata=dict(meta))
+                if reason is not None:
+                    fields["finish_reason"] = reason
                 fields["_kind"] = "assistant_message"
                 emitted.insert(0, fields)
             emitted += calls
@@ -274,12 +289,23 @@ class _Lane:
             if _slug(name) in acting or info:
                 builder.agent(name, agent_id=_slug(name), created_at=when(created), metadata=info or None)
         moments: dict[int, datetime] = {}
+        actions = builder.actions
         for time, _, kind, fields in sorted(self.out, key=lambda x: (x[0], x[1])):
             fields.pop("_kind", None)
             moment = moments.get(time)
             if moment is None:
                 moment = moments[time] = when(time)
-            builder.add(kind, timestamp=moment, **fields)
+            # as ``DocBuilder.add`` (the lane's values hold no None but a free-form one, no model)
+            check, optional = fit_check(kind)
+            fields["action_type"], fields["timestamp"], fields["sequence"] = kind, "", len(actions) + 1
+            if check(fields):
+                for name in optional:
+                    if name in fields and fields[name] is None:
+                        del fields[name]
+                builder.add_fit(moment, fields)
+            else:  # the careful way, with the model's own problems
+                del fields["action_type"], fields["timestamp"], fields["sequence"]
+                builder.add(kind, timestamp=moment, **fields)
         builder.took(len(file.spans))
         return builder.build_document()
 

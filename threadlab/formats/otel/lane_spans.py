@@ -12,12 +12,13 @@ referee: ``tests/test_otel_lane.py`` holds the two to the same frames, problems 
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as G
 
-from threadlab.formats.common.spans.messages import genai_message, message_list, texts
-from threadlab.formats.common.spans.model import LazyMsg, json_value
+from threadlab.formats.common.spans.messages import texts
+from threadlab.formats.common.spans.model import json_value
 from threadlab.formats.common.spans.repeats import Repeats
 from threadlab.formats.otel import conventions as C
 from threadlab.formats.otel.typed import Span as TypedSpan
@@ -25,20 +26,20 @@ from threadlab.formats.otel.typed import TracesData, _either, _id, _raw, _unix_n
 from threadlab.formats.otel.wire import _ERROR_CODES, key_values, span_id
 
 AGENT, MODEL, TOOL, HANDOFF = "agent", "model", "tool", "handoff"
+SYSTEM_ROLES = ("system", "developer")  # messages the assembly keeps out of the histories
 _OP, _NAME = G.GEN_AI_OPERATION_NAME, G.GEN_AI_AGENT_NAME
 _INPUT, _OUTPUT = G.GEN_AI_INPUT_MESSAGES, G.GEN_AI_OUTPUT_MESSAGES
 _KIND = C.OI.OPENINFERENCE_SPAN_KIND
-# what each role may hold: the attributes ``interpret`` reads for it, and a few it never reads
-_IGNORED = frozenset((G.GEN_AI_RESPONSE_ID, G.GEN_AI_AGENT_ID, G.GEN_AI_TOOL_TYPE, G.GEN_AI_TOOL_DESCRIPTION, G.GEN_AI_OUTPUT_TYPE,
-                      G.GEN_AI_REQUEST_TEMPERATURE, G.GEN_AI_REQUEST_MAX_TOKENS, G.GEN_AI_REQUEST_TOP_P, "server.address", "server.port"))
-_USAGE = frozenset(k for _, keys in C._USAGE_KEYS for k in keys if k.startswith("gen_ai."))
-_ALLOWED = {
-    AGENT: frozenset((_OP, _NAME)) | _IGNORED,
-    MODEL: frozenset((_OP, _NAME, _INPUT, _OUTPUT, G.GEN_AI_SYSTEM_INSTRUCTIONS, C.SYSTEM_INSTRUCTIONS_DOTTED, G.GEN_AI_RESPONSE_MODEL,
-                      G.GEN_AI_REQUEST_MODEL, G.GEN_AI_PROVIDER_NAME, G.GEN_AI_SYSTEM, G.GEN_AI_RESPONSE_FINISH_REASONS)) | _USAGE | _IGNORED,
-    TOOL: frozenset((_OP, _NAME, G.GEN_AI_TOOL_NAME, G.GEN_AI_TOOL_CALL_ID, G.GEN_AI_TOOL_CALL_ARGUMENTS, G.GEN_AI_TOOL_CALL_RESULT)) | _IGNORED,
-    HANDOFF: frozenset((_KIND, C.OI.INPUT_VALUE, C.OI.OUTPUT_VALUE)),
+# what the careful route reads of each role's spans that the lane does not: a span holding one
+# is declined (any other attribute is one ``interpret`` never reads for that role)
+_READ_BY_ALL = frozenset((G.GEN_AI_CONVERSATION_ID, C.OI.SESSION_ID, C.PAI_AGENT_NAME, C.OI.AGENT_NAME))
+_DENIED = {
+    AGENT: _READ_BY_ALL | {C.PAI_ALL_MESSAGES, C.PAI_ALL_MESSAGES_EVENTS, G.GEN_AI_AGENT_DESCRIPTION},
+    MODEL: _READ_BY_ALL,  # (pydantic-ai's ``events`` only when neither message attribute is there, which the lane asks)
+    TOOL: _READ_BY_ALL | {C.PAI_TOOL_ARGUMENTS, C.PAI_TOOL_RESPONSE, C.LOGFIRE_JSON_SCHEMA},
+    HANDOFF: _READ_BY_ALL | {_INPUT, _OUTPUT},
 }
+_USAGE = frozenset(k for _, keys in C._USAGE_KEYS for k in keys)
 
 
 class Declined(Exception):
@@ -121,7 +122,7 @@ def _span(raw: TypedSpan, ids: dict[tuple[str | None, int], str | None], repeats
         role = TOOL
     else:
         raise Declined(f"operation {op!r}")
-    if not _ALLOWED[role].issuperset(a):
+    if not _DENIED[role].isdisjoint(a):
         raise Declined("an attribute the lane does not read")
     span = LaneSpan(sid, _id(_either(raw.parentSpanId, raw.parent_span_id), 8, ids) or None, name, start, end, role)
     span.agent_name = _str(a.get(_NAME))
@@ -140,26 +141,40 @@ def _span(raw: TypedSpan, ids: dict[tuple[str | None, int], str | None], repeats
     elif role == AGENT:
         span.agent_name = span.agent_name or name.removeprefix(C._INVOKE_AGENT + " ") or None
     else:
-        span.agent_name = None
         span.from_agent = _str(a.get(C.OI.INPUT_VALUE))
         span.to_agent = _str(a.get(C.OI.OUTPUT_VALUE)) or name.removeprefix("handoff to ")
     return span
 
 
 def _model(span: LaneSpan, a: dict[str, Any], repeats: Repeats) -> None:
+    value = repeats.value(a.get(_INPUT))
+    span.inputs = _messages(value, repeats.shared)
+    span.outputs = _messages(json_value(a.get(_OUTPUT)), 0)
     problems: list[tuple[str, str]] = []
-    span.inputs = message_list(problems, _INPUT, repeats.value(a.get(_INPUT)), genai_message, repeats.known)
-    span.outputs = message_list(problems, _OUTPUT, json_value(a.get(_OUTPUT)), genai_message)
-    if problems or any(type(m) is not LazyMsg for m in span.outputs) or any(type(m) is not LazyMsg for m in span.inputs):
-        raise Declined("a message list the lane does not read")
     span.system = texts(json_value(a.get(G.GEN_AI_SYSTEM_INSTRUCTIONS, a.get(C.SYSTEM_INSTRUCTIONS_DOTTED))))
-    span.usage = C._usage(a, problems)
+    span.usage = None if _USAGE.isdisjoint(a) else C._usage(a, problems)
     if problems:
         raise Declined("a usage figure that is no count")
     span.model = _str(a.get(G.GEN_AI_RESPONSE_MODEL)) or _str(a.get(G.GEN_AI_REQUEST_MODEL))
     span.provider = _str(a.get(G.GEN_AI_PROVIDER_NAME)) or _str(a.get(G.GEN_AI_SYSTEM))
     reasons = a.get(G.GEN_AI_RESPONSE_FINISH_REASONS)
     span.finish_reasons = [r for r in reasons if isinstance(r, str)] if isinstance(reasons, list) else None
+
+
+def _messages(value: Any, checked: int) -> list[dict[str, Any]]:
+    """A message list as its wire objects, each an object with a role, none a system message
+    (``messages.message_list`` makes each a ``LazyMsg``; the assembly leaves system messages
+    out of the histories); ``checked``: how many leading ones an earlier list of the file held
+    (``Repeats.shared``: the very objects, checked then)."""
+    if value is None:
+        return []
+    if type(value) is not list:
+        raise Declined("a message list that is no list")
+    for item in islice(value, checked, None):
+        role = item.get("role") if type(item) is dict else None
+        if type(role) is not str or role in SYSTEM_ROLES:
+            raise Declined("a message that is no object with a role, or a system message")
+    return value
 
 
 def _tree(spans: list[LaneSpan]) -> None:
