@@ -83,10 +83,15 @@ class _Lane:
             self.agents[name] = ((run or span).start, {})
         return name
 
-    def emit(self, time: int, action_type: str, span: LaneSpan, order: float | None = None, **fields: Any) -> dict[str, Any]:
-        meta = fields.pop("metadata", None) or {}
-        fields["metadata"] = {**meta, KEY: {"span_id": span.span_id}}
-        self.out.append((time, len(self.out) if order is None else order, action_type, fields))
+    def emit(self, time: int, action_type: str, span: LaneSpan, fields: dict[str, Any], order: float | None = None) -> dict[str, Any]:
+        """As ``SpanTree.emit``; ``fields`` and its metadata are the action's own dicts."""
+        meta = fields.get("metadata")
+        if meta is None:
+            fields["metadata"] = {KEY: {"span_id": span.span_id}}
+        else:
+            meta[KEY] = {"span_id": span.span_id}
+        out = self.out
+        out.append((time, len(out) if order is None else order, action_type, fields))
         return fields
 
     # --- as ``assemble.Assembly`` -----------------------------------------------------------
@@ -131,7 +136,7 @@ class _Lane:
                 target["usage"] = tokens
             else:
                 data = {k: v for k, v in {"model": span.model, "name": span.name}.items() if v is not None}
-                self.emit(span.end, "system.model_call", span, agent_id=_slug(agent), data=data, usage=tokens, metadata=dict(model_meta))
+                self.emit(span.end, "system.model_call", span, {"agent_id": _slug(agent), "data": data, "usage": tokens, "metadata": dict(model_meta)})
 
     def new_messages(self, run_key: str | None, talk: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """As ``Assembly.new_messages``, over wire objects; no history is above a run (every run is a root)."""
@@ -194,13 +199,14 @@ class _Lane:
             else:
                 raise Declined("a part the lane does not read")
         if role == "assistant":
+            agent_id = _slug(agent)
             provider = (model_meta or {}).get("provider_name") or "unknown"
             for text in reasoning:
-                emitted.append(self.emit(time, "thinking", span, agent_id=_slug(agent), content=text, provider_name=provider, metadata=dict(meta)))
+                emitted.append(self.emit(time, "thinking", span, {"agent_id": agent_id, "content": text, "provider_name": provider, "metadata": dict(meta)}))
             if shown:
                 reason = raw.get("finish_reason")
                 reason = finish_reason((reason if isinstance(reason, str) else None) or (finish[0] if finish else None))
-                fields = self.emit(time, "assistant_message", span, agent_id=_slug(agent), content=_content(shown), metadata=dict(meta))
+                fields = self.emit(time, "assistant_message", span, {"agent_id": agent_id, "content": _content(shown), "metadata": dict(meta)})
                 if reason is not None:
                     fields["finish_reason"] = reason
                 fields["_kind"] = "assistant_message"
@@ -208,9 +214,9 @@ class _Lane:
             emitted += calls
         elif shown:
             if role == "user":
-                self.emit(time, "user_message", span, content=_content(shown), metadata={"to_agent_id": _slug(agent)})
+                self.emit(time, "user_message", span, {"content": _content(shown), "metadata": {"to_agent_id": _slug(agent)}})
             else:
-                self.emit(time, "system." + _slug(role) + "_message", span, data={"role": role, "content": _content(shown)}, agent_id=_slug(agent))
+                self.emit(time, "system." + _slug(role) + "_message", span, {"data": {"role": role, "content": _content(shown)}, "agent_id": _slug(agent)})
         return emitted
 
     # --- as ``calls.Calls`` -----------------------------------------------------------------
@@ -249,27 +255,30 @@ class _Lane:
         data = {"from_agent_id": _slug(source), "to_agent_id": _slug(target)}
         if transfer:
             data["tool_call_id"] = transfer[-1].id
-        self.emit(span.start, "system.handoff", span, data=data)
+        self.emit(span.start, "system.handoff", span, {"data": data})
 
     def emit_tools(self) -> None:
         for call in self.calls.values():
             span = call.span
-            fields = self.emit(span.start if span is not None else call.time, "tool_call", span if span is not None else call.origin,
-                               None if span is not None else call.order, agent_id=_slug(call.agent), tool_name=call.name, tool_call_id=call.id,
-                               args=_args(call.args), metadata=dict(call.meta["_model"]))
+            fields = {"agent_id": _slug(call.agent), "tool_name": call.name, "tool_call_id": call.id, "args": _args(call.args),
+                      "metadata": dict(call.meta["_model"])}
+            if span is not None:
+                self.emit(span.start, "tool_call", span, fields)
+            else:
+                self.emit(call.time, "tool_call", call.origin, fields, call.order)
             if call.meta.get("usage") is not None:
                 fields["usage"] = call.meta["usage"]
             result = self.results.pop(call.id, None)
             if span is not None and (result is not None or span.has_result or span.error or span.end > span.start):
-                ret = self.emit(span.end, "tool_return", span, tool_call_id=call.id, tool_name=call.name, status="error" if span.error else "success",
-                                content=result.result if result is not None else span.result)
-                if span.error and result is None and not span.has_result:
-                    ret["content"] = span.error
+                content = result.result if result is not None else span.error if span.error and not span.has_result else span.result
+                self.emit(span.end, "tool_return", span, {"tool_call_id": call.id, "tool_name": call.name,
+                                                          "status": "error" if span.error else "success", "content": content})
             elif result is not None:
-                self.emit(result.time, "tool_return", result.span, result.order, tool_call_id=call.id, tool_name=call.name, content=result.result)
+                self.emit(result.time, "tool_return", result.span, {"tool_call_id": call.id, "tool_name": call.name, "content": result.result},
+                          result.order)
         for result in self.results.values():
-            self.emit(result.time, "tool_return", result.span, result.order, tool_call_id=result.id, tool_name=result.name or "unknown",
-                      content=result.result)
+            self.emit(result.time, "tool_return", result.span, {"tool_call_id": result.id, "tool_name": result.name or "unknown",
+                                                                "content": result.result}, result.order)
 
     # --- the thread (``Assembly.fill``, ``reading._meta``) ------------------------------------
     def document(self, source: str | None) -> tuple[Thread, dict[str, Any]]:

@@ -40,6 +40,8 @@ _DENIED = {
     HANDOFF: _READ_BY_ALL | {_INPUT, _OUTPUT},
 }
 _USAGE = frozenset(k for _, keys in C._USAGE_KEYS for k in keys)
+_LOWER_HEX = frozenset("0123456789abcdef")
+_NO_TEXT = object()
 
 
 class Declined(Exception):
@@ -78,6 +80,7 @@ def lane_file(doc: TracesData) -> File:
     repeats = Repeats()
     spans: list[LaneSpan] = []
     trace: str | None = None
+    trace_text: Any = _NO_TEXT
     resource: dict[str, Any] | None = None
     for rs in groups:
         resource_doc = _raw(rs.resource)
@@ -85,10 +88,12 @@ def lane_file(doc: TracesData) -> File:
         for ss in _either(rs.scopeSpans, rs.scope_spans) or _either(rs.instrumentationLibrarySpans, rs.instrumentation_library_spans) or []:
             _raw(ss.scope) or _raw(ss.instrumentationLibrary)  # (as the careful route parses them: a bad one declines)
             for raw in ss.spans or ():
-                tid = _id(_either(raw.traceId, raw.trace_id), 16, ids)
-                if tid is None or (trace is not None and tid != trace):
-                    raise Declined("several traces, or a span without a trace id")
-                trace = tid
+                text = _either(raw.traceId, raw.trace_id)
+                if text != trace_text:  # (every span of the file names the one trace: read once)
+                    tid = _id(text, 16, ids)
+                    if tid is None or (trace is not None and tid != trace):
+                        raise Declined("several traces, or a span without a trace id")
+                    trace, trace_text = tid, text
                 spans.append(_span(raw, ids, repeats))
                 if found and resource is None:  # (the thread's: the first span's that has one)
                     resource = found
@@ -99,8 +104,16 @@ def lane_file(doc: TracesData) -> File:
 
 
 def _span(raw: TypedSpan, ids: dict[tuple[str | None, int], str | None], repeats: Repeats) -> LaneSpan:
-    sid = span_id(_either(raw.spanId, raw.span_id), 8)
-    start, end = _unix_nanos(_either(raw.startTimeUnixNano, raw.start_time_unix_nano)), _unix_nanos(_either(raw.endTimeUnixNano, raw.end_time_unix_nano))
+    sid = raw.spanId
+    if not (type(sid) is str and len(sid) == 16 and _LOWER_HEX.issuperset(sid)):  # (as ``span_id`` gives it: most ids)
+        sid = span_id(_either(sid, raw.span_id), 8)
+    start, end = raw.startTimeUnixNano, raw.endTimeUnixNano
+    if (type(start) is str and type(end) is str and len(start) < 20 and len(end) < 20 and start.isdigit() and end.isdigit()
+            and start.isascii() and end.isascii()):
+        start, end = int(start), int(end)  # (as ``_unix_nanos`` reads them: up to 19 digits are within its range)
+    else:
+        start = _unix_nanos(start if start is not None else raw.start_time_unix_nano)
+        end = _unix_nanos(end if end is not None else raw.end_time_unix_nano)
     if sid is None or start is None or end is None or raw.events:
         raise Declined("a span without an id, without unix-nano times, or with events")
     items = raw.attributes
@@ -151,7 +164,8 @@ def _model(span: LaneSpan, a: dict[str, Any], repeats: Repeats) -> None:
     span.inputs = _messages(value, repeats.shared)
     span.outputs = _messages(json_value(a.get(_OUTPUT)), 0)
     problems: list[tuple[str, str]] = []
-    span.system = texts(json_value(a.get(G.GEN_AI_SYSTEM_INSTRUCTIONS, a.get(C.SYSTEM_INSTRUCTIONS_DOTTED))))
+    system = a.get(G.GEN_AI_SYSTEM_INSTRUCTIONS, a.get(C.SYSTEM_INSTRUCTIONS_DOTTED))
+    span.system = texts(json_value(system)) if system is not None else []
     span.usage = None if _USAGE.isdisjoint(a) else C._usage(a, problems)
     if problems:
         raise Declined("a usage figure that is no count")
