@@ -27,6 +27,7 @@ from threadlab.formats.otel.lane import lane_documents
 from threadlab.formats.otel.reading import raw_spans, threads_of
 from threadlab.formats.otel.typed import decode
 
+FIXTURES = Path(__file__).parent / "fixtures"
 TRACE = "5b8efff798038103d269b633813fc60c"
 BASE = 1_700_000_000_000_000_000
 
@@ -55,13 +56,13 @@ def differs(data: bytes) -> bool:
 def check(data: bytes) -> Any:
     got, want = both(data)
     if got is not None:
-        assert len(got) == len(want) == 1
-        (thread, doc), (thread_c, doc_c) = got[0], want[0]
-        assert doc["actions"] == doc_c["actions"]
-        assert doc == doc_c
-        assert thread.to_dict() == thread_c.to_dict()
-        assert thread.problems == thread_c.problems
-        assert thread.account == thread_c.account
+        assert len(got) == len(want)
+        for (thread, doc), (thread_c, doc_c) in zip(got, want, strict=True):
+            assert doc["actions"] == doc_c["actions"]
+            assert doc == doc_c
+            assert thread.to_dict() == thread_c.to_dict()
+            assert thread.problems == thread_c.problems
+            assert thread.account == thread_c.account
     return got
 
 
@@ -160,6 +161,7 @@ def files(draw: Any) -> bytes:
     spans: list[dict[str, Any]] = []
     ids = iter(f"{n:016x}" for n in range(1, 10_000))
     clock = [0]
+    trace = [TRACE]
 
     def tick() -> int:
         clock[0] += draw(st.sampled_from([0, 1, 1, 2, 5]))  # (ties now and then)
@@ -167,7 +169,7 @@ def files(draw: Any) -> bytes:
 
     def span(name: str, parent: str | None, attrs: list[tuple[str, Any]], start: int, end: int, **more: Any) -> dict[str, Any]:
         attrs = attrs + draw(rarely(st.just([]), st.lists(_extra, max_size=1), 15))
-        out: dict[str, Any] = {"traceId": TRACE, "spanId": next(ids), "name": name,
+        out: dict[str, Any] = {"traceId": trace[0], "spanId": next(ids), "name": name,
                                "startTimeUnixNano": str(BASE + start * 1000), "endTimeUnixNano": str(BASE + end * 1000),
                                "attributes": [_attr(k, v) for k, v in attrs], **more}
         if parent is not None:
@@ -178,6 +180,7 @@ def files(draw: Any) -> bytes:
     histories: list[list[Any]] = []
     for _ in range(draw(st.integers(1, 3))):
         agent = draw(rarely(st.sampled_from(["Planner", "Researcher", "Coder"]), st.sampled_from(["", 7])))
+        trace[0] = draw(rarely(st.just(trace[0]), st.sampled_from([TRACE, "6" * 32, "7" * 32]), 4))  # (a session's runs in traces of their own)
         run_start = tick()
         run = span("invoke_agent " + str(agent), None, [("gen_ai.operation.name", "invoke_agent"), ("gen_ai.agent.name", agent)], run_start, run_start)
         if once_in(draw, 11):  # model calls at the root, no run
@@ -251,8 +254,6 @@ def files(draw: Any) -> bytes:
         draw(st.sampled_from(spans))["events"] = [{"name": "gen_ai.choice", "timeUnixNano": draw(st.sampled_from([str(BASE), "soon"]))}]
     if once_in(draw, 5):
         spans = draw(st.permutations(spans))  # (parents after their children, calls after their tools)
-    if once_in(draw, 31):
-        spans[-1]["traceId"] = "6" * 32
     groups = [{"resource": {"attributes": [_attr("service.name", "svc")]}, "scopeSpans": [{"scope": {"name": "x"}, "spans": spans}]}]
     return orjson.dumps({"resourceSpans": groups})
 
@@ -280,6 +281,13 @@ def test_the_lane_reads_the_benchmark_shape() -> None:
     """A trace written by threadlab's own OTel writer (the benchmark corpus's shape) is the lane's, and its frames are the careful route's."""
     for index in range(6):
         assert check(_benchmark_file(0, index)) is not None
+
+
+def test_the_lane_reads_agent_framework_spans() -> None:
+    """Microsoft Agent Framework's own OTLP export (``tests/fixtures/otel/README.md``: two runs of a
+    session, one trace each, protobuf's JSON with base64 ids) is the lane's, and the careful route's."""
+    got = check((FIXTURES / "otel" / "agent_framework_otlp_snake.json").read_bytes())
+    assert got is not None and len(got) == 2
 
 
 def test_the_lane_changes_no_frame(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -37,7 +37,7 @@ def lane_documents(doc: TracesData, source: str | None) -> list[tuple[Thread, di
     """The file's thread and its JSON object, as ``build_threads(..., documents=True)`` gives
     them; None for a file the lane does not vouch for."""
     try:
-        return [_Lane(lane_file(doc)).document(source)]
+        return [_Lane(trace).document(source) for trace in lane_file(doc)]
     except (Declined, ValueError, RecursionError):  # (ValueError, RecursionError: a scope or resource orjson refuses)
         return None
 

@@ -3,10 +3,10 @@
 A span is taken only in the shape whose meaning ``conventions.interpret`` gives without a
 branch the lane does not copy: an ``invoke_agent`` run at the root of its trace, a model call
 (``chat`` ...) whose messages are the ≥ 1.37 attributes, an ``execute_tool`` span naming its
-call id, an OpenInference ``handoff to`` span; under an agent run or at the root; one trace a
-file; both times unix-nano strings; no events; no attribute the careful route reads that the
-lane does not (a conversation id, pydantic-ai's histories, OpenInference's messages ...); every
-message list a list of objects with a role. Anything else raises ``Declined`` and the whole
+call id, an OpenInference ``handoff to`` span; under an agent run or at the root; both times
+unix-nano strings; no events; no attribute the careful route reads that the lane does not (a
+conversation id, so one thread a trace; pydantic-ai's histories; OpenInference's messages ...);
+every message list a list of objects with a role. Anything else raises ``Declined`` and the whole
 file goes the careful way (``RawSpan`` → ``interpret`` → ``assemble``), which is also the
 referee: ``tests/test_otel_lane.py`` holds the two to the same frames, problems and account."""
 
@@ -63,7 +63,7 @@ class LaneSpan:
 
 
 class File:
-    """A vouched file: its spans in file order, its trace id, the first span's resource."""
+    """A vouched trace: its spans in file order, its id, the first span's resource."""
 
     __slots__ = ("resource", "spans", "trace_id")
 
@@ -71,17 +71,17 @@ class File:
         self.spans, self.trace_id, self.resource = spans, trace_id, resource
 
 
-def lane_file(doc: TracesData) -> File:
-    """The vouched spans of a decoded document (``Declined`` for anything else)."""
+def lane_file(doc: TracesData) -> list[File]:
+    """The vouched spans of a decoded document, one ``File`` a trace in order of first appearance
+    (``grouping.group_traces``, no span naming a conversation); ``Declined`` for anything else."""
     groups = _either(doc.resourceSpans, doc.resource_spans)
     if not groups:
         raise Declined("no resourceSpans")
     ids: dict[tuple[str | None, int], str | None] = {}
     repeats = Repeats()
-    spans: list[LaneSpan] = []
-    trace: str | None = None
+    traces: dict[str, File] = {}
+    trace: File | None = None
     trace_text: Any = _NO_TEXT
-    resource: dict[str, Any] | None = None
     for rs in groups:
         resource_doc = _raw(rs.resource)
         found = key_values((resource_doc or {}).get("attributes")) if isinstance(resource_doc, dict) else {}
@@ -89,18 +89,22 @@ def lane_file(doc: TracesData) -> File:
             _raw(ss.scope) or _raw(ss.instrumentationLibrary)  # (as the careful route parses them: a bad one declines)
             for raw in ss.spans or ():
                 text = _either(raw.traceId, raw.trace_id)
-                if text != trace_text:  # (every span of the file names the one trace: read once)
+                if text != trace_text or trace is None:  # (the spans of a trace mostly follow each other: its id read once)
                     tid = _id(text, 16, ids)
-                    if tid is None or (trace is not None and tid != trace):
-                        raise Declined("several traces, or a span without a trace id")
-                    trace, trace_text = tid, text
-                spans.append(_span(raw, ids, repeats))
-                if found and resource is None:  # (the thread's: the first span's that has one)
-                    resource = found
-    if trace is None:
+                    if tid is None:
+                        raise Declined("a span without a trace id")
+                    trace = traces.get(tid)
+                    if trace is None:
+                        trace = traces[tid] = File([], tid, None)
+                    trace_text = text
+                trace.spans.append(_span(raw, ids, repeats))
+                if found and trace.resource is None:  # (the thread's: the first span's that has one)
+                    trace.resource = found
+    if not traces:
         raise Declined("no span")
-    _tree(spans)
-    return File(spans, trace, resource)
+    for found_trace in traces.values():
+        _tree(found_trace.spans)
+    return list(traces.values())
 
 
 def _span(raw: TypedSpan, ids: dict[tuple[str | None, int], str | None], repeats: Repeats) -> LaneSpan:
