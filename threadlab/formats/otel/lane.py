@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from itertools import compress, count
-from operator import is_not
+from operator import is_not, itemgetter
 from typing import Any
 
 from threadlab.core.model import Thread
+from threadlab.core.timefmt import from_unix_nanos
 from threadlab.formats.common.documents import DocBuilder, fit_check
 from threadlab.formats.common.spans.assemble import _History
 from threadlab.formats.common.spans.calls import _args
@@ -298,14 +299,19 @@ class _Lane:
             if _slug(name) in acting or info:
                 builder.agent(name, agent_id=_slug(name), created_at=when(created), metadata=info or None)
         moments: dict[int, datetime] = {}
+        fits: dict[str, tuple[Any, tuple[str, ...]]] = {}
         actions = builder.actions
-        for time, _, kind, fields in sorted(self.out, key=lambda x: (x[0], x[1])):
-            fields.pop("_kind", None)
+        for time, _, kind, fields in sorted(self.out, key=itemgetter(0, 1)):  # (ties in the order emitted, as ``Assembly.fill``)
+            if kind == "assistant_message":
+                fields.pop("_kind", None)
             moment = moments.get(time)
             if moment is None:
-                moment = moments[time] = when(time)
+                moment = moments[time] = from_unix_nanos(time)
             # as ``DocBuilder.add`` (the lane's values hold no None but a free-form one, no model)
-            check, optional = fit_check(kind)
+            fit = fits.get(kind)
+            if fit is None:
+                fit = fits[kind] = fit_check(kind)
+            check, optional = fit
             fields["action_type"], fields["timestamp"], fields["sequence"] = kind, "", len(actions) + 1
             if check(fields):
                 for name in optional:
