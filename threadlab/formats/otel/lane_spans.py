@@ -102,6 +102,8 @@ def lane_file(doc: TracesData) -> list[File]:
                     trace.resource = found
     if not traces:
         raise Declined("no span")
+    if len(traces) > 1 and len({s.span_id for t in traces.values() for s in t.spans}) < sum(len(t.spans) for t in traces.values()):
+        raise Declined("a span id in two traces")  # (``reading._meta`` finds a span's resource by its id alone)
     for found_trace in traces.values():
         _tree(found_trace.spans)
     return list(traces.values())
