@@ -150,6 +150,15 @@ def _plain(value: Any) -> Any:
 
 
 @cache
+def fit_check(action_type: str) -> tuple[Any, tuple[str, ...]]:
+    """What ``DocBuilder.add`` asks of an action's values (its model's compiled check, which also
+    fills in defaults) and the free-form fields it leaves out when None: for a converter that
+    makes the values itself and hands them to ``add_fit`` once they pass (the OTel GenAI lane)."""
+    cls = action_class(action_type)
+    return _compiled(cls, True), _optional(cls)
+
+
+@cache
 def _optional(cls: type[BaseModel]) -> tuple[str, ...]:
     """The fields kept when None (``_KEEP_NONE``) that ``cls`` has and does not require."""
     return tuple(name for name, required in _plan(cls) if name in _KEEP_NONE and not required)

@@ -11,16 +11,21 @@ from threadlab.formats.common.spans.grouping import build_threads
 from threadlab.formats.common.spans.model import Span
 from threadlab.formats.common.spans.repeats import Repeats
 from threadlab.formats.otel.conventions import interpret
-from threadlab.formats.otel.typed import typed_spans
+from threadlab.formats.otel.lane import lane_documents
+from threadlab.formats.otel.typed import TracesData, decode, spans_of
 from threadlab.formats.otel.wire import RawSpan, flat_span, is_flat_span, is_otlp, otlp_spans
 
 KEY = "otel"
 
 
-def raw_spans(source: Source) -> tuple[list[RawSpan], list[Failure]]:
+_UNREAD: Any = object()
+
+
+def raw_spans(source: Source, doc: TracesData | None = _UNREAD) -> tuple[list[RawSpan], list[Failure]]:
     """Every span of the file, and what could not be read: (line, rule, message). A file that
-    is one OTLP JSON document is read by typed decoding (``typed.py``), anything else here."""
-    typed = typed_spans(source)
+    is one OTLP JSON document is read by typed decoding (``typed.py``; ``doc``: the file already
+    decoded, None when it is no such document), anything else here."""
+    typed = spans_of(decode(source) if doc is _UNREAD else doc)
     if typed is not None:
         return typed, []
     spans: list[RawSpan] = []
@@ -39,8 +44,14 @@ def raw_spans(source: Source) -> tuple[list[RawSpan], list[Failure]]:
 
 
 def read_threads(source: Source, *, documents: bool = False) -> list[Any]:
-    """Threads, or with ``documents`` (the frames route) each thread without actions and its JSON object."""
-    raws, failures = raw_spans(source)
+    """Threads, or with ``documents`` (the frames route) each thread without actions and its JSON
+    object: by the GenAI lane (``lane.py``) for a file it vouches for."""
+    doc = decode(source)
+    if documents and doc is not None:
+        found = lane_documents(doc, source.name)
+        if found is not None:
+            return found
+    raws, failures = raw_spans(source, doc)
     return threads_of(source, raws, failures, documents=documents)
 
 

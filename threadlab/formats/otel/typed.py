@@ -155,12 +155,27 @@ _DECODER = msgspec.json.Decoder(TracesData)
 def typed_spans(source: Source) -> list[RawSpan] | None:
     """The spans of a file that is one OTLP JSON document, read by typed decoding; None for
     anything else (the careful route reads it)."""
+    return spans_of(decode(source))
+
+
+def decode(source: Source) -> TracesData | None:
+    """The file as one OTLP JSON document's Structs; None when it is not one (or not as this
+    route takes it: see the module doc)."""
     if source.is_object:
         return None
     try:
-        doc = _DECODER.decode(source.data)
+        return _DECODER.decode(source.data)
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):  # (ValueError: not UTF-8, _Refused)
+        return None
+
+
+def spans_of(doc: TracesData | None) -> list[RawSpan] | None:
+    """The ``RawSpan``s of a decoded document; None for what the careful route must read."""
+    if doc is None:
+        return None
+    try:
         spans = list(_spans(doc, {}))
-    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):  # (ValueError: not UTF-8, _Refused, orjson's)
+    except (ValueError, RecursionError):  # (_Refused, orjson's)
         return None
     return spans or None
 

@@ -75,17 +75,22 @@ def _media(raw: Any) -> dict[str, Any] | None:
 def usage(counts: Mapping[str, int] | None) -> Usage | None:
     """Token counts (input, output, cache_read, cache_write, reasoning, total) as Usage; total =
     input + output when not given."""
+    found = _figures(counts)
+    return None if found is None else Usage(**found)
+
+
+def usage_counts(counts: Mapping[str, int] | None) -> dict[str, int] | None:
+    """``usage(counts)`` as its canonical object (the counts that are not None), without the model."""
+    found = _figures(counts)
+    return None if found is None else {k: v for k, v in found.items() if v is not None}
+
+
+def _figures(counts: Mapping[str, int] | None) -> dict[str, int | None] | None:
     if not counts:
         return None
     inp, out = counts.get("input"), counts.get("output")
     total = counts.get("total")
     if total is None and (inp is not None or out is not None):
         total = (inp or 0) + (out or 0)
-    return Usage(
-        input_tokens=inp,
-        output_tokens=out,
-        total_tokens=total,
-        thinking_tokens=counts.get("reasoning") or None,
-        cache_read_tokens=counts.get("cache_read") or None,
-        cache_write_tokens=counts.get("cache_write") or None,
-    )
+    return {"input_tokens": inp, "output_tokens": out, "total_tokens": total, "thinking_tokens": counts.get("reasoning") or None,
+            "cache_read_tokens": counts.get("cache_read") or None, "cache_write_tokens": counts.get("cache_write") or None}

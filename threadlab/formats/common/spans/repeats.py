@@ -23,14 +23,16 @@ _KEEP = 8  # earlier arrays remembered: the histories of the agents a trace inte
 class Repeats:
     """One file's JSON-array attributes, as ``json_value`` reads them (see the module doc)."""
 
-    __slots__ = ("known", "seen")
+    __slots__ = ("known", "seen", "shared")
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, list[Any]]] = []  # (text less its closing bracket, its elements), newest first
         self.known: dict[int, Any] = {}  # id of an element → its message (``messages.message_list``)
+        self.shared = 0  # how many elements the last ``value`` took from an earlier array (the same objects)
 
     def value(self, text: Any) -> Any:
         """``json_value(text)``, by the shortcut where an earlier array is a prefix of ``text``."""
+        self.shared = 0
         if not isinstance(text, str) or text[:1] != "[":
             return json_value(text)
         found = self._extended(text)
@@ -58,5 +60,6 @@ class Repeats:
             except orjson.JSONDecodeError:
                 continue
             if isinstance(tail, list) and (tail or not items):  # (``[a,]`` is no JSON)
+                self.shared = len(items)
                 return [*items, *tail]
         return None
