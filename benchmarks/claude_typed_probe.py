@@ -41,42 +41,17 @@ from threadlab.formats.claude.wire import Entry
 U: Any = msgspec.UNSET
 
 
-class Block(msgspec.Struct, gc=False):
-    type: Any = U
-    text: Any = U
-    thinking: Any = U
-    id: Any = U
-    name: Any = U
-    input: Any = U
-    tool_use_id: Any = U
-    content: Any = U
-    is_error: Any = U
+def _struct(name: str, fields: str, **typed: Any) -> Any:
+    """A Struct of ``fields`` (any JSON value, UNSET when missing) and ``typed`` (the nested ones)."""
+    spec = [(field, Any, U) for field in fields.split()] + [(field, kind, U) for field, kind in typed.items()]
+    return msgspec.defstruct(name, spec, gc=False)
 
 
-class Usage(msgspec.Struct, gc=False):
-    input_tokens: Any = U
-    cache_read_input_tokens: Any = U
-    cache_creation_input_tokens: Any = U
-    output_tokens: Any = U
-    output_tokens_details: Any = U
-
-
-class Message(msgspec.Struct, gc=False):
-    id: Any = U
-    model: Any = U
-    content: list[Block] | str | msgspec.UnsetType | None = U
-    usage: Usage | msgspec.UnsetType | None = U
-    stop_reason: Any = U
-
-
-class Line(msgspec.Struct, gc=False):
-    type: Any = U
-    uuid: Any = U
-    parentUuid: Any = U  # (the wire's names)
-    timestamp: Any = U
-    isSidechain: Any = U
-    agentId: Any = U
-    message: Message | msgspec.UnsetType | None = U
+# what the fused loop and the survey read of a line (``formats/claude/fused.py``, ``survey.py``)
+Block = _struct("Block", "type text thinking id name input tool_use_id content is_error")
+Usage = _struct("Usage", "input_tokens cache_read_input_tokens cache_creation_input_tokens output_tokens output_tokens_details")
+Message = _struct("Message", "id model stop_reason", content=list[Block] | str | msgspec.UnsetType | None, usage=Usage | msgspec.UnsetType | None)
+Line = _struct("Line", "type uuid parentUuid timestamp isSidechain agentId", message=Message | msgspec.UnsetType | None)
 
 
 def _best(run: Callable[[], Any], repeat: int) -> tuple[float, float]:
