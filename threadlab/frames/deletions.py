@@ -41,6 +41,7 @@ import pyarrow.compute as pc
 
 DELETED = "deleted"
 COMPACT_SHARE = 0.5  # a part is rewritten once its deleted files' bytes reach this share of its bytes
+MAX_SLICES = 64  # a table's rows kept in more runs than this are copied out (filter) rather than sliced
 
 
 def deleted_sources(document: Mapping[str, Any], where: str) -> dict[str, frozenset[str]]:
@@ -79,9 +80,20 @@ def keep_mask(table: pa.Table, gone: frozenset[str] | None) -> pa.Array | None:
 
 
 def without_deleted(table: pa.Table, gone: frozenset[str] | None) -> pa.Table:
-    """``table`` without the rows of the sources in ``gone``."""
+    """``table`` without the rows of the sources in ``gone``. A file's rows lie together in its
+    part, so the rows kept are a few runs: slices of the table (no copy; a filter copied every
+    column of the part, a fifth of reading a year's archive back) unless they are many."""
     mask = keep_mask(table, gone)
-    return table if mask is None else table.filter(mask)
+    if mask is None:
+        return table
+    kept = np.asarray(mask, dtype=bool)
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], kept, [False])).astype(np.int8)))
+    if len(edges) > 2 * MAX_SLICES:
+        return table.filter(mask)
+    runs = [(int(start), int(stop - start)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
+    if not runs:
+        return table.slice(0, 0)
+    return pa.concat_tables([table.slice(start, length) for start, length in runs])
 
 
 __all__ = ["COMPACT_SHARE", "DELETED", "deleted_sources", "keep_mask", "recorded", "without_deleted"]
