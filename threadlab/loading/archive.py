@@ -19,8 +19,8 @@ A sync walks the sources as ``threadlab.load`` does and sorts each file:
 
 Files a walk skips (a README, an image) are added to ``skipped`` the first time they are met.
 Sources are named by absolute path (or URL), whatever folder the sync runs from. A sync writes a
-part per ``PART_BYTES`` of files it converted (so a file that changes later costs the rewrite
-of its part only), then the schema file, so a reader sees the archive before the sync or after
+part per ``PART_BYTES`` of files it converted (so a part's compaction, once half of it changed,
+rewrites that much), then the schema file, so a reader sees the archive before the sync or after
 it (``frames/dataset.py``). One sync at a time per dataset."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from threadlab.loading.remote import named_by_url, staged_sources, url_namer
 
 MANIFEST = "sources"
 SMALL_SYNC_BYTES = 8 << 20  # below this, files are converted in this process (as load does)
-PART_BYTES = 16 << 20  # files converted into one part: what a changed file's rewrite costs at most
+PART_BYTES = 16 << 20  # files converted into one part: what a compaction rewrites at most
 
 
 @dataclass
@@ -143,8 +143,8 @@ def _manifest(document: Mapping[str, Any] | None) -> dict[str, Any]:
 def _convert(files: list[FileRef], format: str, workers: int | None, progress: bool | None, skipped: list[Skipped],
              problems: list[Problem]) -> Iterator[tuple[Frames, list[FileRef]]]:
     """The frames of ``files`` (with the walk's new skipped files and problems, in the last), as a
-    load gives them, in pieces of about ``PART_BYTES`` of files: each piece becomes a part, so a
-    file that changes later costs the rewrite of its piece, not of everything converted with it."""
+    load gives them, in pieces of about ``PART_BYTES`` of files: each piece becomes a part, so the
+    compaction of a piece whose files changed rewrites that piece, not everything converted with it."""
     from threadlab.frames.arrow import batch_to_tables
     from threadlab.frames.extract import extract
 
