@@ -18,6 +18,8 @@ layout and shapes Claude Code writes, sessions with subagent folders) and ``thre
     sync      threadlab.sync(folder, archive) of a folder the archive already holds
     grown     the same after 1% of the sessions grew by a few lines (appended copies of their
               last lines, with a later mtime; put back as they were after the round)
+    archive   threadlab.read_parquet(archive) after the grown round: the archive's deletion lists
+              (the grown sessions' old rows, twice) left out as it reads
 
 The first sync into a fresh archive is timed too (``first-sync``: a load plus a write)."""
 
@@ -40,8 +42,8 @@ from benchmarks.claude_corpus import write_projects  # noqa: E402
 from benchmarks.corpus import parse_size, write_corpus  # noqa: E402
 from benchmarks.load import _median, _spread, measure_child, size_label  # noqa: E402
 
-STEPS = ("load", "read", "sync", "grown")
-TARGETS = {"read": 10.0, "sync": 20.0, "grown": 10.0}
+STEPS = ("load", "read", "sync", "grown", "archive")
+TARGETS = {"read": 10.0, "sync": 20.0, "grown": 10.0, "archive": 10.0}
 GROWN_SHARE = 0.01
 
 
@@ -147,6 +149,8 @@ def bench(kind: str, size: int, root: Path, repeat: int, seed: int) -> dict[str,
                 finally:
                     restore(before)
                     measure("sync", folder, work / "archive")  # the archive follows the files back
+            elif step == "archive":
+                results[step] = measure("read", folder, work / "archive")
             else:
                 results[step] = measure(step, folder, work / ("dataset" if step == "read" else "archive"))
             r = results[step]
@@ -159,7 +163,8 @@ def bench(kind: str, size: int, root: Path, repeat: int, seed: int) -> dict[str,
     load_s = _median([r["load"]["seconds"] for r in rounds if "seconds" in r["load"]])
     print(f"| first load (tl.load) | {load_s:.2f} | 1 | | |")
     ratios: dict[str, float] = {}
-    for step, name in (("read", "read the dataset back (tl.read_parquet)"), ("sync", "tl.sync, unchanged"), ("grown", f"tl.sync, {GROWN_SHARE:.0%} of sessions grown")):
+    for step, name in (("read", "read the dataset back (tl.read_parquet)"), ("sync", "tl.sync, unchanged"), ("grown", f"tl.sync, {GROWN_SHARE:.0%} of sessions grown"),
+                       ("archive", "read the archive back, with its deletion lists")):
         spread = _spread(rounds, "load", step)
         seconds = _median([r[step]["seconds"] for r in rounds if "seconds" in r.get(step, {})])
         if spread is None:
@@ -168,6 +173,9 @@ def bench(kind: str, size: int, root: Path, repeat: int, seed: int) -> dict[str,
         ratios[step] = spread[0]
         print(f"| {name} | {seconds:.3f} | {spread[1]} | ≥ {TARGETS[step]:.0f}× | {'yes' if spread[0] >= TARGETS[step] else 'no'} |")
     print(f"\ndataset on disk: {size_on_disk / 1e6:.1f} MB ({size_on_disk / total:.0%} of the corpus)")
+    document = json.loads((work / "archive" / "threadlab-schema.json").read_bytes())
+    deleted = document.get("deleted") or {}
+    print(f"archive: {len(document['parts'])} parts, {len(deleted)} with deletion lists ({sum(map(len, deleted.values()))} sources' old rows left out)")
     return {"label": label, "sessions": len(files), "corpus_bytes": total, "first_sync": first_sync, "write": wrote, "rounds": rounds, "ratios": ratios}
 
 

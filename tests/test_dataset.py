@@ -89,9 +89,9 @@ def test_append_adds_a_second_load(frames: threadlab.Frames, tmp_path: Path) -> 
 def test_newer_major_schema_is_refused(frames: threadlab.Frames, tmp_path: Path) -> None:
     frames.to_parquet(tmp_path / "ds")
     doc = document(tmp_path / "ds")
-    doc["version"], doc["written_by"] = "2.0", "threadlab 9.0"
+    doc["version"], doc["written_by"] = "3.0", "threadlab 9.0"
     (tmp_path / "ds" / SCHEMA_FILE).write_bytes(orjson.dumps(doc))
-    with pytest.raises(SchemaVersionError, match=r"schema 2\.0 \(threadlab 9\.0\).*upgrade threadlab"):
+    with pytest.raises(SchemaVersionError, match=r"schema 3\.0 \(threadlab 9\.0\).*upgrade threadlab"):
         threadlab.read_parquet(tmp_path / "ds")
     with pytest.raises(SchemaVersionError):
         frames.to_parquet(tmp_path / "ds", mode="append")

@@ -15,7 +15,10 @@ parts it does not list (a write that stopped) are removed by the next write. Lab
 stored dictionary-encoded and come back as the same categoricals. With ``partition_by`` (columns
 of ``threads``, e.g. ``("format",)``) every table but ``skipped`` is split in hive folders; a
 table without the column takes its thread's value (by ``source``), and a ``_row`` column keeps
-each row's place in its part, so the frames come back in their order. One writer at a time."""
+each row's place in its part, so the frames come back in their order. A part's rows of a file
+that changed since can be marked deleted rather than cut out (``delete``; ``deletions.py``: the
+schema document lists them, every reader drops them; ``filter_parts`` is the rewrite that cuts
+them out). One writer at a time."""
 
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import numpy as np
 import orjson
@@ -37,6 +40,7 @@ import pyarrow.parquet as pq
 
 from threadlab.core.location import Location
 from threadlab.frames.columns import THREADS
+from threadlab.frames.deletions import recorded, without_deleted
 from threadlab.frames.labels import LABEL_TYPE
 from threadlab.frames.schema import COLUMNS, ROW, SCHEMA_FILE, check_document, dumps, file_schema, schema_document
 from threadlab.frames.typed import ARROW_TYPES
@@ -130,6 +134,8 @@ class DatasetWriter:
         self.legacy = legacy
         # what other writers keep in the document (tl.sync's manifest of sources) stays with an append
         self.kept = {k: v for k, v in (document or {}).items() if k == "sources"} if mode == "append" else {}
+        # part → {source: bytes}: rows the dataset's files hold that no longer count (deletions.py)
+        self.deleted: dict[str, dict[str, int]] = recorded(document, location.name(SCHEMA_FILE)) if mode == "append" else {}
         self._next = 1 + max((int(p.split("-")[1]) for p in (document or {}).get("parts", ())), default=0)
         self._files: dict[str, list[str]] | None = None
         self._arrow_fs = location.arrow_filesystem()
@@ -159,9 +165,17 @@ class DatasetWriter:
             self.parts.append(part)
         return part
 
+    def delete(self, part: str, sources: Mapping[str, int]) -> dict[str, int]:
+        """Mark the rows of ``sources`` (each with its file's size) in ``part`` as no longer
+        counting; the part's files stay as they are. Returns every source the part has marked."""
+        marked = self.deleted.setdefault(part, {})
+        marked.update(sources)
+        return marked
+
     def filter_parts(self, keeps: Mapping[str, Callable[[str, pa.Table], pa.Array | None]]) -> dict[str, str | None]:
         """Replace each part by a new part holding the rows its ``keep(table_name, table)`` keeps
-        (a boolean mask; None keeps the whole table); a part left with no row is dropped. A new
+        (a boolean mask; None keeps the whole table) and its deletion lists count (the compaction
+        of a part: ``keep`` None); a part left with no row is dropped. A new
         part takes the old one's place, so the frames keep their order. The parts' files are
         read, filtered and written in threads (Arrow's Parquet reading and writing leave the
         interpreter free): a sync that grew 1% of a year's sessions touches many parts. Returns
@@ -188,12 +202,14 @@ class DatasetWriter:
     def _rewrite(self, part: str, new: str, keep: Callable[[str, pa.Table], pa.Array | None]) -> bool:
         """Write ``part``'s kept rows as part ``new``; whether any row was kept."""
         wrote = False
+        gone = frozenset(self.deleted.get(part, ()))
         for rel in self.files_of(part):
             name = rel.split("/", 1)[0]
             table = read_file(self._arrow_fs, self.location.path(rel))
             mask = keep(name, table)
             if mask is not None:
                 table = table.filter(mask)
+            table = counted(rel, table, gone)
             if table.num_rows:
                 self._write_file(rel.rsplit("/", 1)[0] + "/" + rel.rsplit("/", 1)[1].replace(part, new, 1), table)
                 wrote = True
@@ -207,11 +223,11 @@ class DatasetWriter:
     def commit(self, extra: Mapping[str, Any] | None = None) -> None:
         """List the parts in ``threadlab-schema.json`` (the moment they become the dataset), then
         remove every file of a part it does not list (and an older threadlab's five files)."""
-        document = schema_document(self.parts, self.partition_by)
+        listed = set(self.parts)
+        document = schema_document(self.parts, self.partition_by, {p: s for p, s in self.deleted.items() if p in listed})
         document.update(self.kept)
         document.update(extra or {})
         self.location.write_bytes(SCHEMA_FILE, dumps(document))
-        listed = set(self.parts)
         for name in COLUMNS:
             for rel in self.location.files(name):
                 if part_of(rel) not in listed:
@@ -247,6 +263,23 @@ class DatasetWriter:
         if not self.location.remote:
             os.makedirs(os.path.dirname(path), exist_ok=True)
         pq.write_table(table, path, filesystem=self._arrow_fs, compression=COMPRESSION)
+
+
+def hive_value(rel: str, column: str) -> str | None:
+    """The value of ``column`` a file's hive folder gives all its rows (None: none, or null)."""
+    for segment in rel.split("/")[1:-1]:
+        name, sep, value = segment.partition("=")
+        if sep and name == column:
+            return None if value == NULL_PARTITION else unquote(value)
+    return None
+
+
+def counted(rel: str, table: pa.Table, gone: frozenset[str]) -> pa.Table:
+    """The rows of file ``rel`` that count, its part's deleted sources ``gone`` left out: by each
+    row's ``source``, or by its folder's when the dataset is partitioned by ``source``."""
+    if not gone or "source" in table.column_names:
+        return without_deleted(table, gone)
+    return table.slice(0, 0) if hive_value(rel, "source") in gone else table
 
 
 def _conformed(name: str, table: pa.Table) -> pa.Table:
@@ -324,4 +357,4 @@ def warn_unknown(where: str, columns: list[str]) -> None:
                   SchemaWarning, stacklevel=4)
 
 
-__all__ = ["DatasetWriter", "SchemaWarning", "file_table", "frame_tables", "is_legacy", "part_of", "read_document", "read_file", "write_dataset"]
+__all__ = ["DatasetWriter", "SchemaWarning", "counted", "file_table", "frame_tables", "hive_value", "is_legacy", "part_of", "read_document", "read_file", "write_dataset"]

@@ -1,5 +1,6 @@
 """A Parquet dataset of frames read back (``threadlab.read_parquet``): the parts its
-``threadlab-schema.json`` lists, in order, each table's files read on a few threads.
+``threadlab-schema.json`` lists, in order, each table's files read on a few threads, without
+the rows its deletion lists say no longer count (``deletions.py``).
 
 A column the files lack (a dataset of an older minor schema) comes back empty with its declared
 dtype; a column this threadlab does not know (a newer minor schema) is left out with a
@@ -18,6 +19,7 @@ import pyarrow as pa
 
 from threadlab.core.location import Location
 from threadlab.frames.dataset import NULL_PARTITION, part_of, read_document, read_file, warn_unknown
+from threadlab.frames.deletions import deleted_sources, without_deleted
 from threadlab.frames.frames import TABLE_NAMES
 from threadlab.frames.memory import arrow_memory
 from threadlab.frames.schema import COLUMNS, ROW, SCHEMA_FILE, file_schema
@@ -42,12 +44,13 @@ def read_tables(location: Location, document: Mapping[str, Any], names: Iterable
     jobs = [(name, rel) for name in names for rel in dataset_files(location, document, name)]
     arrow_fs = location.arrow_filesystem()
     order = {part: i for i, part in enumerate(document["parts"])}
+    gone = deleted_sources(document, location.name(SCHEMA_FILE))
     unknown: set[str] = set()
 
     def one(job: tuple[str, str]) -> pa.Table:
         name, rel = job
         table = read_file(arrow_fs, location.path(rel))
-        return conform(name, rel, table, order, unknown)
+        return without_deleted(conform(name, rel, table, order, unknown), gone.get(part_of(rel)))
 
     if len(jobs) > 1:
         with ThreadPoolExecutor(max_workers=min(READ_THREADS, len(jobs))) as pool:

@@ -29,9 +29,11 @@ def _chunks(column: pa.ChunkedArray | pa.Array) -> list[pa.Array]:
 
 
 def _bits(buffer: pa.Buffer, offset: int, length: int) -> np.ndarray:
-    """A bitmap's bits ``offset`` .. ``offset + length`` as bools (a view of a small temporary)."""
-    raw = np.frombuffer(buffer, dtype=np.uint8, count=(offset + length + 7) // 8)
-    return np.unpackbits(raw, count=offset + length, bitorder="little")[offset:].view(bool)
+    """A bitmap's bits ``offset`` .. ``offset + length`` as bools (a view of a small temporary;
+    only the bytes holding them are unpacked: a slice far into a chunk costs its own length)."""
+    first = offset // 8
+    raw = np.frombuffer(buffer, dtype=np.uint8, count=(offset + length + 7) // 8 - first, offset=first)
+    return np.unpackbits(raw, count=offset - 8 * first + length, bitorder="little")[offset - 8 * first :].view(bool)
 
 
 def _values(array: pa.Array, dtype: Any) -> np.ndarray:

@@ -14,7 +14,11 @@ The file sits at the dataset's root::
 minor step (an older threadlab reads the dataset and leaves the column out, saying so; a newer
 one reads an older dataset and leaves the column empty), a column removed, renamed or of
 another kind is a major step, which an older threadlab refuses to read (``SchemaVersionError``)
-rather than guess. Every column's kind and meaning come from ``frames/columns.py``; ``type`` is
+rather than guess. Major 2 adds one field and changes no table: ``"deleted"``, the rows of
+changed files that no longer count (``deletions.py``); a document records it only when it has
+some, and is written as version 2 then only, so a threadlab of schema 1.x refuses a dataset with
+deletions (it would show the stale rows) and still reads one without (``PLAIN_VERSION``).
+Every column's kind and meaning come from ``frames/columns.py``; ``type`` is
 the Arrow type the Parquet files hold. ``parts`` lists the write batches the dataset is made of,
 in order: a file of a part the list does not name (a write that stopped half way) is no part of
 the dataset, and the next write removes it. The folder layout written before this file existed
@@ -24,17 +28,20 @@ kept as it is by ``to_parquet(mode="append")``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 import pyarrow as pa
 
 from threadlab.frames.columns import AGENT_USAGE, SKIPPED, TABLES, Column
+from threadlab.frames.deletions import deleted_sources
 from threadlab.frames.labels import LABEL_TYPE
 from threadlab.frames.typed import ARROW_TYPES
 
 SCHEMA_FILE = "threadlab-schema.json"
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"  # what this threadlab reads, and writes when the dataset records deleted rows
+PLAIN_VERSION = "1.0"  # what it writes otherwise: the same tables, readable by a threadlab of schema 1.x
 LEGACY_VERSION = "0"
 ROW = "_row"  # a partitioned table's row number within its part (the frames' order comes back)
 
@@ -65,7 +72,9 @@ def file_schema(name: str) -> pa.Schema:
     return pa.schema([(c.name, arrow_type(c)) for c in COLUMNS[name]])
 
 
-def schema_document(parts: list[str], partition_by: tuple[str, ...]) -> dict[str, Any]:
+def schema_document(parts: list[str], partition_by: tuple[str, ...], deleted: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
+    """The document of a dataset of ``parts``; ``deleted``: the deletion lists (``deletions.py``)
+    of the parts, which make it version 2."""
     from threadlab._version import __version__
 
     tables = {
@@ -76,8 +85,12 @@ def schema_document(parts: list[str], partition_by: tuple[str, ...]) -> dict[str
         }
         for name, columns in COLUMNS.items()
     }
-    return {"dataset": "threadlab", "version": SCHEMA_VERSION, "written_by": f"threadlab {__version__}",
-            "partition_by": list(partition_by), "parts": list(parts), "tables": tables}
+    deleted = {part: dict(sources) for part, sources in (deleted or {}).items() if sources}
+    document = {"dataset": "threadlab", "version": SCHEMA_VERSION if deleted else PLAIN_VERSION, "written_by": f"threadlab {__version__}",
+                "partition_by": list(partition_by), "parts": list(parts), "tables": tables}
+    if deleted:
+        document["deleted"] = deleted
+    return document
 
 
 def dumps(document: dict[str, Any]) -> bytes:
@@ -103,6 +116,7 @@ def check_document(document: Any, where: str) -> dict[str, Any]:
             f"{where} holds a dataset of schema {document.get('version')} ({document.get('written_by', 'a newer threadlab')}); "
             f"this threadlab reads schema {ours[0]}.x and older: upgrade threadlab to read it"
         )
+    deleted_sources(document, where)  # the deletion lists, checked
     return document
 
 
@@ -114,5 +128,5 @@ def declared_columns(document: dict[str, Any], name: str) -> dict[str, str] | No
     return {str(c["name"]): str(c.get("kind")) for c in table.get("columns") or () if isinstance(c, dict) and "name" in c}
 
 
-__all__ = ["COLUMNS", "DERIVED", "LEGACY_VERSION", "ROW", "SCHEMA_FILE", "SCHEMA_VERSION", "SchemaVersionError", "check_document",
+__all__ = ["COLUMNS", "DERIVED", "LEGACY_VERSION", "PLAIN_VERSION", "ROW", "SCHEMA_FILE", "SCHEMA_VERSION", "SchemaVersionError", "check_document",
            "declared_columns", "dumps", "file_schema", "parse_version", "schema_document"]

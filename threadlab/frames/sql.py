@@ -4,24 +4,29 @@ DuckDB answers it; each table is a view named after it (``actions``, ``tool_call
 ``threads``, ``problems``, ``skipped``, ``agent_usage``). A dataset's views read its Parquet
 files where they are, the files of the parts ``threadlab-schema.json`` lists and no others (a
 stopped write's files are no part of it), so a query reads only the columns and row groups it
-needs and nothing is loaded first; a URL's files are read through its fsspec filesystem
-(registered on the connection), with the credentials that filesystem finds. Frames are
-registered as they are (no copy)."""
+needs and nothing is loaded first. The views leave out the rows the document's deletion lists
+say no longer count (``deletions.py``: an anti join on each row's file and source, in the views
+of a dataset that has some), which a glob of the files of one's own would show. A URL's files
+are read through its fsspec filesystem (registered on the connection), with the credentials that
+filesystem finds. Frames are registered as they are (no copy)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from threadlab.core.location import Location
-from threadlab.frames.dataset import NULL_PARTITION, PARTITIONABLE, read_document
+from threadlab.frames.dataset import NULL_PARTITION, PARTITIONABLE, part_of, read_document
 from threadlab.frames.dataset_read import dataset_files
+from threadlab.frames.deletions import deleted_sources
 from threadlab.frames.frames import Frames
 from threadlab.frames.schema import COLUMNS, ROW, SCHEMA_FILE, file_schema
 
 if TYPE_CHECKING:
     import duckdb
+
+FILE_COLUMN = "__threadlab_file"  # the file a row comes from, for the deletion lists' anti join
 
 
 def sql(query: str, source: Frames | str | os.PathLike[str], *, con: duckdb.DuckDBPyConnection | None = None,
@@ -56,9 +61,12 @@ def connect(source: Frames | str | os.PathLike[str], *, con: duckdb.DuckDBPyConn
                 _view(con, name, [_address(location, f"{name}.parquet")], hive=False)
         return con
     hive = bool(document.get("partition_by"))
+    gone = deleted_sources(document, location.name(SCHEMA_FILE))
     for name in COLUMNS:
-        files = [_address(location, rel) for rel in dataset_files(location, document, name)]
-        _view(con, name, files, hive=hive and name != "skipped")
+        rels = dataset_files(location, document, name)
+        deleted = [(_address(location, rel), source) for rel in rels for source in sorted(gone.get(part_of(rel) or "", ()))]
+        _view(con, name, [_address(location, rel) for rel in rels], hive=hive and name != "skipped",
+              deleted=deleted if "source" in (c.name for c in COLUMNS[name]) else [])
     return con
 
 
@@ -67,19 +75,28 @@ def _address(location: Location, rel: str) -> str:
     return location.fs.unstrip_protocol(location.path(rel)) if location.remote else location.path(rel)
 
 
-def _view(con: duckdb.DuckDBPyConnection, name: str, files: list[str], *, hive: bool) -> None:
+def _view(con: duckdb.DuckDBPyConnection, name: str, files: list[str], *, hive: bool, deleted: Sequence[tuple[str, str]] = ()) -> None:
     """``name`` as a view over ``files`` with the declared columns (a column an older dataset
-    lacks is empty; the row-order column of a partitioned one is left out)."""
+    lacks is empty; the row-order column of a partitioned one is left out), without the rows of
+    ``deleted`` (file, source): an anti join on the file each row comes from and its source."""
     if not files:
         con.register(f"__empty_{name}", file_schema(name).empty_table())
         con.execute(f'create or replace view "{name}" as select * from "__empty_{name}"')
         return
-    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+    listed = ", ".join(_quoted(f) for f in files)
     options = "union_by_name = true" + (", hive_partitioning = true, hive_types_autocast = false" if hive else ", hive_partitioning = false")
     scan = f"read_parquet([{listed}], {options})"
     held = {row[0] for row in con.execute(f"describe select * from {scan}").fetchall()}
     columns = ", ".join(_column(c.name, held, hive) for c in COLUMNS[name] if c.name != ROW)
+    if deleted:  # the deletion lists (frames/deletions.py): these files' rows of these sources no longer count
+        pairs = ", ".join(f"({_quoted(file)}, {_quoted(source)})" for file, source in deleted)
+        scan = (f"read_parquet([{listed}], {options}, filename = '{FILE_COLUMN}') "
+                f"anti join (values {pairs}) as __deleted({FILE_COLUMN}, source) using ({FILE_COLUMN}, source)")
     con.execute(f'create or replace view "{name}" as select {columns} from {scan}')
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _column(name: str, held: set[str], hive: bool) -> str:

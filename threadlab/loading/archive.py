@@ -9,8 +9,9 @@ A sync walks the sources as ``threadlab.load`` does and sorts each file:
 - **unchanged** (same key): not read at all;
 - **converted**: new, or changed (a live session's JSON Lines file that grew, an edited file): read
   again whole, since a converter needs the whole file to know a line's thread and turn; a changed
-  file's old rows are taken out of the part that held them (that part is rewritten, the others
-  are not) and its new rows go into this sync's part;
+  file's old rows are marked deleted in the part that holds them (the schema document lists them
+  and every reader leaves them out: ``frames/deletions.py``; no part is rewritten until its
+  deleted rows reach half its bytes) and its new rows go into this sync's part;
 - **removed** (in the manifest, gone from the sources): reported, and kept in the dataset, which is
   an archive (Claude Code deletes sessions older than a month; the archive should not): pass
   ``prune=True`` to take their rows out. A removed file stays in the report until it comes back
@@ -18,8 +19,8 @@ A sync walks the sources as ``threadlab.load`` does and sorts each file:
 
 Files a walk skips (a README, an image) are added to ``skipped`` the first time they are met.
 Sources are named by absolute path (or URL), whatever folder the sync runs from. A sync writes a
-part per ``PART_BYTES`` of files it converted (so a file that changes later costs the rewrite
-of its part only), then the schema file, so a reader sees the archive before the sync or after
+part per ``PART_BYTES`` of files it converted (so a part's compaction, once half of it changed,
+rewrites that much), then the schema file, so a reader sees the archive before the sync or after
 it (``frames/dataset.py``). One sync at a time per dataset."""
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from threadlab.core.location import Location
 from threadlab.core.problems import Problem
 from threadlab.formats.common.walk import Skipped
+from threadlab.frames import deletions
 from threadlab.frames.dataset import DatasetWriter, frame_tables
 from threadlab.frames.frames import Frames
 from threadlab.frames.labels import concat
@@ -48,7 +49,7 @@ from threadlab.loading.remote import named_by_url, staged_sources, url_namer
 
 MANIFEST = "sources"
 SMALL_SYNC_BYTES = 8 << 20  # below this, files are converted in this process (as load does)
-PART_BYTES = 16 << 20  # files converted into one part: what a changed file's rewrite costs at most
+PART_BYTES = 16 << 20  # files converted into one part: what a compaction rewrites at most
 
 
 @dataclass
@@ -142,8 +143,8 @@ def _manifest(document: Mapping[str, Any] | None) -> dict[str, Any]:
 def _convert(files: list[FileRef], format: str, workers: int | None, progress: bool | None, skipped: list[Skipped],
              problems: list[Problem]) -> Iterator[tuple[Frames, list[FileRef]]]:
     """The frames of ``files`` (with the walk's new skipped files and problems, in the last), as a
-    load gives them, in pieces of about ``PART_BYTES`` of files: each piece becomes a part, so a
-    file that changes later costs the rewrite of its piece, not of everything converted with it."""
+    load gives them, in pieces of about ``PART_BYTES`` of files: each piece becomes a part, so the
+    compaction of a piece whose files changed rewrites that piece, not everything converted with it."""
     from threadlab.frames.arrow import batch_to_tables
     from threadlab.frames.extract import extract
 
@@ -175,28 +176,32 @@ def _convert(files: list[FileRef], format: str, workers: int | None, progress: b
 
 
 def _take_out(writer: DatasetWriter, held: dict[str, list[Any]], names: list[str]) -> None:
-    """Remove the rows of ``names`` from the parts that hold them (each such part rewritten once,
-    in its place); the manifest's entries of the other files of a rewritten part follow it."""
-    by_part: dict[str, set[str]] = {}
+    """Mark the rows of ``names`` deleted in the parts that hold them (``frames/deletions.py``),
+    and rewrite a part without its deleted rows once they reach ``COMPACT_SHARE`` of its bytes
+    (each such part rewritten once, in its place); the manifest's entries of the other files of a
+    rewritten part follow it."""
+    gone: dict[str, dict[str, int]] = {}
     for key in names:
-        if key in held:
-            by_part.setdefault(held[key][2], set()).add(key)
-    keeps = {}
-    for part, gone in by_part.items():
-        if part not in writer.parts:
-            continue
-        values = pa.array(sorted(gone), pa.large_string())
-
-        def keep(table_name: str, table: pa.Table, values: pa.Array = values) -> pa.Array | None:
-            if "source" not in table.column_names:
-                return None
-            return pc.invert(pc.fill_null(pc.is_in(table["source"].cast(pa.large_string()), value_set=values), False))
-
-        keeps[part] = keep
-    news = writer.filter_parts(keeps)
+        if key in held and held[key][2] in writer.parts:
+            gone.setdefault(held[key][2], {})[key] = max(int(held[key][0]), 0)
+    live: dict[str, int] = {}
+    for key, entry in held.items():
+        if entry[2] in gone and key not in gone[entry[2]]:
+            live[entry[2]] = live.get(entry[2], 0) + max(int(entry[0]), 0)
+    compact = []
+    for part, sources in gone.items():
+        dead = sum(writer.delete(part, sources).values())
+        if dead >= deletions.COMPACT_SHARE * (dead + live.get(part, 0)):
+            compact.append(part)
+    news = writer.filter_parts(dict.fromkeys(compact, _keep_all))
     for entry in held.values():
         if entry[2] in news:
             entry[2] = news[entry[2]]
+
+
+def _keep_all(table_name: str, table: pa.Table) -> None:
+    """A compaction's filter: nothing but the part's deleted rows goes."""
+    return None
 
 
 __all__ = ["SyncReport", "sync"]

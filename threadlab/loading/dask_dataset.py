@@ -3,8 +3,9 @@ partition per part (a write or a sync's piece), read where the work runs: on a
 ``distributed`` cluster each worker opens its part's files itself (by path or URL, with the
 ``storage_options`` given), so the dataset never passes through this process.
 
-A part's files (one per hive folder when partitioned) are read together and put back in the
-frames' order, so ``compute()`` gives what ``read_parquet(url)`` gives."""
+A part's files (one per hive folder when partitioned) are read together, without the rows its
+deletion lists leave out (``frames/deletions.py``), and put back in the frames' order, so
+``compute()`` gives what ``read_parquet(url)`` gives."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pyarrow as pa
 from threadlab.core.location import Location
 from threadlab.frames.dataset import part_of, read_document, read_file, warn_unknown
 from threadlab.frames.dataset_read import PART_INDEX, conform, dataset_files, read_frames, read_tables
+from threadlab.frames.deletions import deleted_sources, without_deleted
 from threadlab.frames.frames import TABLE_NAMES, Frames
 from threadlab.frames.labels import table_to_frame
 from threadlab.frames.schema import COLUMNS, ROW, SCHEMA_FILE
@@ -50,14 +52,15 @@ class PartFrame:
     target: str
     storage_options: Mapping[str, Any] = field(default_factory=dict)
 
-    def __call__(self, job: tuple[int, tuple[str, ...]]) -> pd.DataFrame:
-        index, rels = job
+    def __call__(self, job: tuple[int, tuple[str, ...], frozenset[str]]) -> pd.DataFrame:
+        index, rels, gone = job
         location = Location.of(self.target, self.storage_options)
         arrow_fs = location.arrow_filesystem()
         unknown: set[str] = set()
         tables = []
         for rel in rels:
-            tables.append(conform(self.table, rel, read_file(arrow_fs, location.path(rel)), {part_of(rel): index}, unknown))
+            table = conform(self.table, rel, read_file(arrow_fs, location.path(rel)), {part_of(rel): index}, unknown)
+            tables.append(without_deleted(table, gone))
         if unknown:
             warn_unknown(location.url, sorted(unknown))
         table = pa.concat_tables(tables)
@@ -77,12 +80,13 @@ def read_dask(source: str | os.PathLike[str], *, storage_options: Mapping[str, A
         frames = read_frames(source, storage_options=storage_options)
         return DaskFrames(**{name: dd.from_pandas(frame, npartitions=1) for name, frame in frames.tables().items()}, skipped=frames.skipped)
     target = location.url if location.remote else location.root
+    gone = deleted_sources(document, location.name(SCHEMA_FILE))
     out = {}
     for name in TABLE_NAMES:
         by_part: dict[str, list[str]] = {}
         for rel in dataset_files(location, document, name):
             by_part.setdefault(part_of(rel) or "", []).append(rel)
-        jobs = [(i, tuple(by_part[part])) for i, part in enumerate(document["parts"]) if part in by_part]
+        jobs = [(i, tuple(by_part[part]), gone.get(part, frozenset())) for i, part in enumerate(document["parts"]) if part in by_part]
         if not jobs:
             out[name] = dd.from_pandas(empty_frame(name), npartitions=1)
             continue
