@@ -60,3 +60,18 @@ def test_a_thread_whose_actions_begin_past_the_first_mb_is_not_claimed_by_their_
     known = Source(path, data=path.read_bytes())
     assert known.has(b'"actions"') and not known.has(b'"actions"', 1 << 20)
     assert _decision(known) == _decision(Source(path)) != "threadprotocol"
+
+
+def test_the_loader_searches_a_span_export_for_a_thread_object_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OTLP export read by the loader: its bytes are searched end to end for ``"actions"``
+    once (by the reader), and the ThreadProtocol detector takes that answer instead of copying
+    and searching the first MB again; the file reads as otel all the same."""
+    from threadlab.loading.reader import read_items
+
+    path = FIXTURES / "otel" / "agent_framework_otlp_snake.json"
+    asked: list[int] = []
+    real = Source.head
+    monkeypatch.setattr(Source, "head", lambda self, size=8192: asked.append(size) or real(self, size))
+    items = list(read_items(path))
+    assert items and all(getattr(item, "format", None) == "otel" for item in items)
+    assert 1 << 20 not in asked
