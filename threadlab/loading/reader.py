@@ -106,11 +106,12 @@ def typed_records(data: bytes, name: str, *, single: bool = False) -> list[Threa
 
 def _whole(path: Path, name: str, format: str) -> Iterator[Item]:
     data = read_regular(path)
+    source = Source(path, data=data)
     if data.lstrip()[:1] not in (b"{", b"["):
-        yield from careful(Source(path, data=data), format)
+        yield from careful(source, format)
         return
-    if b'"actions"' not in data:  # no thread object (an OTLP export, a log): the converters parse it once, not here too
-        yield from careful(Source(path, data=data), format)
+    if not source.has(b'"actions"'):  # no thread object (an OTLP export, a log): the converters parse it once, not here too
+        yield from careful(source, format)  # (and detection knows it without searching again: Source.has)
         return
     typed = typed_records(data, name)
     if typed is not None:

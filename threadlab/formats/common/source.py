@@ -33,8 +33,10 @@ class Source:
         self._data: bytes | None = None
         self._obj: Any = _MISSING
         self._line_before_more: Any = _MISSING
+        self._found: dict[bytes, int] = {}  # marker → where it first occurs in the bytes (-1: nowhere)
         if isinstance(obj, Source):
             self.path, self._data, self._obj, self.name = obj.path, obj._data, obj._obj, obj.name
+            self._found = obj._found
             return
         if isinstance(obj, os.PathLike) or (isinstance(obj, str) and not _looks_like_text(obj)):
             self.path = Path(obj)
@@ -119,6 +121,19 @@ class Source:
                 return fh.read(size)
         except OSError:
             return b""
+
+    def has(self, marker: bytes, within: int | None = None) -> bool:
+        """Whether ``marker`` occurs in the first ``within`` bytes (None: anywhere): ``marker in
+        self.head(within)``, answered from an earlier search when there was one. Where a marker
+        first occurs is kept once the bytes are in hand, so the loader's search for a thread
+        object (``"actions"``, over the whole file) also answers ``threadprotocol.detect``'s
+        (the first MB), and a file of another format is searched end to end once, not twice."""
+        if self._data is None:
+            return marker in (self.head(within) if within is not None else self.data)
+        at = self._found.get(marker)
+        if at is None:
+            at = self._found[marker] = self._data.find(marker)
+        return at >= 0 and (within is None or at + len(marker) <= within)
 
     def tail(self, size: int = 8192) -> bytes:
         """The last bytes, for sniffing a marker a writer puts at the end of one JSON object (after

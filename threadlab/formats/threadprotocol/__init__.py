@@ -39,7 +39,7 @@ def detect(source: Source) -> bool:
         return is_thread_doc(obj) or (isinstance(obj, list) and bool(obj) and all(is_thread_doc(x) for x in obj[:3]))
     head = source.head(4096).lstrip()
     if head[:1] == b"{":
-        if b'"actions"' not in source.head(1 << 20) and b'"thread_id"' not in head:
+        if not source.has(b'"actions"', 1 << 20) and b'"thread_id"' not in head:
             return False
         if _first_line_is_doc(source):
             return True
