@@ -12,7 +12,6 @@ sequence, so one odd file in a chunk costs only its odd cells."""
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -51,7 +50,6 @@ __all__ = [
     "concat_tables",
     "parse_times",
     "table_to_frame",
-    "tables_to_frames",
 ]
 SCHEMAS: dict[str, pa.Schema] = {
     table: pa.schema([(c.name, ARROW_TYPES[c.kind]) for c in columns]) for table, columns in TABLES.items()
@@ -364,25 +362,6 @@ def table_to_frame(name: str, table: pa.Table) -> pd.DataFrame:
 def frame_of(columns: Sequence[Column], table: pa.Table) -> pd.DataFrame:
     """The frame of ``table`` with ``columns``' names and declared dtypes."""
     return pd.DataFrame({c.name: _series(table[c.name], c.kind, c.name) for c in columns}, copy=False)
-
-
-PARALLEL_ROWS = 100_000  # bigger tables have their columns converted on a few threads
-
-
-def tables_to_frames(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
-    """Every frame of ``tables``; the columns of big tables are converted on a few threads
-    (Arrow's dictionary encoding and casts release the GIL)."""
-    if sum(t.num_rows for t in tables.values()) < PARALLEL_ROWS:
-        return {name: table_to_frame(name, tables[name]) for name in SCHEMAS}
-    from concurrent.futures import ThreadPoolExecutor
-
-    jobs = [(name, c) for name in SCHEMAS for c in TABLES[name]]
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        series = list(pool.map(lambda job: _series(tables[job[0]][job[1].name], job[1].kind, job[1].name), jobs))
-    columns: dict[str, dict[str, pd.Series]] = {name: {} for name in SCHEMAS}
-    for (name, c), values in zip(jobs, series, strict=True):
-        columns[name][c.name] = values
-    return {name: pd.DataFrame(columns[name], copy=False) for name in SCHEMAS}
 
 
 def frame_to_table(name: str, frame: pd.DataFrame) -> pa.Table:
