@@ -43,7 +43,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.claude_corpus import jsonl_files, write_projects  # noqa: E402
 from benchmarks.installed import as_installed  # noqa: E402
-from benchmarks.load import _median, _spread, measure_child, size_label  # noqa: E402
+from benchmarks.load import AFTER, _median, _spread, deep_memory, measure_child, size_label, timed  # noqa: E402
 from benchmarks.rounds import (  # noqa: E402
     arguments,
     chosen_methods,
@@ -79,8 +78,7 @@ def run_threadlab(folder: Path) -> dict[str, Any]:
     import threadlab
 
     frames = threadlab.load(folder / "projects", progress=False)
-    memory = sum(int(df.memory_usage(deep=True).sum()) for df in frames.tables().values())
-    return {"rows": len(frames.actions), "frames_bytes": memory, "problems": len(frames.problems)}
+    return {"rows": len(frames.actions), "problems": len(frames.problems), AFTER: lambda: deep_memory(*frames.tables().values())}
 
 
 def run_naive(folder: Path) -> dict[str, Any]:
@@ -136,10 +134,7 @@ def child(method: str, folder: Path) -> None:
            "scout": run_scout}[method]
     print("ready", flush=True)
     sys.stdin.readline()
-    start = time.perf_counter()
-    result = run(folder)
-    result["seconds"] = time.perf_counter() - start
-    print(json.dumps(result), flush=True)
+    print(json.dumps(timed(lambda: run(folder))), flush=True)
 
 
 def measure(method: str, folder: Path) -> dict[str, Any]:

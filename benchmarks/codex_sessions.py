@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.codex_corpus import rollout_files, write_sessions  # noqa: E402
 from benchmarks.installed import as_installed  # noqa: E402
-from benchmarks.load import _median, _spread, measure_child, size_label  # noqa: E402
+from benchmarks.load import AFTER, _median, _spread, deep_memory, measure_child, size_label, timed  # noqa: E402
 from benchmarks.rounds import (  # noqa: E402
     arguments,
     chosen_methods,
@@ -59,8 +58,7 @@ def run_threadlab(folder: Path, workers: int | None = None) -> dict[str, Any]:
     import threadlab
 
     frames = threadlab.load(folder / "sessions", progress=False, workers=workers)
-    memory = sum(int(df.memory_usage(deep=True).sum()) for df in frames.tables().values())
-    return {"rows": len(frames.actions), "frames_bytes": memory, "problems": len(frames.problems)}
+    return {"rows": len(frames.actions), "problems": len(frames.problems), AFTER: lambda: deep_memory(*frames.tables().values())}
 
 
 def run_naive(folder: Path) -> dict[str, Any]:
@@ -93,10 +91,7 @@ def child(method: str, folder: Path) -> None:
     run = {"threadlab": run_threadlab, "one": one, "careful": one, "naive": run_naive, "orjson": run_orjson}[method]
     print("ready", flush=True)
     sys.stdin.readline()
-    start = time.perf_counter()
-    result = run(folder)
-    result["seconds"] = time.perf_counter() - start
-    print(json.dumps(result), flush=True)
+    print(json.dumps(timed(lambda: run(folder))), flush=True)
 
 
 def measure(method: str, folder: Path) -> dict[str, Any]:

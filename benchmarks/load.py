@@ -38,6 +38,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,39 +55,86 @@ METHODS = ("threadlab", "naive", "orjson", "orjson2", "duckdb", "cached")
 
 class PeakRSS:
     """Peak resident memory of a process and all its descendants (pool workers, a forkserver
-    and its workers), sampled every 20 ms from outside: a sampling thread inside the measured
-    process would change what it measures (threadlab forks workers only when no other thread
-    runs). RSS counts a page shared by forked workers once per process (the interpreter and
-    its imports, about 200 MB, two or three times); PSS (Linux) shares it out, so the PSS peak
-    is what the machine really gave. ``base`` is the tree's RSS after the imports, before the
-    clock: what is left of the peak is the load's own."""
+    and its workers), sampled from outside: a sampling thread inside the measured process would
+    change what it measures (threadlab forks workers only when no other thread runs). RSS counts
+    a page shared by forked workers once per process (the interpreter and its imports, about
+    200 MB, two or three times); PSS (Linux) shares it out, so the PSS peak is what the machine
+    really gave. ``base`` is the tree's RSS after the imports, before the clock: what is left of
+    the peak is the load's own.
+
+    The sampler must not take the cores it measures: RSS (``/proc/<pid>/statm``, microseconds)
+    is read every 20 ms, the list of descendants (a scan of ``/proc``, about 1 ms) every
+    ``PEAK`` seconds, and PSS (``smaps_rollup``: the kernel walks the page tables, about 5 ms a
+    process of a few hundred MB) every ``SLOW`` seconds, or ``PEAK`` seconds while the RSS total
+    is at a new peak (so the PSS peak is a sample near the RSS peak, not every peak's). Read
+    every 20 ms, they took about 3 CPU-s of a 2-core machine during a 10 s two-worker load: a
+    quarter of the second core, taken from the measured process and not from a one-process
+    baseline, whose second core was free."""
+
+    SLOW = 1.0
+    PEAK = 0.25
 
     def __init__(self, pid: int) -> None:
         import psutil
 
         self.proc = psutil.Process(pid)
+        self.tree: list[Any] = []
+        self.listed = self.pss_read = -1e9  # (monotonic times of the last scan and PSS read)
         self.peak = 0
         self.peak_pss = 0
         self.base = 0
         self.sample()
         self.base, self.peak, self.peak_pss = self.peak, 0, 0
+        self.listed = -1e9
 
     def sample(self) -> None:
         import psutil
 
-        total = pss = 0
-        try:
-            tree = [self.proc, *self.proc.children(recursive=True)]
-        except psutil.Error:
-            return
-        for proc in tree:
+        now = time.monotonic()
+        if now - self.listed >= self.PEAK:
+            try:
+                self.tree = [self.proc, *self.proc.children(recursive=True)]
+            except psutil.Error:
+                return
+            self.listed = now
+        total = 0
+        for proc in self.tree:
             try:
                 total += proc.memory_info().rss
-                pss += getattr(proc.memory_full_info(), "pss", 0)
             except (psutil.Error, OSError):
                 pass
+        if now - self.pss_read >= (self.PEAK if total > self.peak else self.SLOW):
+            self.pss_read = now
+            pss = 0
+            for proc in self.tree:
+                try:
+                    pss += getattr(proc.memory_full_info(), "pss", 0)
+                except (psutil.Error, OSError):
+                    pass
+            self.peak_pss = max(self.peak_pss, pss)
         self.peak = max(self.peak, total)
-        self.peak_pss = max(self.peak_pss, pss)
+
+
+AFTER = "_after"  # a result's key: a function giving the fields measured once the clock has stopped
+
+
+def timed(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``run()`` on the clock; the fields its result leaves for after the clock (``AFTER``: the
+    frames' deep memory, which walks every string of a million rows and is no part of a load)
+    are measured once it has stopped."""
+    start = time.perf_counter()
+    result = run()
+    seconds = time.perf_counter() - start
+    after = result.pop(AFTER, None)
+    if after is not None:
+        result.update(after())
+    result["seconds"] = seconds
+    return result
+
+
+def deep_memory(*tables: Any) -> dict[str, Any]:
+    """``frames_bytes``: the deep memory of the DataFrames ``tables``."""
+    return {"frames_bytes": sum(int(df.memory_usage(deep=True).sum()) for df in tables)}
 
 
 def _files(folder: Path) -> list[Path]:
@@ -97,8 +145,7 @@ def run_threadlab(folder: Path, cache: Path | None = None) -> dict[str, Any]:
     import threadlab
 
     frames = threadlab.load(folder, progress=False, cache=cache)
-    memory = sum(int(df.memory_usage(deep=True).sum()) for df in frames.tables().values())
-    return {"rows": len(frames.actions), "frames_bytes": memory, "problems": len(frames.problems)}
+    return {"rows": len(frames.actions), "problems": len(frames.problems), AFTER: lambda: deep_memory(*frames.tables().values())}
 
 
 def run_naive(folder: Path) -> dict[str, Any]:
@@ -112,7 +159,7 @@ def run_naive(folder: Path) -> dict[str, Any]:
         frame["thread_id"] = doc["thread_id"]
         frames.append(frame)
     table = pd.concat(frames, ignore_index=True)
-    return {"rows": len(table), "frames_bytes": int(table.memory_usage(deep=True).sum())}
+    return {"rows": len(table), AFTER: lambda: deep_memory(table)}
 
 
 def run_orjson(folder: Path) -> dict[str, Any]:
@@ -183,10 +230,7 @@ def child(method: str, folder: Path, cache: Path) -> None:
     }
     print("ready", flush=True)  # the driver's baseline memory sample comes after the imports
     sys.stdin.readline()
-    start = time.perf_counter()
-    result = runs[method]()
-    result["seconds"] = time.perf_counter() - start
-    print(json.dumps(result), flush=True)
+    print(json.dumps(timed(runs[method])), flush=True)
 
 
 # --- the driver ------------------------------------------------------------------------------
