@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks.installed import as_installed  # noqa: E402
+
+SCOUT = ["--scout-python", os.environ["THREADLAB_SCOUT_PYTHON"]] if os.environ.get("THREADLAB_SCOUT_PYTHON") else []
 
 # (script, arguments)
 SCRIPTS: list[tuple[str, list[str]]] = [
@@ -22,8 +25,12 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     # import threadlab, threadlab --help and a first tl.load("data/") in fresh processes, against python -c pass
     ("first_use.py", ["--rounds", "10"]),
     # the converters' formats (issue #16): a ~/.claude/projects folder and a folder of pydantic-ai
-    # histories, each against the naive way (json / pandas) and the orjson parse floor
+    # histories, each against the naive way (json / pandas) and the orjson parse floor; issue 27's
+    # Claude targets at their sizes: 1 GB against read_json, 100 MB against Inspect Scout's import
+    # (method "scout": an environment with inspect_scout, named by $THREADLAB_SCOUT_PYTHON)
     ("claude_projects.py", ["200MB", "--repeat", "3"]),
+    ("claude_projects.py", ["1GB", "--repeat", "2", "--methods", "threadlab,naive"]),
+    ("claude_projects.py", ["100MB", "--repeat", "2", "--methods", "threadlab,naive,orjson,scout", *SCOUT]),
     ("pydantic_ai_folder.py", ["--mb", "200", "--rounds", "3"]),
     # a ~/.codex/sessions tree of rollouts (issue 27 item 6), against read_json and the orjson floor, and the
     # frames route against the careful one (one worker each)
@@ -31,6 +38,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     # span exports (OTLP JSON, the history repeated on every model call) against json + json_normalize
     # (200 MB: at 20 MB the half second threadlab's imports take is most of its time)
     ("spans.py", ["200MB", "--repeat", "3"]),
+    ("spans.py", ["1GB", "--repeat", "2"]),
     # one large Inspect AI .eval (issue 27's targets: 100 MB under 5 s on 2 cores, 1 GB under 60 s and 2 GB RSS),
     # against inspect_ai's own samples_df at 100 MB
     ("inspect_eval.py", ["100MB", "--repeat", "2", "--skip-messages-df"]),
