@@ -1,6 +1,6 @@
 """Formats: one module per wire format, all with the surface of ``common.registry.FormatModule``
 (``NAME``, ``detect``, ``to_threads``, ``from_thread``), declared in one table
-(``common.registry.FORMATS``: aliases, suffixes, detection priority, writer options, exports).
+(``common.format_table.FORMATS``: aliases, suffixes, detection priority, writer options, exports).
 
 Modules are imported when first needed; ``format="auto"`` asks each in priority order and
 takes the first whose ``detect`` recognises the source (a format whose ``path_hint`` matches the
@@ -16,7 +16,8 @@ from types import ModuleType
 import orjson
 
 from threadlab.core.problems import Problem, ThreadError, failure
-from threadlab.formats.common.registry import FORMATS, FormatSpec, data_suffixes, format_spec, load_module
+from threadlab.formats.common.format_table import FORMATS, FormatSpec
+from threadlab.formats.common.registry import data_suffixes, format_spec, load_module
 from threadlab.formats.common.source import Source
 
 

@@ -19,8 +19,9 @@ from threadlab.core.problems import Problem, ThreadError, short
 from threadlab.formats.common.documents import DocBuilder
 from threadlab.formats.common.source import Source
 from threadlab.formats.inspect_ai.container import ZIP_MAGIC, members
-from threadlab.formats.inspect_ai.convert import KEY, SampleReader
+from threadlab.formats.inspect_ai.convert import SampleReader
 from threadlab.formats.inspect_ai.decode import decode_sample
+from threadlab.formats.inspect_ai.messages import KEY
 from threadlab.formats.inspect_ai.writing import write_log
 
 NAME = "inspect-ai"

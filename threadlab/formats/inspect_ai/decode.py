@@ -5,7 +5,7 @@ conversation as its ``input`` and the provider's raw request and response as its
 ``state``, ``store`` and ``sample_init`` events copy the task's state. Parsing them into Python
 objects, and walking them for ``attachment://`` references, was most of the time a large
 ``.eval`` took to load. So a sample is decoded by msgspec into Structs whose fields are the
-sample's and events' fields the converter reads (``convert.py``; every other field is skipped
+sample's and events' fields the converter reads (``convert.py``, ``messages.py``; every other field is skipped
 while parsing, never built), each event given back as a dict of those fields (absent ones
 None, as ``dict.get`` gives them) and the sample as a dict of the fields it has.
 

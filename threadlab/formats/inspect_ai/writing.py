@@ -17,7 +17,7 @@ import orjson
 
 from threadlab.core.loss import report_loss
 from threadlab.core.model import BaseAction, Thread
-from threadlab.formats.inspect_ai.convert import KEY
+from threadlab.formats.inspect_ai.messages import KEY
 
 NAME = "inspect-ai"
 

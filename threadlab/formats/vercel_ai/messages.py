@@ -9,7 +9,6 @@ which is where the stream delivers them too; approvals give ``system.tool_resolv
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Mapping
 from functools import cache
 from typing import Any
@@ -21,6 +20,7 @@ from threadlab.core.builder import ThreadBuilder
 from threadlab.core.model import Thread
 from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai.assemble import AgentOf, Assembler, Slot, Turn, media_part, signature_of, system_name
+from threadlab.formats.vercel_ai.chat import as_message_list, chat_id_of, derived_thread_id
 from threadlab.formats.vercel_ai.chunks import extra_of, keep_extra
 from threadlab.formats.vercel_ai.losses import MESSAGES_FORMAT
 from threadlab.formats.vercel_ai.messages_v4 import is_v4_message, read_v4
@@ -64,34 +64,6 @@ def _model_for(part: Mapping[str, Any]) -> Any:
     else:
         key = kind
     return _part_model(key) if key in _PART_BASES else None
-
-
-def as_message_list(messages: Any) -> list[Any]:
-    """A list of UIMessages from a list, a ``{"messages": [...]}`` wrapper (request bodies,
-    ``onFinish`` payloads), one message, pydantic-ai ``UIMessage`` models, or JSON text/a path."""
-    if isinstance(messages, Source):
-        messages = messages.json()
-    elif isinstance(messages, str | bytes | os.PathLike):
-        messages = Source(messages).json()
-    if isinstance(messages, Mapping):
-        if isinstance(messages.get("messages"), list):
-            return list(messages["messages"])
-        return [messages]
-    if isinstance(messages, BaseModel):
-        return [messages]
-    return list(messages)
-
-
-def chat_id_of(messages: Any) -> str | None:
-    """The chat id of a request body ``{"id": ..., "messages": [...]}`` (useChat's chat id)."""
-    if isinstance(messages, Source | str | bytes | os.PathLike):
-        try:
-            messages = (messages if isinstance(messages, Source) else Source(messages)).json()
-        except ValueError:
-            return None
-    if isinstance(messages, Mapping) and isinstance(messages.get("messages"), list) and isinstance(messages.get("id"), str):
-        return messages["id"]
-    return None
 
 
 Outcome = str | None  # what became of a record with a problem: None (converted anyway), "kept", "failed"
@@ -377,14 +349,6 @@ def from_ui_messages(
     thread = builder.build()
     thread.origin = (name, MESSAGES_FORMAT)
     return thread
-
-
-def derived_thread_id(items: list[Any], name: str | None) -> str:
-    """The id of a chat with no chat id of its own: the same file read again gets the same id
-    (from its source name and first message id)."""
-    first_id = next((m.get("id") for m in items if isinstance(m, Mapping) and isinstance(m.get("id"), str)), None)
-    named = bool(name) and not str(name).startswith("<")
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{name or ''}:{first_id}")) if first_id or named else str(uuid.uuid4())
 
 
 def _title(items: list[Any]) -> str:

@@ -26,10 +26,11 @@ from threadlab.core.problems import ThreadError
 from threadlab.formats.common.source import Source
 from threadlab.formats.vercel_ai import sniff
 from threadlab.formats.vercel_ai.assemble import FORMAT_KEY, AgentOf, Assembler, Slot, Turn
+from threadlab.formats.vercel_ai.chat import chat_id_of
 from threadlab.formats.vercel_ai.chunks import chunk_model
 from threadlab.formats.vercel_ai.handlers import ChunkHandlers
 from threadlab.formats.vercel_ai.losses import STREAM_FORMAT
-from threadlab.formats.vercel_ai.messages import chat_id_of, read_messages
+from threadlab.formats.vercel_ai.messages import read_messages
 from threadlab.formats.vercel_ai.sse import Line, iter_lines
 
 _IGNORED_FIELDS = (b"event:", b"id:", b"retry:")

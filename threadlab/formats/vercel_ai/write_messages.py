@@ -17,6 +17,7 @@ from pydantic_ai.ui.vercel_ai import request_types as rq
 from threadlab.core.loss import report_loss
 from threadlab.core.model import AssistantMessage, BaseAction, Thinking, Thread, ToolCall, ToolReturn, UserMessage
 from threadlab.formats.common.losses import thread_losses
+from threadlab.formats.vercel_ai.chat import derived_thread_id
 from threadlab.formats.vercel_ai.grouping import (
     Response,
     ThreadView,
@@ -26,7 +27,7 @@ from threadlab.formats.vercel_ai.grouping import (
     vercel_of,
 )
 from threadlab.formats.vercel_ai.losses import MESSAGES_FORMAT, MESSAGES_REASONS
-from threadlab.formats.vercel_ai.messages import derived_thread_id, from_ui_messages
+from threadlab.formats.vercel_ai.messages import from_ui_messages
 from threadlab.formats.vercel_ai.write_v4 import is_v4, v4_message
 
 Part = dict[str, Any]
